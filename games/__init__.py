@@ -1,0 +1,47 @@
+"""The games the engine plays, one sub-package each, and their registry.
+
+Every sub-package of `games` that exports `GAME` is registered under `GAME.name`.
+Discovery is lazy (the first call to `all_games` or `find_game`) and in sorted order,
+so importing `games.base` never drags in a concrete game.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+from games.base import Game, UnknownGameError, quote
+
+_REGISTRY: dict[str, Game] = {}
+
+
+def all_games() -> dict[str, Game]:
+    """Every registered game by name, in the order `games` lists them."""
+    if not _REGISTRY:
+        found: dict[str, Game] = {}
+        for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+            if not info.ispkg:
+                continue
+            module = importlib.import_module(f"{__name__}.{info.name}")
+            game = getattr(module, "GAME", None)
+            if game is None:
+                continue
+            if game.name in found:
+                raise RuntimeError(f"two games are named {quote(game.name)}")
+            found[game.name] = game
+        _REGISTRY.update(sorted(found.items(), key=lambda item: _ORDER.index(item[0])
+                                if item[0] in _ORDER else len(_ORDER)))
+    return _REGISTRY
+
+
+#: The order in which `games` lists the games (the protocol's listing order); games
+#: not named here follow in alphabetical order.
+_ORDER = ("clobber", "othello", "loa", "isolation", "abalone")
+
+
+def find_game(name: str) -> Game:
+    """The game named `name`; raises UnknownGameError quoting it."""
+    try:
+        return all_games()[name]
+    except KeyError:
+        raise UnknownGameError(f"unknown game {quote(name)}") from None

@@ -1,0 +1,177 @@
+"""The vocabulary every game and every search shares.
+
+A game is a `Game` (the rules descriptor: name, players, notation, evaluation) and its
+`State` values (what a search walks). States are immutable: `play` returns a new state.
+Moves are plain ints whose encoding each game documents in its package docstring; text
+appears only at the edge, through the game's `parse_*`/`format_*` pairs.
+
+Values are per player, never per colour: an evaluation or an outcome is a tuple with one
+entry per player, in turn-order index (player 0 moves first in the start position).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Protocol, Sequence
+
+import attrs
+
+#: Scale of evaluations: one unit of a game's natural material (a stone, a disc) is 100.
+CENTI = 100
+
+
+class GameError(ValueError):
+    """Base of the errors a game raises on bad input; the message quotes the input."""
+
+
+class UnknownGameError(GameError):
+    """No registered game has this name."""
+
+
+class BadParameterError(GameError):
+    """A `setgame` parameter is unknown or has an impossible value."""
+
+
+class BoardTextError(GameError):
+    """A board text does not describe a legal position of the game."""
+
+
+class NotationError(GameError):
+    """A move token is not in the game's move syntax."""
+
+
+class IllegalMoveError(GameError):
+    """A move token is well formed but not legal in the position."""
+
+
+@attrs.frozen
+class Outcome:
+    """The result of a finished game.
+
+    Attributes:
+        returns: one value per player: 1 for a win, -1 for a loss, 0 for a draw in
+            two-player games; for more players, higher is better (a ranking score).
+        winner: the index of the winning player, or None for a draw.
+        reason: a short human-readable cause ("no move", "connected", ...).
+    """
+
+    returns: tuple[int, ...]
+    winner: int | None
+    reason: str
+
+
+class State(Protocol):
+    """An immutable position. Implementations are small tuples of ints.
+
+    Contract: `play(m)` is only called with `m` in `legal_moves()`; it never mutates
+    `self`. `key` equals the key recomputed from scratch for the same position.
+    `outcome()` is None exactly while the game goes on; `legal_moves()` is empty when
+    the game is over.
+    """
+
+    @property
+    def to_move(self) -> int: ...
+
+    @property
+    def key(self) -> int: ...
+
+    def legal_moves(self) -> list[int]: ...
+
+    def play(self, move: int) -> "State": ...
+
+    def outcome(self) -> Outcome | None: ...
+
+
+class Game(Protocol):
+    """A game's rules descriptor: construction, notation and evaluation of its states.
+
+    Attributes:
+        name: the wire name `setgame` takes.
+        num_players: 2 or 3.
+        zero_sum: whether the returns of every outcome sum to zero.
+        player_names: how the board text names each player, by index.
+        white_player: the index the UCI clocks `wtime`/`winc` refer to (two-player
+            games), or None where the game has no such notion.
+        key_scheme: a version number of the Zobrist key layout, written into hash files.
+    """
+
+    name: str
+    num_players: int
+    zero_sum: bool
+    player_names: tuple[str, ...]
+    white_player: int | None
+    key_scheme: int
+
+    def initial_state(self, params: dict[str, str]) -> State:
+        """The start position; raises BadParameterError for an unknown or bad parameter."""
+
+    def parse_board(self, tokens: Sequence[str]) -> State:
+        """A position from board-text tokens (rows, side to move, `key=value` fields).
+
+        Raises BoardTextError quoting the offending token.
+        """
+
+    def format_board(self, state: State) -> str:
+        """The board text of `state`; `parse_board(format_board(s).split()) == s`."""
+
+    def parse_move(self, state: State, text: str) -> int:
+        """The move `text` names in `state`.
+
+        Raises NotationError when `text` is not a move token of the game and
+        IllegalMoveError when it is one but not legal in `state`.
+        """
+
+    def format_move(self, state: State, move: int) -> str:
+        """The token of `move`, a legal move of `state`; inverse of `parse_move`."""
+
+    def evaluate(self, state: State) -> tuple[int, ...]:
+        """A heuristic value per player in centi-units (CENTI = one stone/disc)."""
+
+    def picture(self, state: State) -> list[str]:
+        """A human-readable drawing of the board, a line per list item."""
+
+
+def quote(text: str) -> str:
+    """`text` in single quotes for an error message, control characters as `\\xNN`."""
+    return "'" + "".join(
+        char if char.isprintable() and char not in "'\\" else f"\\x{ord(char):02x}"
+        for char in text
+    ) + "'"
+
+
+def zobrist_keys(seed: int, count: int) -> list[int]:
+    """`count` 64-bit keys from a fixed seed, identical in every process.
+
+    Hash files store keys, so the keys must never depend on the process; a change of
+    seed or layout must come with a new `key_scheme` of the game.
+    """
+    rng = random.Random(seed)
+    return [rng.getrandbits(64) for _ in range(count)]
+
+
+def split_fields(tokens: Sequence[str], allowed: Sequence[str]) -> dict[str, str]:
+    """Parse `key=value` tokens, refusing unknown keys and repeats.
+
+    Raises BoardTextError quoting the offending token.
+    """
+    fields: dict[str, str] = {}
+    for token in tokens:
+        key, sep, value = token.partition("=")
+        if not sep or not value or key not in allowed:
+            raise BoardTextError(f"unexpected board field {quote(token)}")
+        if key in fields:
+            raise BoardTextError(f"repeated board field {quote(token)}")
+        fields[key] = value
+    return fields
+
+
+def square_name(square: int) -> str:
+    """Chess-style name of a square index on an 8x8 board (a1 = 0, h1 = 7, h8 = 63)."""
+    return "abcdefgh"[square & 7] + str((square >> 3) + 1)
+
+
+def parse_square(text: str) -> int:
+    """The index of an 8x8 square name such as `e2`; raises NotationError."""
+    if len(text) != 2 or text[0] not in "abcdefgh" or text[1] not in "12345678":
+        raise NotationError(f"bad square {quote(text)}")
+    return (ord(text[1]) - ord("1")) * 8 + ord(text[0]) - ord("a")

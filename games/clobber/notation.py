@@ -1,0 +1,97 @@
+"""Clobber board text and move tokens, as symmetric parse/format pairs."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from games.base import (
+    quote,
+    BadParameterError,
+    BoardTextError,
+    IllegalMoveError,
+    NotationError,
+    parse_square,
+    split_fields,
+    square_name,
+)
+
+_SIDES = {"w": 0, "b": 1}
+
+
+def check_no_params(params: dict[str, str]) -> None:
+    """Clobber's start position takes no parameter; raises BadParameterError."""
+    for key, value in params.items():
+        raise BadParameterError(f"clobber takes no parameter, got {quote(key + '=' + value)}")
+
+
+def parse_board(tokens: Sequence[str]) -> tuple[int, int, int]:
+    """(white, black, to_move) from `rows side`; raises BoardTextError."""
+    if len(tokens) < 2:
+        raise BoardTextError(f"board text needs rows and a side to move, got {quote(' '.join(tokens))}")
+    rows = tokens[0].split("/")
+    if len(rows) != 8:
+        raise BoardTextError(f"expected 8 rows, got {len(rows)} in {quote(tokens[0])}")
+    white = black = 0
+    for row_index, row in enumerate(rows):
+        if len(row) != 8:
+            raise BoardTextError(f"row {row_index + 1} must have 8 cells: {quote(row)}")
+        rank = 7 - row_index
+        for file, cell in enumerate(row):
+            bit = 1 << (rank * 8 + file)
+            if cell == "w":
+                white |= bit
+            elif cell == "b":
+                black |= bit
+            elif cell != ".":
+                raise BoardTextError(f"bad cell {quote(cell)} in row {quote(row)}")
+    side = _SIDES.get(tokens[1])
+    if side is None:
+        raise BoardTextError(f"side to move must be w or b, got {quote(tokens[1])}")
+    split_fields(tokens[2:], ())
+    return white, black, side
+
+
+def format_board(white: int, black: int, to_move: int) -> str:
+    """The board text; inverse of `parse_board`."""
+    return "/".join(_rows(white, black)) + " " + "wb"[to_move]
+
+
+def _rows(white: int, black: int) -> list[str]:
+    rows = []
+    for rank in range(7, -1, -1):
+        cells = []
+        for file in range(8):
+            bit = 1 << (rank * 8 + file)
+            cells.append("w" if white & bit else "b" if black & bit else ".")
+        rows.append("".join(cells))
+    return rows
+
+
+def parse_move(text: str, legal: Sequence[int]) -> int:
+    """The move int of token `text` if it is among `legal`.
+
+    Raises NotationError for a token that is not two square names and IllegalMoveError
+    for one that names no legal capture.
+    """
+    if len(text) != 4:
+        raise NotationError(f"bad move {quote(text)}: expected two squares such as e2e3")
+    try:
+        move = parse_square(text[:2]) << 6 | parse_square(text[2:])
+    except NotationError:
+        raise NotationError(f"bad move {quote(text)}: expected two squares such as e2e3") from None
+    if move not in legal:
+        raise IllegalMoveError(f"illegal move {quote(text)}")
+    return move
+
+
+def format_move(move: int) -> str:
+    """The token of a move int, e.g. `e2e3`."""
+    return square_name(move >> 6) + square_name(move & 63)
+
+
+def picture(white: int, black: int, to_move: int) -> list[str]:
+    """The board drawn rank 8 first with coordinates, and the side to move."""
+    lines = [f"{8 - index} {' '.join(row)}" for index, row in enumerate(_rows(white, black))]
+    lines.append("  a b c d e f g h")
+    lines.append(f"to move: {'wb'[to_move]}")
+    return lines

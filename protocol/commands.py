@@ -1,0 +1,118 @@
+"""The commands of the protocol as frozen values, one class per command."""
+
+from __future__ import annotations
+
+import attrs
+
+
+@attrs.frozen
+class Uci:
+    pass
+
+
+@attrs.frozen
+class IsReady:
+    pass
+
+
+@attrs.frozen
+class Games:
+    pass
+
+
+@attrs.frozen
+class SetGame:
+    name: str
+    params: tuple[tuple[str, str], ...] = ()
+
+
+@attrs.frozen
+class NewGame:
+    pass
+
+
+@attrs.frozen
+class Position:
+    """`position startpos|board <board-text> [moves ...]`; `board` is empty for startpos."""
+
+    board: tuple[str, ...] = ()
+    moves: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class ListMoves:
+    pass
+
+
+@attrs.frozen
+class Display:
+    pass
+
+
+@attrs.frozen
+class Perft:
+    depth: int
+
+
+@attrs.frozen
+class Go:
+    """`go` and its limits, as the client wrote them (player clocks not yet resolved)."""
+
+    movetime: int | None = None
+    depth: int | None = None
+    nodes: int | None = None
+    infinite: bool = False
+    ponder: bool = False
+    p1time: int | None = None
+    p2time: int | None = None
+    p3time: int | None = None
+    p1inc: int | None = None
+    p2inc: int | None = None
+    p3inc: int | None = None
+    wtime: int | None = None
+    btime: int | None = None
+    winc: int | None = None
+    binc: int | None = None
+    movestogo: int | None = None
+
+
+@attrs.frozen
+class Stop:
+    pass
+
+
+@attrs.frozen
+class PonderHit:
+    pass
+
+
+@attrs.frozen
+class SetOption:
+    name: str
+    value: str | None = None
+
+
+@attrs.frozen
+class HashSave:
+    path: str
+
+
+@attrs.frozen
+class HashLoad:
+    path: str
+
+
+@attrs.frozen
+class HashClear:
+    pass
+
+
+@attrs.frozen
+class Quit:
+    pass
+
+
+Command = (
+    Uci | IsReady | Games | SetGame | NewGame | Position | ListMoves | Display | Perft | Go
+    | Stop | PonderHit | SetOption | HashSave | HashLoad | HashClear | Quit
+)

@@ -1,0 +1,44 @@
+"""Protocol error codes and the error every failing command maps to."""
+
+from __future__ import annotations
+
+import enum
+
+from games.base import quote
+
+#: The `<command>` field of an error line is cut to this many characters.
+COMMAND_FIELD_LIMIT = 32
+
+
+class Code(str, enum.Enum):
+    UNKNOWN_COMMAND = "unknown-command"
+    SYNTAX = "syntax"
+    BAD_VALUE = "bad-value"
+    NO_GAME = "no-game"
+    BAD_POSITION = "bad-position"
+    ILLEGAL_MOVE = "illegal-move"
+    BUSY = "busy"
+    UNSUPPORTED = "unsupported"
+    IO = "io"
+    INTERNAL = "internal"
+
+
+class ProtocolError(Exception):
+    """A command that fails: one `error <code> <command> <message>` line, no change.
+
+    Attributes:
+        code: the error code.
+        command: the first token of the offending line ("" for none).
+        message: what is wrong, quoting the offending token.
+    """
+
+    def __init__(self, code: Code, command: str, message: str):
+        super().__init__(message)
+        self.code = code
+        self.command = command
+        self.message = message
+
+    def line(self) -> str:
+        """The reply line."""
+        command = quote(self.command[:COMMAND_FIELD_LIMIT])[1:-1] or "-"
+        return f"error {self.code.value} {command} {self.message}"

@@ -1,0 +1,33 @@
+"""Formatting of replies: `info` lines from search reports, `bestmove`, `perft`."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from search.alphabeta import SearchReport
+
+
+def format_info(report: SearchReport, format_pv: Callable[[tuple[int, ...]], list[str]]) -> str:
+    """The `info` line of a report; `format_pv` turns its moves into tokens."""
+    nps = report.nodes * 1000 // report.elapsed_ms if report.elapsed_ms else report.nodes * 1000
+    mate = report.mate_in
+    score = f"mate {mate}" if mate is not None else f"cp {report.score}"
+    line = (
+        f"info depth {report.depth} seldepth {report.seldepth} score {score}"
+        f" nodes {report.nodes} nps {nps} time {report.elapsed_ms} hashfull {report.hashfull}"
+    )
+    if report.pv:
+        line += " pv " + " ".join(format_pv(report.pv))
+    return line
+
+
+def format_bestmove(move: str | None, ponder: str | None = None) -> str:
+    """`bestmove <m> [ponder <m2>]`, or `bestmove (none)`."""
+    if move is None:
+        return "bestmove (none)"
+    return f"bestmove {move} ponder {ponder}" if ponder else f"bestmove {move}"
+
+
+def format_perft(depth: int, nodes: int, elapsed_ms: int) -> str:
+    nps = nodes * 1000 // max(elapsed_ms, 1)
+    return f"perft {depth} nodes {nodes} time {elapsed_ms} nps {nps}"

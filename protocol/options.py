@@ -1,0 +1,76 @@
+"""The options every session has, in UCI form, and the checking of their values."""
+
+from __future__ import annotations
+
+import attrs
+
+from games.base import quote
+from protocol.errors import Code, ProtocolError
+
+
+@attrs.frozen
+class OptionSpec:
+    """One option as `uci` announces it.
+
+    Attributes:
+        name: the option's name (matched without regard to case).
+        kind: the UCI type: `spin`, `check` or `string`.
+        default: the value before any `setoption`.
+        minimum, maximum: the range of a `spin`.
+    """
+
+    name: str
+    kind: str
+    default: int | bool | str
+    minimum: int | None = None
+    maximum: int | None = None
+
+    def announce(self) -> str:
+        """The `option name ...` line of the `uci` reply."""
+        if self.kind == "spin":
+            return (f"option name {self.name} type spin default {self.default}"
+                    f" min {self.minimum} max {self.maximum}")
+        if self.kind == "check":
+            return f"option name {self.name} type check default {str(self.default).lower()}"
+        return f"option name {self.name} type string default {self.default or '<empty>'}"
+
+    def parse(self, value: str | None) -> int | bool | str:
+        """The typed value of `setoption ... value <value>`; raises ProtocolError."""
+        if value is None:
+            raise ProtocolError(Code.SYNTAX, "setoption", f"option {quote(self.name)} needs a value")
+        if self.kind == "spin":
+            try:
+                number = int(value)
+            except ValueError:
+                raise ProtocolError(Code.BAD_VALUE, "setoption",
+                                    f"{self.name} must be an integer, got {quote(value)}") from None
+            assert self.minimum is not None and self.maximum is not None
+            if not self.minimum <= number <= self.maximum:
+                raise ProtocolError(Code.BAD_VALUE, "setoption",
+                                    f"{self.name} must be in {self.minimum}..{self.maximum},"
+                                    f" got {quote(value)}")
+            return number
+        if self.kind == "check":
+            if value not in ("true", "false"):
+                raise ProtocolError(Code.BAD_VALUE, "setoption",
+                                    f"{self.name} must be true or false, got {quote(value)}")
+            return value == "true"
+        return "" if value == "<empty>" else value
+
+
+OPTIONS = (
+    OptionSpec("Hash", "spin", 16, 1, 4096),
+    OptionSpec("HashFile", "string", ""),
+    OptionSpec("Ponder", "check", False),
+    OptionSpec("MoveOverhead", "spin", 10, 0, 5000),
+)
+
+_BY_NAME = {spec.name.lower(): spec for spec in OPTIONS}
+
+
+def find_option(name: str) -> OptionSpec:
+    """The option called `name` (any case); raises ProtocolError(bad-value)."""
+    spec = _BY_NAME.get(name.lower())
+    if spec is None:
+        raise ProtocolError(Code.BAD_VALUE, "setoption", f"unknown option {quote(name)}")
+    return spec

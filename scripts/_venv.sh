@@ -1,0 +1,39 @@
+# Sourced by scripts/engine and scripts/test: creates or refreshes the project's virtual
+# environment (.venv beside pyproject.toml) when it is missing or older than
+# pyproject.toml, installing the project in editable mode with the extras in $1.
+# Everything it prints goes to stderr: stdout belongs to the engine's protocol.
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+venv="${ENGINE_VENV:-$root/.venv}"
+
+ensure_venv() {
+    local extras="$1"
+    local spec="."
+    [ -n "$extras" ] && spec=".[$extras]"
+    local stamp="$venv/.engine-stamp"
+    local want
+    want="$(cat "$root/pyproject.toml" | cksum | cut -d' ' -f1) $extras"
+    if [ -x "$venv/bin/python" ] && [ -f "$stamp" ]; then
+        local have
+        have="$(cat "$stamp")"
+        # A stamp made with the test extras also serves the plain engine.
+        if [ "$have" = "$want" ] || { [ -z "$extras" ] && [ "${have%% *}" = "${want%% *}" ]; }; then
+            return 0
+        fi
+    fi
+    local python="${PYTHON:-python3}"
+    if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+        echo "engine needs Python 3.11 or newer as '$python' (set PYTHON=... to choose one)" >&2
+        exit 1
+    fi
+    echo "setting up $venv ..." >&2
+    if [ ! -x "$venv/bin/python" ]; then
+        "$python" -m venv "$venv" >&2 || {
+            echo "could not create a virtual environment; install the venv module (python3-venv)" >&2
+            exit 1
+        }
+    fi
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip >&2 || true
+    (cd "$root" && "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -e "$spec") >&2
+    echo "$want" > "$stamp"
+}

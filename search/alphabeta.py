@@ -1,0 +1,261 @@
+"""Iterative-deepening negamax alpha-beta with principal variation search.
+
+Preconditions (checked at construction): a two-player zero-sum game. The search orders
+moves by the transposition-table move, two killer moves per ply and the history
+heuristic; it reports after every completed iteration and once more at the end.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from typing import Iterator
+
+import attrs
+
+from games.base import Game, State
+from search.limits import StopSignal
+from search.tt import EXACT, LOWER, UPPER, TranspositionTable, unpack_move
+
+#: The score of a win at the root; a win in n plies scores MATE - n.
+MATE = 1_000_000
+#: Scores beyond this are proven wins or losses.
+MATE_BOUND = MATE - 1000
+INFINITY = MATE + 1
+MAX_PLY = 128
+#: The search polls its stop signal every POLL_MASK + 1 nodes (a power of two).
+POLL_MASK = 31
+
+
+class _Aborted(Exception):
+    """Raised inside the tree when the stop signal fires; caught at the root."""
+
+
+@attrs.frozen
+class SearchReport:
+    """What a search knows after an iteration (or at the end, `final`).
+
+    Attributes:
+        depth: the last completed iteration.
+        seldepth: the deepest ply reached.
+        score: the value for the side to move at the root, in the game's centi-units;
+            beyond MATE_BOUND in absolute value it encodes a proven result.
+        nodes: nodes visited so far in this search.
+        elapsed_ms: wall time since the search started.
+        hashfull: transposition table use, per mille.
+        pv: the principal variation, best move first; empty when the root has no move.
+        final: True on the last report of the search.
+    """
+
+    depth: int
+    seldepth: int
+    score: int
+    nodes: int
+    elapsed_ms: int
+    hashfull: int
+    pv: tuple[int, ...]
+    final: bool = False
+
+    @property
+    def mate_in(self) -> int | None:
+        """Moves (of the side to move) to a proven win, negative for a proven loss."""
+        if self.score > MATE_BOUND:
+            return (MATE - self.score + 1) // 2
+        if self.score < -MATE_BOUND:
+            return -((MATE + self.score) // 2)
+        return None
+
+
+class AlphaBeta:
+    """A negamax PVS searcher over one game's states, sharing a transposition table.
+
+    Raises ValueError at construction for a game that is not two-player zero-sum.
+    """
+
+    def __init__(self, game: Game, table: TranspositionTable):
+        if game.num_players != 2 or not game.zero_sum:
+            raise ValueError(f"alpha-beta needs a two-player zero-sum game, not {game.name!r}")
+        if table.game != game.name:
+            raise ValueError(f"table of {table.game!r} used for {game.name!r}")
+        self.game = game
+        self.table = table
+        self.nodes = 0
+        self.seldepth = 0
+        self._killers: list[list[int | None]] = [[None, None] for _ in range(MAX_PLY + 1)]
+        self._history: defaultdict[int, int] = defaultdict(int)
+        self._stop = StopSignal()
+        self._partial_move: int | None = None
+
+    def search(self, root: State, stop: StopSignal) -> Iterator[SearchReport]:
+        """Deepen until `stop` fires, `stop.max_depth` is reached or the result is proven.
+
+        Yields a report after each completed iteration and a `final` report last, whose
+        `pv[0]` is the move to play (pv is empty when the root has no legal move).
+        """
+        self._stop = stop
+        self.nodes = 0
+        self.seldepth = 0
+        self.table.new_search()
+        for killers in self._killers:
+            killers[0] = killers[1] = None
+        self._history.clear()
+        started = time.monotonic()
+        moves = root.legal_moves()
+        if not moves or root.outcome() is not None:
+            yield SearchReport(0, 0, self._terminal_score(root, 0), 0, 0, self.table.hashfull(), (), True)
+            return
+        best_move, best_score, completed = moves[0], 0, 0
+        depth = 0
+        while depth < MAX_PLY:
+            depth += 1
+            if stop.max_depth is not None and depth > stop.max_depth and completed:
+                break
+            try:
+                score, move = self._root(root, moves, depth)
+            except _Aborted:
+                if self._partial_move is not None:
+                    best_move = self._partial_move
+                break
+            best_move, best_score, completed = move, score, depth
+            moves.remove(move)
+            moves.insert(0, move)
+            yield self._report(root, completed, best_score, best_move, started, False)
+            if abs(score) > MATE_BOUND and MATE - abs(score) <= depth:
+                break
+            if len(moves) == 1 or stop.should_stop(self.nodes):
+                break
+        yield self._report(root, completed, best_score, best_move, started, True)
+
+    def _report(self, root: State, depth: int, score: int, move: int, started: float,
+                final: bool) -> SearchReport:
+        return SearchReport(
+            depth=depth,
+            seldepth=max(self.seldepth, depth),
+            score=score,
+            nodes=self.nodes,
+            elapsed_ms=int((time.monotonic() - started) * 1000),
+            hashfull=self.table.hashfull(),
+            pv=self._principal_variation(root, move, max(depth, 1)),
+            final=final,
+        )
+
+    def _principal_variation(self, root: State, first: int, length: int) -> tuple[int, ...]:
+        """The best move, then the table's best replies while they stay legal."""
+        pv = [first]
+        state = root.play(first)
+        seen = {root.key, state.key}
+        while len(pv) < length:
+            entry = self.table.probe(state.key)
+            move = None if entry is None else unpack_move(entry)
+            if move is None or move not in state.legal_moves():
+                break
+            pv.append(move)
+            state = state.play(move)
+            if state.key in seen:
+                break
+            seen.add(state.key)
+        return tuple(pv)
+
+    def _root(self, root: State, moves: list[int], depth: int) -> tuple[int, int]:
+        """Search every root move to `depth`; returns (score, best move)."""
+        alpha, beta = -INFINITY, INFINITY
+        best_move = moves[0]
+        self._partial_move = None
+        for index, move in enumerate(moves):
+            child = root.play(move)
+            if index == 0:
+                score = -self._search(child, depth - 1, -beta, -alpha, 1)
+            else:
+                score = -self._search(child, depth - 1, -alpha - 1, -alpha, 1)
+                if score > alpha:
+                    score = -self._search(child, depth - 1, -beta, -alpha, 1)
+            if score > alpha:
+                alpha, best_move = score, move
+                self._partial_move = move
+        self.table.store(root.key, depth, EXACT, alpha, best_move)
+        return alpha, best_move
+
+    def _terminal_score(self, state: State, ply: int) -> int:
+        outcome = state.outcome()
+        if outcome is None:
+            return 0
+        result = outcome.returns[state.to_move]
+        if result > 0:
+            return MATE - ply
+        if result < 0:
+            return ply - MATE
+        return 0
+
+    def _search(self, state: State, depth: int, alpha: int, beta: int, ply: int) -> int:
+        """The negamax value of `state` within (alpha, beta), fail-soft."""
+        self.nodes += 1
+        if not self.nodes & POLL_MASK and self._stop.should_stop(self.nodes):
+            raise _Aborted
+        if ply > self.seldepth:
+            self.seldepth = ply
+        outcome = state.outcome()
+        if outcome is not None:
+            result = outcome.returns[state.to_move]
+            return MATE - ply if result > 0 else ply - MATE if result < 0 else 0
+        if depth <= 0 or ply >= MAX_PLY:
+            return self.game.evaluate(state)[state.to_move]
+
+        key = state.key
+        table = self.table
+        entry = table.probe(key)
+        tt_move = None
+        if entry is not None:
+            tt_move = unpack_move(entry)
+            if (entry >> 24) & 0x7F >= depth:
+                value = (entry & 0xFFFFFF) - (1 << 23)
+                if value > MATE_BOUND:
+                    value -= ply
+                elif value < -MATE_BOUND:
+                    value += ply
+                bound = (entry >> 31) & 0x3
+                if bound == EXACT or (bound == LOWER and value >= beta) or (
+                    bound == UPPER and value <= alpha
+                ):
+                    return value
+
+        moves = state.legal_moves()
+        history = self._history
+        moves.sort(key=history.__getitem__, reverse=True)
+        killers = self._killers[ply]
+        for promoted in (killers[1], killers[0], tt_move):
+            if promoted is not None and promoted in moves:
+                moves.remove(promoted)
+                moves.insert(0, promoted)
+
+        original_alpha = alpha
+        best_score = -INFINITY
+        best_move = moves[0]
+        first = True
+        for move in moves:
+            child = state.play(move)
+            if first:
+                score = -self._search(child, depth - 1, -beta, -alpha, ply + 1)
+                first = False
+            else:
+                score = -self._search(child, depth - 1, -alpha - 1, -alpha, ply + 1)
+                if alpha < score < beta:
+                    score = -self._search(child, depth - 1, -beta, -alpha, ply + 1)
+            if score > best_score:
+                best_score, best_move = score, move
+                if score > alpha:
+                    alpha = score
+                    if score >= beta:
+                        if move != killers[0]:
+                            killers[1] = killers[0]
+                            killers[0] = move
+                        history[move] += depth * depth
+                        break
+
+        bound = LOWER if best_score >= beta else EXACT if best_score > original_alpha else UPPER
+        stored = best_score
+        if stored > MATE_BOUND:
+            stored += ply
+        elif stored < -MATE_BOUND:
+            stored -= ply
+        table.store(key, depth, bound, stored, best_move)
+        return best_score
