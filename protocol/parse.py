@@ -103,7 +103,7 @@ def _parse_position(name: str, arguments: list[str], line: str) -> c.Position:
         if board:
             raise ProtocolError(Code.SYNTAX, name, f"expected moves after startpos, got {quote(board[0])}")
     elif not board:
-        raise ProtocolError(Code.SYNTAX, name, "position board needs a board text")
+        raise ProtocolError(Code.SYNTAX, name, "a board text must follow 'board'")
     return c.Position(tuple(board), tuple(moves))
 
 
@@ -157,7 +157,7 @@ def _parse_hash(name: str, arguments: list[str], line: str) -> c.Command:
         return c.HashClear()
     if action in ("save", "load"):
         if len(arguments) < 2:
-            raise ProtocolError(Code.SYNTAX, name, f"hash {action} needs a file")
+            raise ProtocolError(Code.SYNTAX, name, f"{action} needs a file name")
         path = _rest_after(line, 2)
         return c.HashSave(path) if action == "save" else c.HashLoad(path)
     got = quote(action) if action else "nothing"

@@ -87,7 +87,8 @@ class AlphaBeta:
         self._partial_move: int | None = None
 
     def search(self, root: State, stop: StopSignal) -> Iterator[SearchReport]:
-        """Deepen until `stop` fires, `stop.max_depth` is reached or the result is proven.
+        """Deepen until `stop` fires, `stop.max_depth` is reached, the result is proven,
+        or (with a deadline) the root has a single move.
 
         Yields a report after each completed iteration and a `final` report last, whose
         `pv[0]` is the move to play (pv is empty when the root has no legal move).
@@ -122,7 +123,8 @@ class AlphaBeta:
             yield self._report(root, completed, best_score, best_move, started, False)
             if abs(score) > MATE_BOUND and MATE - abs(score) <= depth:
                 break
-            if len(moves) == 1 or stop.should_stop(self.nodes):
+            # A forced move needs no deeper look when the clock is running.
+            if (len(moves) == 1 and stop.deadline is not None) or stop.should_stop(self.nodes):
                 break
         yield self._report(root, completed, best_score, best_move, started, True)
 

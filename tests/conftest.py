@@ -1,0 +1,89 @@
+"""Shared fixtures: the referee vectors, the slow marker, and starting real engines."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+VECTORS = Path(__file__).parent / "data" / "vectors"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--runslow", action="store_true", help="also run the slow exhaustive checks")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--runslow"):
+        return
+    skip = pytest.mark.skip(reason="slow: run with --runslow")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
+
+
+def load_vectors(name: str) -> list[dict]:
+    with open(VECTORS / f"{name}.jsonl") as handle:
+        return [json.loads(line) for line in handle]
+
+
+def perft_records(game: str) -> list[dict]:
+    return [record for record in load_vectors("perft") if record["game"] == game and "depth" in record]
+
+
+def engine_command() -> list[str]:
+    """The installed `engine` console command beside this interpreter, else the module."""
+    script = Path(sys.executable).parent / "engine"
+    if script.exists():
+        return [str(script)]
+    return [sys.executable, "-m", "daemon.main"]
+
+
+def run(coroutine):
+    """Run a coroutine to completion in a fresh event loop (tests stay synchronous)."""
+    return asyncio.run(coroutine)
+
+
+class TcpEngine:
+    """A real `engine --tcp 0` process; `port` is read from its log on stderr."""
+
+    def __init__(self, *extra: str):
+        self.process = subprocess.Popen(
+            [*engine_command(), "--tcp", "0", *extra],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        )
+        assert self.process.stderr is not None
+        self.log: list[str] = []
+        while True:
+            line = self.process.stderr.readline().decode()
+            if not line:
+                raise RuntimeError("engine exited before listening: " + "".join(self.log))
+            self.log.append(line)
+            match = re.search(r"listening on [^ ]+:(\d+)", line)
+            if match:
+                self.port = int(match.group(1))
+                break
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+@pytest.fixture
+def tcp_engine() -> Iterator[TcpEngine]:
+    engine = TcpEngine()
+    try:
+        yield engine
+    finally:
+        engine.stop()

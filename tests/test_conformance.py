@@ -1,0 +1,92 @@
+"""The contract of games.base, checked for every registered game by random playouts."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from games import all_games, find_game
+from games.base import GameError, IllegalMoveError, NotationError, UnknownGameError
+
+GAMES = sorted(all_games())
+
+
+def playout(game, seed: int, max_plies: int = 400):
+    """The states of a random game from the start position."""
+    rng = random.Random(seed)
+    state = game.initial_state({})
+    states = [state]
+    for _ in range(max_plies):
+        moves = state.legal_moves()
+        if not moves:
+            break
+        state = state.play(rng.choice(moves))
+        states.append(state)
+    return states
+
+
+@pytest.mark.parametrize("name", GAMES)
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_random_playout_keeps_the_state_contract(name: str, seed: int) -> None:
+    game = find_game(name)
+    states = playout(game, seed)
+    for state in states:
+        snapshot = tuple(state)
+        moves = state.legal_moves()
+        outcome = state.outcome()
+        assert (outcome is None) == bool(moves), "outcome exactly when there is no move"
+        text = game.format_board(state)
+        again = game.parse_board(text.split())
+        assert again == state, "board text round trip, key recomputed from scratch"
+        for move in moves:
+            token = game.format_move(state, move)
+            assert game.parse_move(state, token) == move
+            child = state.play(move)
+            assert child.key == game.parse_board(game.format_board(child).split()).key
+        assert tuple(state) == snapshot, "play never mutates"
+        assert len(set(moves)) == len(moves)
+    final = states[-1].outcome()
+    if final is not None and game.zero_sum:
+        assert sum(final.returns) == 0
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_turns_alternate_in_two_player_games(name: str) -> None:
+    game = find_game(name)
+    if game.num_players != 2:
+        pytest.skip("two-player rule")
+    states = playout(game, 7)
+    for before, after in zip(states, states[1:]):
+        assert after.to_move in range(game.num_players)
+        assert before.key != after.key
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_notation_errors_are_game_errors(name: str) -> None:
+    game = find_game(name)
+    state = game.initial_state({})
+    for token in ("", "zz", "a0a1", "pass2", "\x01", "é"):
+        with pytest.raises((NotationError, IllegalMoveError)):
+            game.parse_move(state, token)
+    for text in ("", "x", "//////// w", "a b c d"):
+        with pytest.raises(GameError):
+            game.parse_board(text.split())
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(max_size=20), max_size=5))
+def test_board_parsers_raise_only_game_errors(tokens: list[str]) -> None:
+    for game in all_games().values():
+        try:
+            game.parse_board(tokens)
+        except GameError:
+            pass
+
+
+def test_unknown_game() -> None:
+    with pytest.raises(UnknownGameError, match="'chess'"):
+        find_game("chess")

@@ -1,0 +1,150 @@
+"""The alpha-beta search: exact against brute force on small positions, its limits,
+stopping, and the transposition table it keeps."""
+
+from __future__ import annotations
+
+import functools
+import threading
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from games import find_game
+from search.alphabeta import MATE, MATE_BOUND, AlphaBeta
+from search.limits import Limits, StopSignal, move_budget_ms
+from search.tt import TranspositionTable
+
+CLOBBER = find_game("clobber")
+
+
+def new_search(memory: int = 1 << 20) -> AlphaBeta:
+    return AlphaBeta(CLOBBER, TranspositionTable("clobber", CLOBBER.key_scheme, memory))
+
+
+def run_to_depth(searcher: AlphaBeta, state, depth: int):
+    stop = StopSignal()
+    stop.arm(None, None, depth)
+    return list(searcher.search(state, stop))
+
+
+@functools.lru_cache(maxsize=None)
+def solve(state) -> int:
+    """+1 if the side to move wins with perfect play, -1 otherwise (plain minimax)."""
+    moves = state.legal_moves()
+    if not moves:
+        return -1
+    return max(-solve(state.play(move)) for move in moves)
+
+
+@st.composite
+def small_positions(draw):
+    """Clobber positions on the 4x4 corner a1-d4 with up to 10 stones."""
+    squares = draw(st.lists(st.integers(0, 15), min_size=2, max_size=10, unique=True))
+    rows = [["."] * 8 for _ in range(8)]
+    for square in squares:
+        rank, file = divmod(square, 4)
+        rows[7 - rank][file] = draw(st.sampled_from("wb"))
+    side = draw(st.sampled_from("wb"))
+    return CLOBBER.parse_board(["/".join("".join(row) for row in rows), side])
+
+
+@settings(max_examples=60, deadline=None)
+@given(small_positions())
+def test_search_proves_the_exact_result_of_small_positions(state) -> None:
+    reports = run_to_depth(new_search(), state, 12)
+    final = reports[-1]
+    assert final.final
+    truth = solve(state)
+    if not state.legal_moves():
+        assert final.pv == () and final.score == -MATE
+        return
+    assert abs(final.score) > MATE_BOUND, "small positions are solved outright"
+    assert (final.score > 0) == (truth > 0)
+    best = final.pv[0]
+    assert best in state.legal_moves()
+    if truth > 0:
+        assert solve(state.play(best)) < 0, "the chosen move keeps the win"
+        assert final.mate_in is not None and final.mate_in > 0
+    else:
+        assert final.mate_in is not None and final.mate_in < 0
+
+
+def test_mate_distance_is_counted_in_own_moves() -> None:
+    state = CLOBBER.parse_board(["wb....../......../......../......../......../......../......../........", "w"])
+    final = run_to_depth(new_search(), state, 5)[-1]
+    assert final.score == MATE - 1 and final.mate_in == 1
+    assert CLOBBER.format_move(state, final.pv[0]) in ("a8b8",)
+
+
+def test_reports_every_iteration_then_a_final_one() -> None:
+    reports = run_to_depth(new_search(), CLOBBER.initial_state({}), 3)
+    assert [r.depth for r in reports] == [1, 2, 3, 3]
+    assert [r.final for r in reports] == [False, False, False, True]
+    assert all(r.nodes > 0 and r.pv for r in reports)
+    assert reports[-1].pv[0] in CLOBBER.initial_state({}).legal_moves()
+    state = CLOBBER.initial_state({})
+    for move in reports[-1].pv:
+        assert move in state.legal_moves()
+        state = state.play(move)
+
+
+def test_fixed_depth_search_is_deterministic_and_reuses_its_table() -> None:
+    first = run_to_depth(new_search(), CLOBBER.initial_state({}), 3)[-1]
+    second = run_to_depth(new_search(), CLOBBER.initial_state({}), 3)[-1]
+    assert (first.nodes, first.score, first.pv) == (second.nodes, second.score, second.pv)
+    searcher = new_search()
+    run_to_depth(searcher, CLOBBER.initial_state({}), 3)
+    again = run_to_depth(searcher, CLOBBER.initial_state({}), 3)[-1]
+    assert again.nodes < first.nodes, "a kept table answers most of the repeat search"
+    assert again.score == first.score
+
+
+def test_stop_from_another_thread_ends_the_search_quickly() -> None:
+    stop = StopSignal()
+    searcher = new_search()
+    timer = threading.Timer(0.2, stop.stop)
+    started = time.monotonic()
+    timer.start()
+    reports = list(searcher.search(CLOBBER.initial_state({}), stop))
+    elapsed = time.monotonic() - started
+    assert reports[-1].final and reports[-1].pv
+    assert elapsed < 0.2 + 0.15
+
+
+def test_node_budget_and_deadline_end_the_search() -> None:
+    stop = StopSignal()
+    stop.arm(None, 5000, None)
+    final = list(new_search().search(CLOBBER.initial_state({}), stop))[-1]
+    assert final.nodes <= 5000 + 64
+    stop = StopSignal()
+    stop.arm(time.monotonic() + 0.1, None, None)
+    started = time.monotonic()
+    final = list(new_search().search(CLOBBER.initial_state({}), stop))[-1]
+    assert time.monotonic() - started < 0.25 and final.pv
+
+
+def test_finished_root_gives_an_empty_final_report() -> None:
+    state = CLOBBER.parse_board(["w......./......../......../......../......../......../......../........", "w"])
+    (final,) = run_to_depth(new_search(), state, 3)
+    assert final.final and final.pv == () and final.score == -MATE
+
+
+def test_refuses_games_it_cannot_search() -> None:
+    class ThreePlayers:
+        name, num_players, zero_sum = "three", 3, True
+
+    with pytest.raises(ValueError, match="two-player"):
+        AlphaBeta(ThreePlayers(), TranspositionTable("three", 1, 1 << 20))  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="table"):
+        AlphaBeta(CLOBBER, TranspositionTable("othello", 1, 1 << 20))
+
+
+def test_time_budget_from_movetime_and_clocks() -> None:
+    assert move_budget_ms(Limits(movetime=100), 0, 10) == 90
+    assert move_budget_ms(Limits(depth=3), 0, 10) is None
+    assert move_budget_ms(Limits(clocks=(10000, 5000)), 1, 0) == 200
+    assert move_budget_ms(Limits(clocks=(10000, 5000), increments=(0, 100)), 1, 0) == 280
+    assert move_budget_ms(Limits(clocks=(1000, 1000), movestogo=1), 0, 0) == 400
+    assert move_budget_ms(Limits(movetime=5), 0, 10) == 1

@@ -1,0 +1,121 @@
+"""The transposition table: replacement, memory bound, and hash files."""
+
+from __future__ import annotations
+
+import os
+import tracemalloc
+
+import pytest
+
+from search.tt import (
+    EXACT,
+    LOWER,
+    UPPER,
+    HashFileError,
+    TranspositionTable,
+    capacity_for,
+    peek_game,
+    unpack_move,
+)
+
+
+def filled(entries: int = 500, memory: int = 1 << 20) -> TranspositionTable:
+    table = TranspositionTable("clobber", 1, memory)
+    for i in range(entries):
+        table.store(i * 0x9E3779B97F4A7C15 & (2**64 - 1), i % 20, i % 3, i - 250, i * 7)
+    return table
+
+
+def contents(table: TranspositionTable) -> list[tuple[int, int]]:
+    return sorted((k, d) for k, d in zip(table.keys, table.data) if k is not None)
+
+
+def test_store_and_probe_round_trip() -> None:
+    table = TranspositionTable("clobber", 1, 1 << 20)
+    table.store(12345, 7, LOWER, -999_000, 4095)
+    entry = table.probe(12345)
+    assert entry is not None
+    assert (entry >> 24) & 0x7F == 7 and (entry >> 31) & 3 == LOWER
+    assert (entry & 0xFFFFFF) - (1 << 23) == -999_000
+    assert unpack_move(entry) == 4095
+    assert table.probe(12345 + table.slots) is None
+
+
+def test_replacement_keeps_deeper_entries_of_the_current_search() -> None:
+    table = TranspositionTable("clobber", 1, 1 << 20)
+    clash = 5 + table.slots
+    table.store(5, 9, EXACT, 1, 1)
+    table.store(clash, 3, EXACT, 2, 2)
+    assert table.probe(5) is not None and table.probe(clash) is None
+    table.new_search()
+    table.store(clash, 3, UPPER, 2, 2)
+    assert table.probe(clash) is not None, "entries of older searches give way"
+    table.store(clash, 4, EXACT, 3, None)
+    assert unpack_move(table.probe(clash)) == 2, "a store without a move keeps the old move"
+
+
+def test_memory_stays_within_the_hash_option() -> None:
+    memory = 4 << 20
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    table = TranspositionTable("clobber", 1, memory)
+    for i in range(table.slots * 2):
+        table.store((i * 0x9E3779B97F4A7C15) & (2**64 - 1), 5, EXACT, i % 1000, i % 4000)
+    used = tracemalloc.get_traced_memory()[0] - before
+    tracemalloc.stop()
+    assert table.entries() > table.slots * 0.6
+    assert used <= memory, f"{used} bytes for a {memory}-byte table"
+    assert capacity_for(memory) == table.slots
+
+
+def test_save_and_load_round_trip(tmp_path) -> None:
+    table = filled()
+    path = str(tmp_path / "t.hash")
+    assert table.save(path) == table.entries()
+    assert peek_game(path) == "clobber"
+    other = TranspositionTable("clobber", 1, 1 << 20)
+    assert other.load(path) == table.entries()
+    assert [(k, d & ((1 << 33) - 1), d >> 41) for k, d in contents(other)] == [
+        (k, d & ((1 << 33) - 1), d >> 41) for k, d in contents(table)
+    ]
+    assert not [name for name in os.listdir(tmp_path) if ".tmp" in name]
+
+
+@pytest.mark.parametrize("damage", ["flip", "truncate", "empty", "garbage"])
+def test_damaged_files_are_refused_and_the_table_kept(tmp_path, damage: str) -> None:
+    path = tmp_path / "t.hash"
+    filled().save(str(path))
+    blob = bytearray(path.read_bytes())
+    if damage == "flip":
+        blob[len(blob) // 2] ^= 0x40
+    elif damage == "truncate":
+        blob = blob[: len(blob) - 20]
+    elif damage == "empty":
+        blob = bytearray()
+    else:
+        blob = bytearray(b"not a table at all\n" * 10)
+    path.write_bytes(bytes(blob))
+    table = filled(50)
+    before = contents(table)
+    with pytest.raises(HashFileError) as error:
+        table.load(str(path))
+    assert error.value.kind == "format"
+    assert contents(table) == before
+
+
+def test_files_of_another_game_or_key_scheme_are_refused(tmp_path) -> None:
+    path = str(tmp_path / "t.hash")
+    filled().save(path)
+    with pytest.raises(HashFileError, match="'clobber' table, not 'othello'"):
+        TranspositionTable("othello", 1, 1 << 20).load(path)
+    with pytest.raises(HashFileError, match="key scheme"):
+        TranspositionTable("clobber", 2, 1 << 20).load(path)
+
+
+def test_file_system_errors_are_io_errors(tmp_path) -> None:
+    with pytest.raises(HashFileError) as error:
+        filled().load(str(tmp_path / "missing.hash"))
+    assert error.value.kind == "io"
+    with pytest.raises(HashFileError) as error:
+        filled().save(str(tmp_path / "no" / "such" / "dir.hash"))
+    assert error.value.kind == "io"
