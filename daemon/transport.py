@@ -89,7 +89,10 @@ async def stdin_lines() -> AsyncIterator[str | TooLong]:
                 chunk = os.read(fd, 65536)
             except OSError:
                 chunk = b""
-            loop.call_soon_threadsafe(chunks.put_nowait, chunk or None)
+            try:
+                loop.call_soon_threadsafe(chunks.put_nowait, chunk or None)
+            except RuntimeError:
+                return  # the loop is closed: the process is ending
             if not chunk:
                 return
 

@@ -87,3 +87,21 @@ def tcp_engine() -> Iterator[TcpEngine]:
         yield engine
     finally:
         engine.stop()
+
+
+class StdioEngine:
+    """An async context manager: a real `engine` on stdio, as an EngineClient."""
+
+    def __init__(self, *arguments: str, cwd: str | None = None):
+        self.arguments = arguments
+        self.client = None
+
+    async def __aenter__(self):
+        from protocol.client import EngineClient
+
+        self.client = await EngineClient.spawn([*engine_command(), *self.arguments],
+                                               stderr=subprocess.DEVNULL)
+        return self.client
+
+    async def __aexit__(self, *exc_info) -> None:
+        await self.client.close()

@@ -1,0 +1,322 @@
+"""The real `engine` process over its stdin and stdout, command by command."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+
+import pytest
+
+from games import all_games, find_game
+from protocol.client import EngineClient
+from tests.conftest import StdioEngine, engine_command, run
+
+CLOBBER = find_game("clobber")
+START = CLOBBER.format_board(CLOBBER.initial_state({}))
+#: White to move wins at once by a8b8: a proven position for ponder tests.
+PROVEN = "wb....../......../......../......../......../......../......../.......b w"
+OVER = "w......./......../......../......../......../......../......../.......b w"
+#: Allowance for pipes and scheduling between the engine writing a line and the test
+#: reading it, on a loaded two-core machine.
+TRANSPORT_SLACK = 0.03
+
+
+def legal_tokens(board: str) -> set[str]:
+    state = CLOBBER.parse_board(board.split())
+    return {CLOBBER.format_move(state, move) for move in state.legal_moves()}
+
+
+def test_uci_handshake_and_games() -> None:
+    async def scenario():
+        async with StdioEngine() as engine:
+            lines = await engine.ask("uci", "uciok")
+            assert lines[0].startswith("id name ") and lines[1].startswith("id author ")
+            options = [line for line in lines if line.startswith("option name ")]
+            assert [line.split()[2] for line in options] == ["Hash", "HashFile", "Ponder", "MoveOverhead"]
+            assert "option name Hash type spin default 16 min 1 max 4096" in options
+            assert (await engine.ask("games", "games")) == ["games " + " ".join(all_games())]
+            assert await engine.ready() == []
+    run(scenario())
+
+
+def test_commands_before_setgame_say_no_game() -> None:
+    async def scenario():
+        async with StdioEngine() as engine:
+            for command in ("position startpos", "moves", "d", "go depth 1", "perft 1", "newgame",
+                            "hash save x.hash"):
+                reply = await engine.ask(command, "error")
+                assert reply == [reply[0]] and reply[0].startswith(f"error no-game {command.split()[0]} ")
+            assert await engine.ready() == []
+    run(scenario())
+
+
+def test_positions_moves_display_and_perft() -> None:
+    async def scenario():
+        async with StdioEngine() as engine:
+            await engine.send("setgame clobber")
+            (moves,) = await engine.ask("moves", "moves")
+            tokens = moves.split()[1:]
+            assert tokens == sorted(tokens) and len(tokens) == 112
+            lines = await engine.ask("d", "board-text")
+            assert all(line.startswith("board ") for line in lines[:-1])
+            assert lines[-1] == f"board-text {START}"
+            (perft,) = await engine.ask("perft 3", "perft")
+            assert perft.startswith("perft 3 nodes 1182276 time ")
+            await engine.send("position startpos moves a2a3 b1b2")
+            assert await engine.ready() == ["error illegal-move position move 2: illegal move 'b1b2'"]
+            await engine.send("position startpos moves a2a3 a1a2")
+            (text,) = [line for line in await engine.ask("d", "board-text") if line.startswith("board-text")]
+            board = text.split(" ", 1)[1]
+            await engine.send(f"position board {board}")
+            assert (await engine.ask("d", "board-text"))[-1] == text
+            await engine.send(f"position board {OVER}")
+            lines = await engine.ask("d", "result")
+            assert lines[-1] == "result b no move"
+            assert await engine.ask("moves", "moves") == ["moves"]
+            assert (await engine.bestmove("go depth 3")).move is None
+            await engine.send("newgame")
+            assert (await engine.ask("d", "board-text"))[-1] == f"board-text {START}"
+    run(scenario())
+
+
+def test_failed_commands_change_nothing() -> None:
+    async def scenario():
+        async with StdioEngine() as engine:
+            await engine.send("setgame clobber")
+            await engine.send("position startpos moves c2c3")
+            before = await engine.ask("d", "board-text")
+            bad = [
+                ("position board wbwb/bwbw w", "error bad-position position "),
+                ("position startpos moves c2c3 zz", "error illegal-move position move 2: bad move 'zz'"),
+                ("setgame chess", "error bad-value setgame unknown game 'chess'"),
+                ("setgame clobber size=10", "error bad-value setgame clobber takes no parameter"),
+                ("setoption name Hash value lots", "error bad-value setoption Hash must be an integer"),
+                ("setoption name Colour value red", "error bad-value setoption unknown option 'Colour'"),
+                ("go wtime x", "error bad-value go wtime must be an integer"),
+                ("hash load /nonexistent/file.hash", "error io hash cannot read"),
+            ]
+            for command, prefix in bad:
+                replies = await engine.ready()
+                assert replies == []
+                await engine.send(command)
+                replies = await engine.ready()
+                assert len(replies) == 1 and replies[0].startswith(prefix), (command, replies)
+            assert await engine.ask("d", "board-text") == before
+    run(scenario())
+
+
+def test_go_reports_info_and_a_legal_bestmove() -> None:
+    async def scenario():
+        async with StdioEngine() as engine:
+            await engine.send("setgame clobber")
+            answer = await engine.bestmove("go depth 3")
+            assert answer.move in legal_tokens(START)
+            after = CLOBBER.parse_board(START.split())
+            after = after.play(CLOBBER.parse_move(after, answer.move))
+            assert answer.ponder in {CLOBBER.format_move(after, m) for m in after.legal_moves()}
+            depths = []
+            for info in answer.infos:
+                tokens = info.split()
+                fields = {tokens[i]: tokens[i + 1] for i in range(1, len(tokens) - 1)
+                          if tokens[i] in ("depth", "seldepth", "nodes", "nps", "time", "hashfull")}
+                assert set(fields) == {"depth", "seldepth", "nodes", "nps", "time", "hashfull"}
+                assert " score cp " in info or " score mate " in info
+                assert " pv " in info
+                depths.append(int(fields["depth"]))
+            assert depths[:3] == [1, 2, 3]
+            await engine.send(f"position board {PROVEN}")
+            answer = await engine.bestmove("go depth 5")
+            assert answer.move == "a8b8" and " score mate 1 " in answer.infos[-1]
+            await engine.send("position board ......../......../......../......../......../......../......../wb...... b")
+            answer = await engine.bestmove("go depth 5")
+            assert answer.move == "b1a1" and " score mate 1 " in answer.infos[-1]
+    run(scenario())
+
+
+def test_movetime_is_a_hard_deadline() -> None:
+    async def scenario():
+        async with StdioEngine() as engine:
+            await engine.send("setgame clobber")
+            await engine.ready()  # movetime counts from when the engine reads the line
+            for movetime in (50, 150, 300):
+                answer = await engine.bestmove(f"go movetime {movetime}")
+                assert answer.move in legal_tokens(START)
+                assert answer.elapsed < movetime / 1000 + TRANSPORT_SLACK, (movetime, answer.elapsed)
+            await engine.send("setoption name MoveOverhead value 100")
+            answer = await engine.bestmove("go movetime 150")
+            assert answer.elapsed < 0.05 + TRANSPORT_SLACK
+    run(scenario())
+
+
+def test_clocks_choose_the_side_to_move() -> None:
+    async def scenario():
+        async with StdioEngine() as engine:
+            await engine.send("setgame clobber")
+            await engine.ready()
+            # White (to move) has 1 s: a 40 ms budget; black's long clock must not count.
+            answer = await engine.bestmove("go wtime 1000 btime 600000")
+            assert answer.elapsed < 0.2
+            answer = await engine.bestmove("go p1time 1000 p2time 600000 p1inc 0")
+            assert answer.elapsed < 0.2
+    run(scenario())
+
+
+def test_isready_and_stop_answer_at_once_during_a_search() -> None:
+    async def scenario():
+        async with StdioEngine() as engine:
+            await engine.send("setgame clobber")
+            await engine.send("go infinite")
+            await engine.until("info depth 2")
+            delays = []
+            for _ in range(10):
+                started = time.monotonic()
+                await engine.send("isready")
+                await engine.until("readyok")
+                delays.append(time.monotonic() - started)
+                time.sleep(0.01)
+            assert max(delays) < 0.05, delays
+            assert (await engine.ask("go depth 1", "error")) [-1] == "error busy go search running"
+            assert (await engine.ask("position startpos", "error"))[-1] == "error busy position search running"
+            assert (await engine.ask("uci", "uciok"))[-1] == "uciok"
+            started = time.monotonic()
+            answer = await engine.bestmove("stop")
+            assert time.monotonic() - started < 0.05
+            assert answer.move in legal_tokens(START)
+            # A stop while idle is ignored and not carried over to the next go.
+            await engine.send("stop")
+            assert await engine.ready() == []
+            answer = await engine.bestmove("go depth 2")
+            assert any(info.startswith("info depth 2 ") for info in answer.infos)
+    run(scenario())
+
+
+def test_infinite_search_of_a_proven_position_waits_for_stop() -> None:
+    async def scenario():
+        async with StdioEngine() as engine:
+            await engine.send("setgame clobber")
+            await engine.send(f"position board {PROVEN}")
+            await engine.send("go infinite")
+            assert await engine.ready() != ["bestmove a8b8"]
+            time.sleep(0.3)
+            lines = await engine.ready()
+            assert not any(line.startswith("bestmove") for line in lines)
+            assert (await engine.bestmove("stop")).move == "a8b8"
+    run(scenario())
+
+
+def test_ponder_then_ponderhit_or_stop() -> None:
+    async def scenario():
+        async with StdioEngine() as engine:
+            await engine.send("setgame clobber")
+            await engine.send(f"position board {PROVEN}")
+            await engine.send("go ponder movetime 100")
+            time.sleep(0.3)
+            lines = await engine.ready()
+            assert not any(line.startswith("bestmove") for line in lines), "no bestmove while pondering"
+            assert (await engine.bestmove("ponderhit")).move == "a8b8"
+            # The limits of go ponder count from ponderhit, not from go.
+            await engine.send("position startpos")
+            await engine.send("go ponder movetime 300")
+            time.sleep(0.5)
+            answer = await engine.bestmove("ponderhit")
+            assert 0.2 < answer.elapsed < 0.3 + TRANSPORT_SLACK, answer.elapsed
+            await engine.send("go ponder depth 2")
+            time.sleep(0.1)
+            answer = await engine.bestmove("stop")
+            assert answer.move in legal_tokens(START)
+            await engine.send("ponderhit")
+            assert await engine.ready() == [], "ponderhit when idle is ignored"
+    run(scenario())
+
+
+def test_bad_bytes_and_long_lines_are_errors_and_the_session_goes_on() -> None:
+    async def scenario():
+        async with StdioEngine() as engine:
+            await engine.send_raw(b"isready \xff\xfe\n")
+            assert (await engine.until("error"))[-1].startswith("error syntax isready ")
+            await engine.send_raw(b"go " + b"x" * (70 * 1024) + b"\n")
+            assert (await engine.until("error"))[-1] == "error syntax go line too long"
+            await engine.send_raw(b"setgame clobber\r\n\r\n\n")
+            await engine.send_raw(b"\tmoves  \r\n")
+            assert len((await engine.until("moves"))[-1].split()) == 113
+    run(scenario())
+
+
+def test_a_file_of_commands_runs_as_a_script(tmp_path) -> None:
+    script = tmp_path / "commands.txt"
+    script.write_text("setgame clobber\ngo depth 2\nposition startpos moves a2a3\ngo depth 2\n"
+                      "go movetime 50\nmoves\n")
+    with open(script) as stdin:
+        result = subprocess.run(engine_command(), stdin=stdin, capture_output=True, timeout=60)
+    lines = result.stdout.decode().splitlines()
+    assert result.returncode == 0
+    assert [line.split()[0] for line in lines if not line.startswith("info")] == [
+        "bestmove", "bestmove", "bestmove", "moves"]
+    assert not any(line.startswith("error") for line in lines)
+
+
+def test_end_of_piped_input_finishes_the_search_then_exits() -> None:
+    result = subprocess.run(engine_command(), input=b"setgame clobber\ngo depth 3\n",
+                            capture_output=True, timeout=60)
+    assert result.returncode == 0
+    assert result.stdout.decode().splitlines()[-1].startswith("bestmove ")
+
+
+def test_quit_ends_the_process_even_while_searching() -> None:
+    process = subprocess.Popen(engine_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL)
+    process.stdin.write(b"setgame clobber\ngo infinite\n")
+    process.stdin.flush()
+    time.sleep(0.2)
+    process.stdin.write(b"quit\n")
+    process.stdin.flush()
+    assert process.wait(5) == 0
+    assert not process.stdout.read().decode().count("bestmove")
+
+
+def test_hash_commands_and_hash_file_option(tmp_path) -> None:
+    path = tmp_path / "clobber.hash"
+
+    async def scenario():
+        async with StdioEngine() as engine:
+            await engine.send("setgame clobber")
+            await engine.bestmove("go depth 3")
+            (saved,) = await engine.ask(f"hash save {path}", "info string")
+            count = int(saved.split()[4])
+            assert saved.startswith("info string hash saved ") and count > 100
+            (loaded,) = await engine.ask(f"hash load {path}", "info string")
+            assert loaded.startswith(f"info string hash loaded {count} entries")
+            assert await engine.ask("hash clear", "info string") == ["info string hash cleared"]
+            cold = await engine.bestmove("go depth 3")
+            await engine.ask(f"hash load {path}", "info string")
+            warm = await engine.bestmove("go depth 3")
+            nodes = [int(info.split(" nodes ")[1].split()[0]) for info in (cold.infos[-1], warm.infos[-1])]
+            assert nodes[1] < nodes[0], "a loaded table saves work"
+            await engine.send(f"setoption name HashFile value {tmp_path / 'auto.hash'}")
+        assert (tmp_path / "auto.hash").exists(), "quit saves the HashFile"
+
+        async with StdioEngine() as engine:
+            (loaded,) = await engine.ask(f"setoption name HashFile value {tmp_path / 'auto.hash'}", "info string")
+            assert loaded.startswith("info string hash loaded ")
+            path.write_bytes(path.read_bytes()[:-10])
+            replies = await engine.ask(f"hash load {path}", "error")
+            assert replies[-1].startswith("error bad-value hash ") and "truncated" in replies[-1]
+            (othello := tmp_path / "other.hash").write_bytes(b"ENGINE-TT\n" + b"\0" * 40)
+            replies = await engine.ask(f"setoption name HashFile value {othello}", "error")
+            assert replies[-1].startswith("error bad-value setoption ")
+    run(scenario())
+
+
+def test_sigterm_saves_the_hash_file(tmp_path) -> None:
+    path = tmp_path / "term.hash"
+    process = subprocess.Popen(engine_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL)
+    process.stdin.write(f"setgame clobber\nsetoption name HashFile value {path}\ngo depth 2\nisready\n".encode())
+    process.stdin.flush()
+    while not process.stdout.readline().startswith(b"readyok"):
+        pass
+    os.kill(process.pid, signal.SIGTERM)
+    assert process.wait(10) == 0
+    assert path.exists() and path.stat().st_size > 100
