@@ -66,6 +66,8 @@ class Sink(Protocol):
 
     def write(self, line: str) -> None: ...
 
+    async def drain(self) -> None: ...
+
     def close(self) -> None: ...
 
 
@@ -125,6 +127,9 @@ class Session:
                 return True
             if script:
                 await self._finish_bounded_search()
+            # Backpressure on a peer that does not read, and a turn for other sessions.
+            await self.sink.drain()
+            await asyncio.sleep(0)
         if finish_on_eof:
             await self._finish_bounded_search()
         self.abandon_search()

@@ -139,6 +139,9 @@ class StdoutSink:
         except (BrokenPipeError, OSError, ValueError):
             self.closed = True
 
+    async def drain(self) -> None:
+        """Lines are written synchronously: nothing is ever pending."""
+
     def close(self) -> None:
         self.closed = True
 
@@ -147,7 +150,8 @@ class StreamSink:
     """Writes reply lines to a TCP connection without ever blocking the loop.
 
     `info` lines are dropped while the peer leaves more than MAX_PENDING_OUTPUT bytes
-    unread; every other line is always queued.
+    unread; every other line is always queued, and `drain` makes the session stop
+    reading that peer's commands until it reads its replies.
     """
 
     def __init__(self, writer: asyncio.StreamWriter):
@@ -165,6 +169,16 @@ class StreamSink:
             self._writer.write(line.encode() + b"\n")
         except (ConnectionError, OSError, RuntimeError):
             self.closed = True
+
+    async def drain(self) -> None:
+        """Wait while the peer leaves more than MAX_PENDING_OUTPUT bytes unread."""
+        if self.closed:
+            return
+        if self._writer.transport.get_write_buffer_size() > MAX_PENDING_OUTPUT:
+            try:
+                await self._writer.drain()
+            except (ConnectionError, OSError):
+                self.closed = True
 
     def close(self) -> None:
         self.closed = True
