@@ -93,6 +93,9 @@ class Game(Protocol):
         white_player: the index the UCI clocks `wtime`/`winc` refer to (two-player
             games), or None where the game has no such notion.
         key_scheme: a version number of the Zobrist key layout, written into hash files.
+        bench_positions: board texts the bench searches.
+        bench_depth: the fixed depth of the bench search.
+        bench_nodes: the pinned total node count of the bench search.
     """
 
     name: str
@@ -101,6 +104,9 @@ class Game(Protocol):
     player_names: tuple[str, ...]
     white_player: int | None
     key_scheme: int
+    bench_positions: tuple[str, ...]
+    bench_depth: int
+    bench_nodes: int
 
     def initial_state(self, params: dict[str, str]) -> State:
         """The start position; raises BadParameterError for an unknown or bad parameter."""

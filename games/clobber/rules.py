@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import NamedTuple, Sequence
 
 from games.base import Outcome, zobrist_keys
-from games.clobber import evaluation, notation
+from games.clobber import evaluation, fixtures, notation
 
 FULL = (1 << 64) - 1
 FILE_A = 0x0101010101010101
@@ -141,6 +141,9 @@ class ClobberGame:
     player_names = ("w", "b")
     white_player = WHITE
     key_scheme = KEY_SCHEME
+    bench_positions = fixtures.BENCH_POSITIONS
+    bench_depth = fixtures.BENCH_DEPTH
+    bench_nodes = fixtures.BENCH_NODES
 
     def initial_state(self, params: dict[str, str]) -> ClobberState:
         notation.check_no_params(params)
