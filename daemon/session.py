@@ -306,7 +306,7 @@ class Session:
         self.table = table
         if self.game is not None:
             self.searcher = AlphaBeta(self.game, table) if self.searcher else None
-        self.write(f"info string hash loaded {count} entries from {path}")
+        LOG.info("hash loaded %d entries from %s", count, path)
 
     def save_hash_file(self) -> None:
         """Save the table to the HashFile option's path, if one is set (quit, SIGTERM)."""
@@ -394,9 +394,9 @@ class Session:
         if report is None:  # the search failed: answer with what is known
             self._force(active)
             return
-        active.latest = report
-        assert self.game is not None
-        self.write(format_info(report, self._pv_formatter(active.root)))
+        previous, active.latest = active.latest, report
+        if not (report.final and previous is not None and previous.nodes == report.nodes):
+            self.write(format_info(report, self._pv_formatter(active.root)))
         if not report.final:
             return
         if active.pondering or active.infinite:

@@ -298,8 +298,10 @@ def test_hash_commands_and_hash_file_option(tmp_path) -> None:
         assert (tmp_path / "auto.hash").exists(), "quit saves the HashFile"
 
         async with StdioEngine() as engine:
-            (loaded,) = await engine.ask(f"setoption name HashFile value {tmp_path / 'auto.hash'}", "info string")
-            assert loaded.startswith("info string hash loaded ")
+            await engine.send(f"setoption name HashFile value {tmp_path / 'auto.hash'}")
+            assert await engine.ready() == [], "setoption is silent"
+            (saved,) = await engine.ask(f"hash save {tmp_path / 'copy.hash'}", "info string")
+            assert int(saved.split()[4]) > 100, "the HashFile was loaded when set"
             path.write_bytes(path.read_bytes()[:-10])
             replies = await engine.ask(f"hash load {path}", "error")
             assert replies[-1].startswith("error bad-value hash ") and "truncated" in replies[-1]

@@ -1,0 +1,47 @@
+"""Imports run one way: daemon -> protocol -> search -> games.base <- games/<name>."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: For each layer, the top-level packages its modules may import from.
+ALLOWED = {
+    "games": {"games"},
+    "search": {"search", "games"},
+    "protocol": {"protocol", "search", "games"},
+    "daemon": {"daemon", "protocol", "search", "games"},
+}
+OURS = set(ALLOWED)
+
+
+def imports_of(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(), str(path))
+    names = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.extend(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.append(node.module)
+    return names
+
+
+MODULES = sorted(path for layer in ALLOWED for path in (ROOT / layer).rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_imports_follow_the_layers(path: Path) -> None:
+    layer = path.relative_to(ROOT).parts[0]
+    for name in imports_of(path):
+        top = name.split(".")[0]
+        if top in OURS:
+            assert top in ALLOWED[layer], f"{path.relative_to(ROOT)} imports {name}"
+        parts = name.split(".")
+        in_game = path.relative_to(ROOT).parts[:2]
+        if top == "games" and len(parts) > 1 and parts[1] != "base":
+            # Only a game's own package may name it; generic code uses the registry.
+            assert in_game == ("games", parts[1]), f"{path.relative_to(ROOT)} imports {name}"
