@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
 import subprocess
 import sys
@@ -12,7 +13,11 @@ from typing import Iterator
 
 import pytest
 
+ROOT = Path(__file__).resolve().parent.parent
 VECTORS = Path(__file__).parent / "data" / "vectors"
+
+# Engines the tests start import this checkout's code, whichever install is on the path.
+os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
