@@ -48,7 +48,9 @@ class SearchRun:
         try:
             for report in self._reports:
                 final_seen = final_seen or report.final
-                self._loop.call_soon_threadsafe(self._on_report, report)
+                if not self._call(self._on_report, report):
+                    self.stop.stop()  # the loop is gone: nobody wants the answer
+                    return
         except Exception:
             LOG.exception("search failed")
         finally:
@@ -56,11 +58,13 @@ class SearchRun:
                 self._call(self._on_report, None)
             self._call(self.done.set)
 
-    def _call(self, function: Callable[..., None], *arguments: object) -> None:
+    def _call(self, function: Callable[..., None], *arguments: object) -> bool:
+        """Schedule `function` on the loop; False when the loop is closed (exiting)."""
         try:
             self._loop.call_soon_threadsafe(function, *arguments)
         except RuntimeError:
-            pass  # the loop is closed: the process is ending
+            return False
+        return True
 
     async def wait(self) -> None:
         """Wait until the worker has finished (after its last report was scheduled)."""

@@ -25,7 +25,6 @@ from games.base import (
     NotationError,
     State,
     UnknownGameError,
-    quote,
 )
 from protocol import commands as c
 from protocol.errors import Code, ProtocolError
@@ -35,7 +34,7 @@ from protocol.parse import split_tokens, parse_line
 from search.alphabeta import AlphaBeta, SearchReport
 from search.limits import Limits, StopSignal, move_budget_ms
 from search.perft import perft
-from search.tt import HashFileError, TranspositionTable, peek_game
+from search.tt import HashFileError, TranspositionTable, peek_game, unpack_move
 
 LOG = logging.getLogger("engine.session")
 
@@ -45,6 +44,9 @@ ENGINE_AUTHOR = "the engine developers"
 #: The loop forces `bestmove` this many ms before a `movetime` runs out, should the
 #: search thread not have answered by then.
 GUARD_MS = 4
+#: The search's own deadline keeps at least this many ms of a budget back, so that it
+#: answers before the loop has to force it (GUARD_MS).
+SEARCH_MARGIN_MS = 8
 #: After `stop`, the loop waits this long for the search's own final report.
 STOP_GRACE_MS = 100
 #: With clocks (no movetime), the loop forces `bestmove` this long after the budget.
@@ -101,9 +103,12 @@ class Session:
         self.start: State | None = None
         self.state: State | None = None
         self.options: dict[str, object] = {spec.name: spec.default for spec in OPTIONS}
-        self.table: TranspositionTable | None = None
+        #: One transposition table per game the session has played, kept until `hash
+        #: clear` or `setoption name Hash`.
+        self.tables: dict[str, TranspositionTable] = {}
         self.searcher: AlphaBeta | None = None
         self.active: ActiveSearch | None = None
+        self._hash_file_game: str | None = None
         self._winding_down: SearchRun | None = None
 
     # ---- the line loop -------------------------------------------------------------
@@ -206,21 +211,24 @@ class Session:
             case c.SetOption(option, value):
                 await self._set_option(option, value)
             case c.HashSave(path):
-                table = self._require_table(name)
+                table = self._table(name)
                 started = time.monotonic()
                 count = await run_blocking(table.save, path)
                 self.write(f"info string hash saved {count} entries to {path} in "
                            f"{int((time.monotonic() - started) * 1000)} ms")
             case c.HashLoad(path):
-                table = self._require_table(name)
+                table = self._table(name)
                 started = time.monotonic()
                 count = await run_blocking(table.load, path)
                 self.write(f"info string hash loaded {count} entries from {path} in "
                            f"{int((time.monotonic() - started) * 1000)} ms")
             case c.HashClear():
-                if self.table is not None:
-                    self.table.clear()
-                self.write("info string hash cleared")
+                started = time.monotonic()
+                count = sum(table.entries() for table in self.tables.values())
+                for table in self.tables.values():
+                    table.clear()
+                self.write(f"info string hash cleared {count} entries in "
+                           f"{int((time.monotonic() - started) * 1000)} ms")
             case c.Quit():
                 return False
         return True
@@ -237,18 +245,26 @@ class Session:
         assert self.state is not None
         return game, self.state
 
-    def _require_table(self, name: str) -> TranspositionTable:
-        if self.table is None:
-            raise ProtocolError(Code.NO_GAME, name, "no game selected: use setgame <name>")
-        return self.table
+    def _table(self, name: str) -> TranspositionTable:
+        """The current game's table."""
+        game = self._require_game(name)
+        return self.tables[game.name]
 
     def _set_game(self, game_name: str, params: dict[str, str]) -> None:
         game = find_game(game_name)
         start = game.initial_state(params)
-        if self.table is None or self.table.game != game.name:
-            self.table = self._new_table(game)
-        self.searcher = AlphaBeta(game, self.table) if game.num_players == 2 and game.zero_sum else None
         self.game, self.start, self.state = game, start, start
+        self._adopt_tables()
+
+    def _adopt_tables(self) -> None:
+        """Give the current game a table (a kept one if any) and a searcher over it."""
+        game = self.game
+        if game is None:
+            return
+        table = self.tables.get(game.name)
+        if table is None:
+            table = self.tables[game.name] = self._new_table(game)
+        self.searcher = AlphaBeta(game, table) if game.num_players == 2 and game.zero_sum else None
 
     def _new_table(self, game: Game) -> TranspositionTable:
         return TranspositionTable(game.name, game.key_scheme, int(self.options["Hash"]) << 20)
@@ -282,11 +298,8 @@ class Session:
         parsed = spec.parse(value)
         if spec.name == "Hash":
             self.options["Hash"] = parsed
-            if self.game is not None:
-                self.table = self._new_table(self.game)
-                self.searcher = AlphaBeta(self.game, self.table) if self.searcher else None
-            else:
-                self.table = None
+            self.tables.clear()
+            self._adopt_tables()
         elif spec.name == "HashFile":
             if parsed and os.path.exists(str(parsed)):
                 await self._load_hash_file(str(parsed))
@@ -295,26 +308,25 @@ class Session:
             self.options[spec.name] = parsed
 
     async def _load_hash_file(self, path: str) -> None:
-        """Load a hash file into a fresh table and adopt it; raises on any problem."""
+        """Load a hash file as its game's table; raises on any problem, changing nothing."""
         game = find_game(await run_blocking(peek_game, path))
-        if self.game is not None and self.game.name != game.name:
-            raise ProtocolError(Code.BAD_VALUE, "setoption",
-                                f"{quote(path)} holds a {game.name} table, the session plays"
-                                f" {self.game.name}")
         table = self._new_table(game)
         count = await run_blocking(table.load, path)
-        self.table = table
-        if self.game is not None:
-            self.searcher = AlphaBeta(self.game, table) if self.searcher else None
+        self.tables[game.name] = table
+        self._hash_file_game = game.name
+        self._adopt_tables()
         LOG.info("hash loaded %d entries from %s", count, path)
 
     def save_hash_file(self) -> None:
-        """Save the table to the HashFile option's path, if one is set (quit, SIGTERM)."""
+        """Save to the HashFile option's path, if one is set (quit, SIGTERM), the table of
+        the current game, or with no game selected the one the file was loaded into."""
         path = self.options["HashFile"]
-        if not path or self.table is None:
+        game = self.game.name if self.game is not None else self._hash_file_game
+        table = self.tables.get(game) if game else None
+        if not path or table is None:
             return
         try:
-            count = self.table.save(str(path))
+            count = table.save(str(path))
             LOG.info("hash saved %d entries to %s", count, path)
         except HashFileError as error:
             LOG.error("hash file not saved: %s", error)
@@ -324,6 +336,10 @@ class Session:
     def _limits(self, command: c.Go, game: Game, name: str) -> Limits:
         clocks = [command.p1time, command.p2time, command.p3time]
         increments = [command.p1inc, command.p2inc, command.p3inc]
+        for player in range(game.num_players, 3):
+            if clocks[player] is not None or increments[player] is not None:
+                raise ProtocolError(Code.BAD_VALUE, name,
+                                    f"{game.name} has {game.num_players} players, no p{player + 1}time")
         coloured = (command.wtime, command.btime, command.winc, command.binc)
         if any(value is not None for value in coloured):
             if game.num_players != 2 or game.white_player is None:
@@ -336,6 +352,10 @@ class Session:
             for index, value in ((white, command.winc), (black, command.binc)):
                 if value is not None and increments[index] is None:
                     increments[index] = value
+        to_move = self.state.to_move if self.state is not None else 0
+        if any(clock is not None for clock in clocks) and clocks[to_move] is None:
+            raise ProtocolError(Code.BAD_VALUE, name,
+                                f"no clock for the side to move (p{to_move + 1}time)")
         return Limits(
             depth=command.depth,
             nodes=command.nodes,
@@ -370,7 +390,8 @@ class Session:
     def _arm(self, active: ActiveSearch, start: float) -> None:
         """Let the search's limits count from `start`, and set the watchdog."""
         limits = active.limits
-        budget = move_budget_ms(limits, active.root.to_move, int(self.options["MoveOverhead"]))
+        overhead = max(int(self.options["MoveOverhead"]), SEARCH_MARGIN_MS)
+        budget = move_budget_ms(limits, active.root.to_move, overhead)
         deadline = None if budget is None else start + budget / 1000
         active.stop.arm(deadline, limits.nodes, limits.depth)
         if limits.movetime is not None:
@@ -430,7 +451,9 @@ class Session:
         if report is not None and report.pv:
             pv = report.pv
         else:
-            pv = (min(root.legal_moves()),)
+            pv = (self._fallback_move(root),)
+            self.write(f"info string no search iteration finished in time, playing"
+                       f" {game.format_move(root, pv[0])}")
         move = game.format_move(root, pv[0])
         ponder = game.format_move(root.play(pv[0]), pv[1]) if len(pv) > 1 else None
         self.write(format_bestmove(move, ponder))
@@ -438,6 +461,14 @@ class Session:
         if self.active is active:
             self.active = None
         self._winding_down = active.run
+
+    def _fallback_move(self, root: State) -> int:
+        """The table's move for `root` if it has a legal one, else the first legal move."""
+        moves = root.legal_moves()
+        assert self.game is not None
+        entry = self.tables[self.game.name].probe(root.key)
+        remembered = None if entry is None else unpack_move(entry)
+        return remembered if remembered in moves else moves[0]
 
     def _force(self, active: ActiveSearch) -> None:
         """Answer now with the last completed iteration: the search is late or failed."""

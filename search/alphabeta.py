@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from typing import Iterator
+from typing import Callable, Iterator
 
 import attrs
 
@@ -83,7 +83,8 @@ class AlphaBeta:
         self.seldepth = 0
         self._killers: list[list[int | None]] = [[None, None] for _ in range(MAX_PLY + 1)]
         self._history: defaultdict[int, int] = defaultdict(int)
-        self._stop = StopSignal()
+        #: The stop check of the running iteration, called every POLL_MASK + 1 nodes.
+        self._poll: Callable[[int], bool] = StopSignal().should_stop
         self._partial_move: int | None = None
 
     def search(self, root: State, stop: StopSignal) -> Iterator[SearchReport]:
@@ -93,7 +94,6 @@ class AlphaBeta:
         Yields a report after each completed iteration and a `final` report last, whose
         `pv[0]` is the move to play (pv is empty when the root has no legal move).
         """
-        self._stop = stop
         self.nodes = 0
         self.seldepth = 0
         self.table.new_search()
@@ -105,12 +105,20 @@ class AlphaBeta:
         if not moves or root.outcome() is not None:
             yield SearchReport(0, 0, self._terminal_score(root, 0), 0, 0, self.table.hashfull(), (), True)
             return
+        entry = self.table.probe(root.key)
+        remembered = None if entry is None else unpack_move(entry)
+        if remembered in moves:
+            moves.remove(remembered)
+            moves.insert(0, remembered)
         best_move, best_score, completed = moves[0], 0, 0
         depth = 0
         while depth < MAX_PLY:
             depth += 1
             if stop.max_depth is not None and depth > stop.max_depth and completed:
                 break
+            # The first iteration always completes unless stopped outright, so that every
+            # search reports a searched move whatever its time or node budget.
+            self._poll = stop.stop_requested if depth == 1 else stop.should_stop
             try:
                 score, move = self._root(root, moves, depth)
             except _Aborted:
@@ -191,7 +199,7 @@ class AlphaBeta:
     def _search(self, state: State, depth: int, alpha: int, beta: int, ply: int) -> int:
         """The negamax value of `state` within (alpha, beta), fail-soft."""
         self.nodes += 1
-        if not self.nodes & POLL_MASK and self._stop.should_stop(self.nodes):
+        if not self.nodes & POLL_MASK and self._poll(self.nodes):
             raise _Aborted
         if ply > self.seldepth:
             self.seldepth = ply

@@ -94,6 +94,13 @@ class StopSignal:
     def stopped(self) -> bool:
         return self._event.is_set()
 
+    def stop_requested(self, nodes: int) -> bool:
+        """Whether `stop()` was called; limits aside (same signature as should_stop)."""
+        if self._node_budget is not None:
+            self.max_nodes = nodes + self._node_budget
+            self._node_budget = None
+        return self._event.is_set()
+
     def should_stop(self, nodes: int) -> bool:
         """Whether the search must end now, having visited `nodes` nodes."""
         if self._event.is_set():

@@ -27,6 +27,7 @@ class PipeEngine:
         self.process = subprocess.Popen(engine_command(), stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         self.lines: queue.Queue[str] = queue.Queue()
+        self.count = 0
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
@@ -44,6 +45,21 @@ class PipeEngine:
             lines.append(line)
             if line.split(" ", 1)[0] == word:
                 return lines
+
+    def barrier(self) -> list[str]:
+        """Stop any search, then every line up to a reply nothing else can produce.
+
+        `readyok` cannot serve: the random batches send `isready` themselves.
+        """
+        self.count += 1
+        marker = f"barrier{self.count}"
+        self.send(f"stop\nisready\n{marker}\n".encode())
+        lines = []
+        while True:
+            line = self.lines.get(timeout=20)
+            if line.startswith(f"error unknown-command {marker} "):
+                return lines
+            lines.append(line)
 
     def close(self) -> None:
         self.process.kill()
@@ -91,8 +107,9 @@ def test_random_lines_never_break_the_engine(engine: PipeEngine, batch: list[byt
         if data.split(b" ")[0].strip().lower() == b"quit":
             continue
         engine.send(data.replace(b"quit", b"q"))
-    engine.send(b"stop\nisready\n")
-    for line in engine.until("readyok"):
+    replies = engine.barrier()
+    assert "readyok" in replies
+    for line in replies:
         word = line.split(" ", 1)[0]
         assert word in REPLY_WORDS, line
         if word == "error":
@@ -101,9 +118,10 @@ def test_random_lines_never_break_the_engine(engine: PipeEngine, batch: list[byt
 
 
 def test_after_the_storm_it_still_plays_legal_moves(engine: PipeEngine) -> None:
-    engine.send(b"stop\nsetoption name MoveOverhead value 10\nsetoption name HashFile value <empty>\n"
-                b"setgame clobber\nposition startpos moves a2a3\nisready\n")
-    engine.until("readyok")
+    engine.barrier()
+    engine.send(b"setoption name MoveOverhead value 10\nsetoption name HashFile value <empty>\n"
+                b"setgame clobber\nposition startpos moves a2a3\n")
+    assert not [line for line in engine.barrier() if line.startswith("error")]
     engine.send(b"go movetime 100\n")
     bestmove = engine.until("bestmove")[-1].split()
     state = START.play(CLOBBER.parse_move(START, "a2a3"))

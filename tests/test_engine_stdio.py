@@ -144,6 +144,11 @@ def test_movetime_is_a_hard_deadline() -> None:
                 answer = await engine.bestmove(f"go movetime {movetime}")
                 assert answer.move in legal_tokens(START)
                 assert answer.elapsed < movetime / 1000 + TRANSPORT_SLACK, (movetime, answer.elapsed)
+            answer = await engine.bestmove("go movetime 0")
+            assert answer.move in legal_tokens(START) and answer.elapsed < 0.02 + TRANSPORT_SLACK
+            assert answer.infos, "an info line comes before every bestmove"
+            answer = await engine.bestmove("go nodes 1")
+            assert answer.infos[-1].startswith("info depth 1 "), "one iteration always completes"
             await engine.send("setoption name MoveOverhead value 100")
             answer = await engine.bestmove("go movetime 150")
             assert answer.elapsed < 0.05 + TRANSPORT_SLACK
@@ -160,6 +165,10 @@ def test_clocks_choose_the_side_to_move() -> None:
             assert answer.elapsed < 0.2
             answer = await engine.bestmove("go p1time 1000 p2time 600000 p1inc 0")
             assert answer.elapsed < 0.2
+            replies = await engine.ask("go btime 1000", "error")
+            assert replies[-1] == "error bad-value go no clock for the side to move (p1time)"
+            replies = await engine.ask("go p1time 1000 p3time 100", "error")
+            assert replies[-1] == "error bad-value go clobber has 2 players, no p3time"
     run(scenario())
 
 
@@ -288,7 +297,8 @@ def test_hash_commands_and_hash_file_option(tmp_path) -> None:
             assert saved.startswith("info string hash saved ") and count > 100
             (loaded,) = await engine.ask(f"hash load {path}", "info string")
             assert loaded.startswith(f"info string hash loaded {count} entries")
-            assert await engine.ask("hash clear", "info string") == ["info string hash cleared"]
+            (cleared,) = await engine.ask("hash clear", "info string")
+            assert cleared.startswith(f"info string hash cleared {count} entries in ")
             cold = await engine.bestmove("go depth 3")
             await engine.ask(f"hash load {path}", "info string")
             warm = await engine.bestmove("go depth 3")
@@ -300,6 +310,7 @@ def test_hash_commands_and_hash_file_option(tmp_path) -> None:
         async with StdioEngine() as engine:
             await engine.send(f"setoption name HashFile value {tmp_path / 'auto.hash'}")
             assert await engine.ready() == [], "setoption is silent"
+            await engine.send("setgame clobber")
             (saved,) = await engine.ask(f"hash save {tmp_path / 'copy.hash'}", "info string")
             assert int(saved.split()[4]) > 100, "the HashFile was loaded when set"
             path.write_bytes(path.read_bytes()[:-10])
