@@ -53,11 +53,14 @@ class Outcome:
             two-player games; for more players, higher is better (a ranking score).
         winner: the index of the winning player, or None for a draw.
         reason: a short human-readable cause ("no move", "connected", ...).
+        margin: where the game scores a result by a count (discs, marbles), that count
+            per player from each player's view (e.g. the disc difference); else None.
     """
 
     returns: tuple[int, ...]
     winner: int | None
     reason: str
+    margin: tuple[int, ...] | None = None
 
 
 class State(Protocol):
@@ -93,6 +96,7 @@ class Game(Protocol):
         white_player: the index the UCI clocks `wtime`/`winc` refer to (two-player
             games), or None where the game has no such notion.
         key_scheme: a version number of the Zobrist key layout, written into hash files.
+        bench_perft_depth: the perft depth the bench measures from the start position.
         bench_positions: board texts the bench searches.
         bench_depth: the fixed depth of the bench search.
         bench_nodes: the pinned total node count of the bench search.
@@ -104,6 +108,7 @@ class Game(Protocol):
     player_names: tuple[str, ...]
     white_player: int | None
     key_scheme: int
+    bench_perft_depth: int
     bench_positions: tuple[str, ...]
     bench_depth: int
     bench_nodes: int

@@ -21,10 +21,6 @@ from protocol.client import EngineClient  # noqa: E402
 from search.bench import run_bench  # noqa: E402
 from search.perft import perft  # noqa: E402
 
-#: Perft depth per game: deep enough to take a fraction of a second or more.
-PERFT_DEPTH = {"clobber": 3, "othello": 7, "loa": 3, "isolation": 4, "abalone": 2}
-
-
 def percentiles(samples: list[float]) -> str:
     ordered = sorted(samples)
 
@@ -38,7 +34,7 @@ def percentiles(samples: list[float]) -> str:
 def bench_speed(name: str) -> bool:
     """Print perft and search speed; returns whether the bench node count is as pinned."""
     game = find_game(name)
-    depth = PERFT_DEPTH.get(name, 3)
+    depth = game.bench_perft_depth
     start = game.initial_state({})
     started = time.perf_counter()
     nodes = perft(start, depth)

@@ -5,6 +5,8 @@ total. A change of it is a change of search or evaluation behaviour and says so 
 commit.
 """
 
+#: Perft depth of the bench from the start position (a fraction of a second).
+BENCH_PERFT_DEPTH = 3
 BENCH_POSITIONS = (
     "wbwbwbwb/bwbwbwbw/wbwbwbwb/bwbwbwbw/wbwbwbwb/bwbwbwbw/wbwbwbwb/bwbwbwbw w",
     "wbwbwwwb/w.bwb.bw/wbw.bbww/.b.wbwb./wbbbwbww/bwwwbb../wb.bb.wb/bwbwbwbw w",

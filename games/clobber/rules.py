@@ -141,6 +141,7 @@ class ClobberGame:
     player_names = ("w", "b")
     white_player = WHITE
     key_scheme = KEY_SCHEME
+    bench_perft_depth = fixtures.BENCH_PERFT_DEPTH
     bench_positions = fixtures.BENCH_POSITIONS
     bench_depth = fixtures.BENCH_DEPTH
     bench_nodes = fixtures.BENCH_NODES
