@@ -28,7 +28,7 @@ from games.base import (
 )
 from protocol import commands as c
 from protocol.errors import Code, ProtocolError
-from protocol.format import format_bestmove, format_info, format_perft
+from protocol.format import format_bestmove, format_info, format_margin, format_perft
 from protocol.options import OPTIONS, find_option
 from protocol.parse import split_tokens, parse_line
 from search.alphabeta import AlphaBeta, SearchReport
@@ -418,6 +418,9 @@ class Session:
         previous, active.latest = active.latest, report
         if not (report.final and previous is not None and previous.nodes == report.nodes):
             self.write(format_info(report, self._pv_formatter(active.root)))
+            margin = format_margin(report)
+            if margin is not None:
+                self.write(margin)
         if not report.final:
             return
         if active.pondering or active.infinite:

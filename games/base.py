@@ -141,6 +141,10 @@ class Game(Protocol):
     def picture(self, state: State) -> list[str]:
         """A human-readable drawing of the board, a line per list item."""
 
+    def solvable(self, state: State) -> bool:
+        """Whether an exact search to the end of the game from `state` is cheap enough
+        to replace the heuristic search (checked at the root of every search)."""
+
 
 def quote(text: str) -> str:
     """`text` in single quotes for an error message, control characters as `\\xNN`."""

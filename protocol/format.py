@@ -21,6 +21,13 @@ def format_info(report: SearchReport, format_pv: Callable[[tuple[int, ...]], lis
     return line
 
 
+def format_margin(report: SearchReport) -> str | None:
+    """`info string solved ...` when the report carries a proven exact margin."""
+    if report.margin is None:
+        return None
+    return f"info string solved exactly: final margin {report.margin:+d} for the side to move"
+
+
 def format_bestmove(move: str | None, ponder: str | None = None) -> str:
     """`bestmove <m> [ponder <m2>]`, or `bestmove (none)`."""
     if move is None:

@@ -15,6 +15,8 @@ import attrs
 
 from games.base import Game, State
 from search.limits import StopSignal
+from search.solver import WINDOW_LIMIT, Solver
+from search.solver import Aborted as SolverAborted
 from search.tt import EXACT, LOWER, UPPER, TranspositionTable, unpack_move
 
 #: The score of a win at the root; a win in n plies scores MATE - n.
@@ -45,6 +47,8 @@ class SearchReport:
         hashfull: transposition table use, per mille.
         pv: the principal variation, best move first; empty when the root has no move.
         final: True on the last report of the search.
+        margin: the exact final margin (e.g. disc difference) for the side to move when
+            the endgame solver has proved it, else None.
     """
 
     depth: int
@@ -55,6 +59,7 @@ class SearchReport:
     hashfull: int
     pv: tuple[int, ...]
     final: bool = False
+    margin: int | None = None
 
     @property
     def mate_in(self) -> int | None:
@@ -110,6 +115,9 @@ class AlphaBeta:
         if remembered in moves:
             moves.remove(remembered)
             moves.insert(0, remembered)
+        if self.game.solvable(root):
+            yield from self._solve_root(root, moves, stop, started)
+            return
         best_move, best_score, completed = moves[0], 0, 0
         depth = 0
         while depth < MAX_PLY:
@@ -135,6 +143,37 @@ class AlphaBeta:
             if (len(moves) == 1 and stop.deadline is not None) or stop.should_stop(self.nodes):
                 break
         yield self._report(root, completed, best_score, best_move, started, True)
+
+    def _solve_root(self, root: State, moves: list[int], stop: StopSignal,
+                    started: float) -> Iterator[SearchReport]:
+        """Solve the root exactly: a one-ply search for a fallback move, then win, loss
+        or draw, then the exact margin. An interrupted phase leaves the last report."""
+        self._poll = stop.stop_requested
+        try:
+            score, move = self._root(root, moves, 1)
+        except _Aborted:
+            yield self._report(root, 0, 0, self._partial_move or moves[0], started, True)
+            return
+        last = self._report(root, 1, score, move, started, False)
+        yield last
+        solver = Solver(stop.should_stop, POLL_MASK)
+        try:
+            for alpha, beta in ((-1, 1), (-WINDOW_LIMIT, WINDOW_LIMIT)):
+                value = solver.solve(root, alpha, beta)
+                line = solver.best_line(root)
+                exact = alpha < value < beta
+                score = 0 if value == 0 else (MATE - len(line)) * (1 if value > 0 else -1)
+                last = SearchReport(
+                    depth=len(line), seldepth=len(line), score=score, nodes=self.nodes + solver.nodes,
+                    elapsed_ms=int((time.monotonic() - started) * 1000),
+                    hashfull=self.table.hashfull(), pv=tuple(line),
+                    margin=value if exact else None,
+                )
+                yield last
+        except SolverAborted:
+            pass
+        yield attrs.evolve(last, nodes=self.nodes + solver.nodes, final=True,
+                           elapsed_ms=int((time.monotonic() - started) * 1000))
 
     def _report(self, root: State, depth: int, score: int, move: int, started: float,
                 final: bool) -> SearchReport:

@@ -148,3 +148,34 @@ def test_time_budget_from_movetime_and_clocks() -> None:
     assert move_budget_ms(Limits(clocks=(10000, 5000), increments=(0, 100)), 1, 0) == 280
     assert move_budget_ms(Limits(clocks=(1000, 1000), movestogo=1), 0, 0) == 400
     assert move_budget_ms(Limits(movetime=5), 0, 10) == 1
+
+
+class SolvingClobber(type(CLOBBER)):
+    """Clobber with the endgame solver always on, to test the solver on a real game."""
+
+    def solvable(self, state) -> bool:
+        return True
+
+
+@settings(max_examples=60, deadline=None)
+@given(small_positions())
+def test_endgame_solver_proves_the_exact_result(state) -> None:
+    game = SolvingClobber()
+    searcher = AlphaBeta(game, TranspositionTable("clobber", game.key_scheme, 1 << 20))
+    reports = run_to_depth(searcher, state, 3)
+    final = reports[-1]
+    assert final.final
+    if not state.legal_moves():
+        assert final.pv == ()
+        return
+    truth = solve(state)
+    assert final.margin == truth, "without a margin the exact value is the game's return"
+    assert final.mate_in is not None and (final.mate_in > 0) == (truth > 0)
+    assert final.pv[0] in state.legal_moves()
+    if truth > 0:
+        assert solve(state.play(final.pv[0])) < 0
+    line_state = state
+    for move in final.pv:
+        assert move in line_state.legal_moves()
+        line_state = line_state.play(move)
+    assert line_state.outcome() is not None, "the solved line reaches the end of the game"
