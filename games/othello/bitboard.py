@@ -19,71 +19,74 @@ INNER_FILES = NOT_FILE_A & NOT_FILE_H
 PASS = 64
 
 
+#: Every byte value with its bits in reverse order.
+_REVERSED_BYTES = bytes(int(f"{value:08b}"[::-1], 2) for value in range(256))
+#: The bit where the half-turned copy of a board starts in a packed board: far enough
+#: above bit 63 that no shift of the low copy reaches it.
+_HIGH = 96
+_PACKED_FULL = FULL | FULL << _HIGH
+_PACKED_INNER_FILES = INNER_FILES | INNER_FILES << _HIGH
+
+
+def half_turn(board: int) -> int:
+    """The board turned half a round: square s goes to 63 - s (h8 to a1, a8 to h1)."""
+    return int.from_bytes(board.to_bytes(8, "little").translate(_REVERSED_BYTES), "big")
+
+
 def move_mask(own: int, opp: int) -> int:
     """The empty squares where the side owning `own` can place a disc.
 
-    Each direction pair grows the runs of `opp` discs next to `own` by one, one, then two
+    For each line direction, runs of `opp` discs next to `own` grow by one, one, then two
     and two squares (at most six enemy discs fit between two squares of a line); the
-    square just past a run is a move when empty. East-west and the diagonals use enemy
-    discs off the edge files only, which stops runs wrapping to the next row.
+    square just past a run is a move when it is empty. East-west and the diagonals use
+    the enemy discs off the edge files only, which stops runs wrapping to the next row.
+
+    The boards are packed with a half-turned copy of themselves above `_HIGH`: on the
+    copy a left shift steps the opposite way, so one left shift serves both directions
+    of a line (east and west, south and north, ...) and the two halves are merged at
+    the end.
     """
-    mask = opp & INNER_FILES
-    # East (+1) and west (-1).
-    east = mask & (own << 1)
-    west = mask & (own >> 1)
-    east |= mask & (east << 1)
-    west |= mask & (west >> 1)
-    pair_east = mask & (mask << 1)
-    pair_west = pair_east >> 1
-    east |= pair_east & (east << 2)
-    west |= pair_west & (west >> 2)
-    east |= pair_east & (east << 2)
-    west |= pair_west & (west >> 2)
-    moves = (east << 1) | (west >> 1)
-    # South (+8) and north (-8): no wrap possible, every enemy disc counts.
-    south = opp & (own << 8)
-    north = opp & (own >> 8)
-    south |= opp & (south << 8)
-    north |= opp & (north >> 8)
-    pair_south = opp & (opp << 8)
-    pair_north = pair_south >> 8
-    south |= pair_south & (south << 16)
-    north |= pair_north & (north >> 16)
-    south |= pair_south & (south << 16)
-    north |= pair_north & (north >> 16)
-    moves |= (south << 8) | (north >> 8)
-    # South-west (+7) and north-east (-7).
-    south = mask & (own << 7)
-    north = mask & (own >> 7)
-    south |= mask & (south << 7)
-    north |= mask & (north >> 7)
-    pair_south = mask & (mask << 7)
-    pair_north = pair_south >> 7
-    south |= pair_south & (south << 14)
-    north |= pair_north & (north >> 14)
-    south |= pair_south & (south << 14)
-    north |= pair_north & (north >> 14)
-    moves |= (south << 7) | (north >> 7)
-    # South-east (+9) and north-west (-9).
-    south = mask & (own << 9)
-    north = mask & (own >> 9)
-    south |= mask & (south << 9)
-    north |= mask & (north >> 9)
-    pair_south = mask & (mask << 9)
-    pair_north = pair_south >> 9
-    south |= pair_south & (south << 18)
-    north |= pair_north & (north >> 18)
-    south |= pair_south & (south << 18)
-    north |= pair_north & (north >> 18)
-    moves |= (south << 9) | (north >> 9)
-    return moves & (FULL ^ (own | opp))
+    own_packed = own | half_turn(own) << _HIGH
+    opp_packed = opp | half_turn(opp) << _HIGH
+    mask = opp_packed & _PACKED_INNER_FILES
+    # East (+1); west on the copy.
+    run = mask & (own_packed << 1)
+    run |= mask & (run << 1)
+    pairs = mask & (mask << 1)
+    run |= pairs & (run << 2)
+    run |= pairs & (run << 2)
+    moves = run << 1
+    # South (+8); north on the copy. No wrap is possible: every enemy disc counts.
+    run = opp_packed & (own_packed << 8)
+    run |= opp_packed & (run << 8)
+    pairs = opp_packed & (opp_packed << 8)
+    run |= pairs & (run << 16)
+    run |= pairs & (run << 16)
+    moves |= run << 8
+    # South-west (+7); north-east on the copy.
+    run = mask & (own_packed << 7)
+    run |= mask & (run << 7)
+    pairs = mask & (mask << 7)
+    run |= pairs & (run << 14)
+    run |= pairs & (run << 14)
+    moves |= run << 7
+    # South-east (+9); north-west on the copy.
+    run = mask & (own_packed << 9)
+    run |= mask & (run << 9)
+    pairs = mask & (mask << 9)
+    run |= pairs & (run << 18)
+    run |= pairs & (run << 18)
+    moves |= run << 9
+    moves &= _PACKED_FULL ^ (own_packed | opp_packed)
+    return moves & FULL | half_turn(moves >> _HIGH)
 
 
 _DIRECTIONS = ((1, 0), (0, 1), (1, 1), (-1, 1), (-1, 0), (0, -1), (-1, -1), (1, -1))
 
 
-def _rays() -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]:
-    """Per square, the rays of two or more squares towards higher and lower indices."""
+def _rays() -> tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]:
+    """Per square, (first square's bit, ray) for each ray of two or more squares, those
+    towards higher indices and those towards lower ones."""
     rising, falling = [], []
     for square in range(64):
         row, file = divmod(square, 8)
@@ -96,37 +99,40 @@ def _rays() -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]:
                 r, f = r + row_step, f + file_step
             # A ray of one square can hold no enemy disc with an own disc behind it.
             if ray.bit_count() >= 2:
-                (up if row_step * 8 + file_step > 0 else down).append(ray)
+                first = 1 << ((row + row_step) * 8 + file + file_step)
+                (up if row_step * 8 + file_step > 0 else down).append((first, ray))
         rising.append(tuple(up))
         falling.append(tuple(down))
     return tuple(rising), tuple(falling)
 
 
-#: RISING_RAYS[s]: the rays from square s (excluded) towards higher indices (E, S, SE,
-#: SW); FALLING_RAYS[s] towards lower ones (W, N, NW, NE).
+#: RISING_RAYS[s]: (next square's bit, ray) from square s (excluded) towards higher
+#: indices (E, S, SE, SW); FALLING_RAYS[s] towards lower ones (W, N, NW, NE).
 RISING_RAYS, FALLING_RAYS = _rays()
 
 
 def flips(own: int, opp: int, square: int) -> int:
     """The enemy discs a disc of the side owning `own` placed on `square` turns over.
 
-    Along each ray the first square that is not an enemy disc must be an own disc; the
-    enemy discs before it flip. On a rising ray that square is the lowest set bit of the
-    ray minus the enemy discs, on a falling ray the highest.
+    Along each ray that starts with an enemy disc, the first square that is not an
+    enemy disc must be an own disc; the enemy discs before it flip. On a rising ray that
+    square is the lowest set bit of the ray minus the enemy discs, on a falling ray the
+    highest.
     """
     flipped = 0
-    stops = ~opp
-    for ray in RISING_RAYS[square]:
-        stop = ray & stops
-        first = stop & -stop
-        if first & own:
-            flipped |= ray & (first - 1)
-    for ray in FALLING_RAYS[square]:
-        stop = ray & stops
-        if stop:
-            first = 1 << (stop.bit_length() - 1)
+    for next_bit, ray in RISING_RAYS[square]:
+        if opp & next_bit:
+            stop = ray & ~opp
+            first = stop & -stop
             if first & own:
-                flipped |= ray & -(first << 1)
+                flipped |= ray & (first - 1)
+    for next_bit, ray in FALLING_RAYS[square]:
+        if opp & next_bit:
+            stop = ray & ~opp
+            if stop:
+                first = 1 << (stop.bit_length() - 1)
+                if first & own:
+                    flipped |= ray & -(first << 1)
     return flipped
 
 
