@@ -34,6 +34,9 @@ _DISC_KEYS = (_KEYS[:64], _KEYS[64:128])
 _SIDE_KEY = _KEYS[128]
 #: A flip turns a black disc white or back: both disc keys change at once.
 _FLIP_KEYS = tuple(black ^ white for black, white in zip(_KEYS[:64], _KEYS[64:128]))
+#: A placement adds a disc and hands the move over.
+_BLACK_MOVE_KEYS = tuple(key ^ _SIDE_KEY for key in _KEYS[:64])
+_WHITE_MOVE_KEYS = tuple(key ^ _SIDE_KEY for key in _KEYS[64:128])
 
 
 def legal_mask(own: int, opp: int) -> int:
@@ -79,12 +82,12 @@ class OthelloState(NamedTuple):
 
     def play(self, move: int) -> "OthelloState":
         black, white, to_move, key, _ = self
-        key ^= _SIDE_KEY
         if to_move == BLACK:
             if move == PASS:
-                return _new_state(OthelloState, (black, white, WHITE, key, move_mask(white, black)))
+                return _new_state(OthelloState, (black, white, WHITE, key ^ _SIDE_KEY,
+                                                 move_mask(white, black)))
             flipped = flips(black, white, move)
-            key ^= _DISC_KEYS[BLACK][move]
+            key ^= _BLACK_MOVE_KEYS[move]
             black |= flipped | 1 << move
             white ^= flipped
             moves = move_mask(white, black)
@@ -93,9 +96,10 @@ class OthelloState(NamedTuple):
             new_to_move = WHITE
         else:
             if move == PASS:
-                return _new_state(OthelloState, (black, white, BLACK, key, move_mask(black, white)))
+                return _new_state(OthelloState, (black, white, BLACK, key ^ _SIDE_KEY,
+                                                 move_mask(black, white)))
             flipped = flips(white, black, move)
-            key ^= _DISC_KEYS[WHITE][move]
+            key ^= _WHITE_MOVE_KEYS[move]
             white |= flipped | 1 << move
             black ^= flipped
             moves = move_mask(black, white)
