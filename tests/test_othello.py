@@ -243,7 +243,7 @@ def test_board_text_round_trip_and_row_one_on_top() -> None:
     assert GAME.format_board(state) == "0......1/......../......../......../......../......../......../.......0 1"
     assert state_of(GAME.format_board(state)) == state
     assert GAME.picture(state)[0] == "1 0 . . . . . . 1"
-    assert GAME.picture(state)[-2:] == ["discs: 0 2 1 1", "to move: 1"]
+    assert GAME.picture(state)[-2:] == ["discs: 0 has 2, 1 has 1", "to move: 1"]
 
 
 @pytest.mark.parametrize("token", ["D3", "d9", "i1", "d", "d33", "pass ", "PASS", "3d", ""])

@@ -96,6 +96,6 @@ def picture(black: int, white: int, to_move: int) -> list[str]:
     """The board drawn row 1 first with coordinates, the disc counts and the side to move."""
     lines = [f"{index + 1} {' '.join(row)}" for index, row in enumerate(_rows(black, white))]
     lines.append("  a b c d e f g h")
-    lines.append(f"discs: 0 {black.bit_count()} 1 {white.bit_count()}")
+    lines.append(f"discs: 0 has {black.bit_count()}, 1 has {white.bit_count()}")
     lines.append(f"to move: {'01'[to_move]}")
     return lines
