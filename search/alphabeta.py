@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from typing import Callable, Iterator
+from typing import Callable, Generator, Iterator
 
 import attrs
 
@@ -25,6 +25,9 @@ MATE = 1_000_000
 MATE_BOUND = MATE - 1000
 INFINITY = MATE + 1
 MAX_PLY = 128
+#: Where a game says a position is solvable, the heuristic search goes this deep first,
+#: for a move to fall back on should the solver not finish in time.
+SOLVER_PRELUDE_DEPTH = 4
 #: The search polls its stop signal every POLL_MASK + 1 nodes (a power of two).
 POLL_MASK = 31
 
@@ -115,15 +118,26 @@ class AlphaBeta:
         if remembered in moves:
             moves.remove(remembered)
             moves.insert(0, remembered)
-        if self.game.solvable(root):
-            yield from self._solve_root(root, moves, stop, started)
-            return
+        solvable = self.game.solvable(root)
+        best_move, best_score, completed, settled = yield from self._deepen(
+            root, moves, stop, started, SOLVER_PRELUDE_DEPTH if solvable else MAX_PLY)
+        final = self._report(root, completed, best_score, best_move, started, True)
+        if solvable and not settled:
+            final = yield from self._solve(root, stop, started, final)
+        yield final
+
+    def _deepen(self, root: State, moves: list[int], stop: StopSignal, started: float,
+                limit: int) -> Generator[SearchReport, None, tuple[int, int, int, bool]]:
+        """Iterative deepening up to `limit`, yielding a report per completed iteration.
+
+        Returns (best move, its score, the last completed depth, settled), settled
+        being True when the search must end here: stopped, out of time or nodes, at
+        `stop.max_depth`, a proven result, or a forced move under a deadline.
+        """
         best_move, best_score, completed = moves[0], 0, 0
-        depth = 0
-        while depth < MAX_PLY:
-            depth += 1
+        for depth in range(1, limit + 1):
             if stop.max_depth is not None and depth > stop.max_depth and completed:
-                break
+                return best_move, best_score, completed, True
             # The first iteration always completes unless stopped outright, so that every
             # search reports a searched move whatever its time or node budget.
             self._poll = stop.stop_requested if depth == 1 else stop.should_stop
@@ -132,31 +146,25 @@ class AlphaBeta:
             except _Aborted:
                 if self._partial_move is not None:
                     best_move = self._partial_move
-                break
+                return best_move, best_score, completed, True
             best_move, best_score, completed = move, score, depth
             moves.remove(move)
             moves.insert(0, move)
             yield self._report(root, completed, best_score, best_move, started, False)
             if abs(score) > MATE_BOUND and MATE - abs(score) <= depth:
-                break
+                return best_move, best_score, completed, True
             # A forced move needs no deeper look when the clock is running.
             if (len(moves) == 1 and stop.deadline is not None) or stop.should_stop(self.nodes):
-                break
-        yield self._report(root, completed, best_score, best_move, started, True)
+                return best_move, best_score, completed, True
+        return best_move, best_score, completed, limit >= MAX_PLY
 
-    def _solve_root(self, root: State, moves: list[int], stop: StopSignal,
-                    started: float) -> Iterator[SearchReport]:
-        """Solve the root exactly: a one-ply search for a fallback move, then win, loss
-        or draw, then the exact margin. An interrupted phase leaves the last report."""
-        self._poll = stop.stop_requested
-        try:
-            score, move = self._root(root, moves, 1)
-        except _Aborted:
-            yield self._report(root, 0, 0, self._partial_move or moves[0], started, True)
-            return
-        last = self._report(root, 1, score, move, started, False)
-        yield last
+    def _solve(self, root: State, stop: StopSignal, started: float,
+               fallback: SearchReport) -> Generator[SearchReport, None, SearchReport]:
+        """Solve the root exactly: win, loss or draw, then the exact margin, yielding a
+        report after each; returns the final report (`fallback`, the heuristic search's
+        final report, when the solver is stopped before its first answer)."""
         solver = Solver(stop.should_stop, POLL_MASK)
+        last = fallback
         try:
             for alpha, beta in ((-1, 1), (-WINDOW_LIMIT, WINDOW_LIMIT)):
                 value = solver.solve(root, alpha, beta)
@@ -172,8 +180,8 @@ class AlphaBeta:
                 yield last
         except SolverAborted:
             pass
-        yield attrs.evolve(last, nodes=self.nodes + solver.nodes, final=True,
-                           elapsed_ms=int((time.monotonic() - started) * 1000))
+        return attrs.evolve(last, nodes=self.nodes + solver.nodes, final=True,
+                            elapsed_ms=int((time.monotonic() - started) * 1000))
 
     def _report(self, root: State, depth: int, score: int, move: int, started: float,
                 final: bool) -> SearchReport:
