@@ -55,9 +55,11 @@ def test_eliminations_and_the_end_through_the_protocol() -> None:
             assert lines[-1].endswith(" b alive=rb out=g")
             answer = await engine.bestmove("go depth 4")
             assert answer.move is not None
-            rows = "r#....../##....../......../......../......../......../......##/......#b"
+            # Red cannot move: it is out, and blue, the last one in, wins.
+            rows = "r......./..#...g./.#....../......../......../......../......../.......b"
             await engine.send(f"position board {rows} r alive=rb out=g")
             lines = await engine.ask("d", "result")
-            assert lines[-1].startswith("result ")
+            assert lines[-1] == "result b last player standing"
+            assert lines[-2].endswith(" alive=b out=gr")
             assert (await engine.bestmove("go depth 2")).move is None
     run(scenario())
