@@ -31,8 +31,10 @@ from protocol.errors import Code, ProtocolError
 from protocol.format import format_bestmove, format_info, format_margin, format_perft
 from protocol.options import OPTIONS, find_option
 from protocol.parse import split_tokens, parse_line
+from search import new_searcher
 from search.alphabeta import AlphaBeta, SearchReport
 from search.limits import Limits, StopSignal, move_budget_ms
+from search.multiplayer import MultiPlayerSearch
 from search.perft import perft
 from search.tt import HashFileError, TranspositionTable, peek_game, unpack_move
 
@@ -106,7 +108,7 @@ class Session:
         #: One transposition table per game the session has played, kept until `hash
         #: clear` or `setoption name Hash`.
         self.tables: dict[str, TranspositionTable] = {}
-        self.searcher: AlphaBeta | None = None
+        self.searcher: AlphaBeta | MultiPlayerSearch | None = None
         self.active: ActiveSearch | None = None
         self._hash_file_game: str | None = None
         self._winding_down: SearchRun | None = None
@@ -264,7 +266,7 @@ class Session:
         table = self.tables.get(game.name)
         if table is None:
             table = self.tables[game.name] = self._new_table(game)
-        self.searcher = AlphaBeta(game, table) if game.num_players == 2 and game.zero_sum else None
+        self.searcher = new_searcher(game, table, str(self.options["MultiPlayerSearch"]))
 
     def _new_table(self, game: Game) -> TranspositionTable:
         return TranspositionTable(game.name, game.key_scheme, int(self.options["Hash"]) << 20)
@@ -299,6 +301,9 @@ class Session:
         if spec.name == "Hash":
             self.options["Hash"] = parsed
             self.tables.clear()
+            self._adopt_tables()
+        elif spec.name == "MultiPlayerSearch":
+            self.options[spec.name] = parsed
             self._adopt_tables()
         elif spec.name == "HashFile":
             if parsed and os.path.exists(str(parsed)):
@@ -370,8 +375,7 @@ class Session:
     async def _go(self, command: c.Go, name: str, received: float) -> None:
         game, state = self._require_position(name)
         limits = self._limits(command, game, name)
-        if self.searcher is None:
-            raise ProtocolError(Code.UNSUPPORTED, name, f"no search for {game.name} yet")
+        assert self.searcher is not None
         if state.outcome() is not None or not state.legal_moves():
             self.write(format_bestmove(None))
             return

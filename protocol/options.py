@@ -6,6 +6,7 @@ import attrs
 
 from games.base import quote
 from protocol.errors import Code, ProtocolError
+from search.multiplayer import ALGORITHMS
 
 
 @attrs.frozen
@@ -14,9 +15,10 @@ class OptionSpec:
 
     Attributes:
         name: the option's name (matched without regard to case).
-        kind: the UCI type: `spin`, `check` or `string`.
+        kind: the UCI type: `spin`, `check`, `combo` or `string`.
         default: the value before any `setoption`.
         minimum, maximum: the range of a `spin`.
+        choices: the values of a `combo`.
     """
 
     name: str
@@ -24,6 +26,7 @@ class OptionSpec:
     default: int | bool | str
     minimum: int | None = None
     maximum: int | None = None
+    choices: tuple[str, ...] = ()
 
     def announce(self) -> str:
         """The `option name ...` line of the `uci` reply."""
@@ -32,6 +35,9 @@ class OptionSpec:
                     f" min {self.minimum} max {self.maximum}")
         if self.kind == "check":
             return f"option name {self.name} type check default {str(self.default).lower()}"
+        if self.kind == "combo":
+            return (f"option name {self.name} type combo default {self.default} "
+                    + " ".join(f"var {choice}" for choice in self.choices))
         return f"option name {self.name} type string default {self.default or '<empty>'}"
 
     def parse(self, value: str | None) -> int | bool | str:
@@ -55,6 +61,12 @@ class OptionSpec:
                 raise ProtocolError(Code.BAD_VALUE, "setoption",
                                     f"{self.name} must be true or false, got {quote(value)}")
             return value == "true"
+        if self.kind == "combo":
+            if value not in self.choices:
+                raise ProtocolError(Code.BAD_VALUE, "setoption",
+                                    f"{self.name} must be one of {', '.join(self.choices)},"
+                                    f" got {quote(value)}")
+            return value
         return "" if value == "<empty>" else value
 
 
@@ -63,6 +75,7 @@ OPTIONS = (
     OptionSpec("HashFile", "string", ""),
     OptionSpec("Ponder", "check", False),
     OptionSpec("MoveOverhead", "spin", 10, 0, 5000),
+    OptionSpec("MultiPlayerSearch", "combo", "paranoid", choices=ALGORITHMS),
 )
 
 _BY_NAME = {spec.name.lower(): spec for spec in OPTIONS}

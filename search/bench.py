@@ -10,7 +10,7 @@ import time
 import attrs
 
 from games.base import Game
-from search.alphabeta import AlphaBeta
+from search import new_searcher
 from search.limits import StopSignal
 from search.tt import TranspositionTable
 
@@ -38,7 +38,7 @@ def run_bench(game: Game, depth: int | None = None) -> BenchResult:
         stop = StopSignal()
         stop.arm(None, None, depth or game.bench_depth)
         started = time.perf_counter()
-        final = list(AlphaBeta(game, table).search(state, stop))[-1]
+        final = list(new_searcher(game, table).search(state, stop))[-1]
         elapsed += time.perf_counter() - started
         total += final.nodes
     return BenchResult(total, elapsed)

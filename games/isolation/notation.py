@@ -1,0 +1,131 @@
+"""Knight Isolation board text, move tokens and the `seed` parameter."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from games.base import (
+    BadParameterError,
+    BoardTextError,
+    IllegalMoveError,
+    NotationError,
+    parse_square,
+    quote,
+    split_fields,
+    square_name,
+)
+
+LETTERS = "rgb"
+
+
+def parse_seed(params: dict[str, str]) -> int:
+    """The `seed` parameter of `setgame isolation` (default 0); raises BadParameterError."""
+    for key in params:
+        if key != "seed":
+            raise BadParameterError(f"isolation takes only seed=<n>, got {quote(key + '=' + params[key])}")
+    text = params.get("seed", "0")
+    try:
+        seed = int(text)
+    except ValueError:
+        raise BadParameterError(f"seed must be an integer, got {quote(text)}") from None
+    if not -(2**63) <= seed < 2**63:
+        raise BadParameterError(f"seed must fit in 64 bits, got {quote(text)}")
+    return seed
+
+
+def parse_board(tokens: Sequence[str]) -> tuple[int, tuple[int, int, int], int, int, tuple[int, ...]]:
+    """(blocked, knights, to_move, alive, out order) from `rows side [alive=...] [out=...]`.
+
+    `out` lists the players already out, first out first; without it their order is
+    unknown and the returned order is empty.
+    """
+    if len(tokens) < 2:
+        raise BoardTextError(f"board text needs rows and a side to move, got {quote(' '.join(tokens))}")
+    rows = tokens[0].split("/")
+    if len(rows) != 8:
+        raise BoardTextError(f"expected 8 rows, got {len(rows)} in {quote(tokens[0])}")
+    blocked = 0
+    knights: list[int | None] = [None, None, None]
+    for row_index, row in enumerate(rows):
+        if len(row) != 8:
+            raise BoardTextError(f"row {row_index + 1} must have 8 cells: {quote(row)}")
+        for file, cell in enumerate(row):
+            square = (7 - row_index) * 8 + file
+            if cell == "#":
+                blocked |= 1 << square
+            elif cell in LETTERS:
+                player = LETTERS.index(cell)
+                if knights[player] is not None:
+                    raise BoardTextError(f"two {quote(cell)} knights in {quote(tokens[0])}")
+                knights[player] = square
+            elif cell != ".":
+                raise BoardTextError(f"bad cell {quote(cell)} in row {quote(row)}")
+    for player, square in enumerate(knights):
+        if square is None:
+            raise BoardTextError(f"no {quote(LETTERS[player])} knight in {quote(tokens[0])}")
+    if tokens[1] not in ("r", "g", "b"):
+        raise BoardTextError(f"side to move must be r, g or b, got {quote(tokens[1])}")
+    to_move = LETTERS.index(tokens[1])
+    fields = split_fields(tokens[2:], ("alive", "out"))
+    alive = 0
+    for letter in fields.get("alive", LETTERS):
+        if letter not in LETTERS or alive >> LETTERS.index(letter) & 1:
+            raise BoardTextError(f"alive must list distinct players of rgb, got {quote(fields['alive'])}")
+        alive |= 1 << LETTERS.index(letter)
+    if not alive >> to_move & 1:
+        raise BoardTextError(f"the side to move {quote(tokens[1])} is not in alive={quote(fields['alive'])}")
+    order: tuple[int, ...] = ()
+    if "out" in fields:
+        order = tuple(LETTERS.index(letter) for letter in fields["out"] if letter in LETTERS)
+        if len(order) != len(fields["out"]) or sorted(order) != [p for p in range(3) if not alive >> p & 1]:
+            raise BoardTextError(f"out must list the players not alive, got {quote(fields['out'])}")
+    return blocked, (knights[0], knights[1], knights[2]), to_move, alive, order  # type: ignore[return-value]
+
+
+def _rows(blocked: int, knights: tuple[int, int, int]) -> list[str]:
+    rows = []
+    for rank in range(7, -1, -1):
+        cells = []
+        for file in range(8):
+            square = rank * 8 + file
+            if square in knights:
+                cells.append(LETTERS[knights.index(square)])
+            else:
+                cells.append("#" if blocked >> square & 1 else ".")
+        rows.append("".join(cells))
+    return rows
+
+
+def format_board(blocked: int, knights: tuple[int, int, int], to_move: int, alive: int,
+                 scores: tuple[int, int, int]) -> str:
+    """The board text; inverse of `parse_board`. `alive` is always written, `out` (the
+    order of the players out, from their scores) when a player is out."""
+    letters = "".join(letter for player, letter in enumerate(LETTERS) if alive >> player & 1)
+    text = f"{'/'.join(_rows(blocked, knights))} {LETTERS[to_move]} alive={letters}"
+    out = sorted((score, player) for player, score in enumerate(scores) if not alive >> player & 1)
+    if out:
+        text += " out=" + "".join(LETTERS[player] for _, player in out)
+    return text
+
+
+def parse_move(text: str, legal: Sequence[int]) -> int:
+    """The destination square of token `text` if it is among `legal`."""
+    try:
+        move = parse_square(text)
+    except NotationError:
+        raise NotationError(f"bad move {quote(text)}: expected a square such as e3") from None
+    if move not in legal:
+        raise IllegalMoveError(f"illegal move {quote(text)}")
+    return move
+
+
+def format_move(move: int) -> str:
+    return square_name(move)
+
+
+def picture(blocked: int, knights: tuple[int, int, int], to_move: int, alive: int) -> list[str]:
+    lines = [f"{8 - index} {' '.join(row)}" for index, row in enumerate(_rows(blocked, knights))]
+    lines.append("  a b c d e f g h")
+    out = "".join(letter for player, letter in enumerate(LETTERS) if not alive >> player & 1)
+    lines.append(f"to move: {LETTERS[to_move]}" + (f", out: {out}" if out else ""))
+    return lines

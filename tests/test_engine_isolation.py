@@ -1,0 +1,65 @@
+"""Three-player Knight Isolation through the real engine: seeds, clocks, the three
+multi-player searches."""
+
+from __future__ import annotations
+
+from games import find_game
+from tests.conftest import StdioEngine, run
+
+GAME = find_game("isolation")
+
+
+def legal(board_text: str) -> set[str]:
+    state = GAME.parse_board(board_text.split())
+    return {GAME.format_move(state, move) for move in state.legal_moves()}
+
+
+def test_seeded_start_clocks_and_searches() -> None:
+    async def scenario():
+        async with StdioEngine() as engine:
+            lines = await engine.ask("uci", "uciok")
+            assert ("option name MultiPlayerSearch type combo default paranoid"
+                    " var paranoid var brs var maxn") in lines
+            await engine.send("setgame isolation seed=3")
+            (text,) = [l for l in await engine.ask("d", "board-text") if l.startswith("board-text")]
+            board = text.split(" ", 1)[1]
+            assert board == "......../....g.../....r.../......../......../......../......b./........ r alive=rgb"
+            for algorithm in ("paranoid", "brs", "maxn"):
+                await engine.send(f"setoption name MultiPlayerSearch value {algorithm}")
+                answer = await engine.bestmove("go depth 3")
+                assert answer.move in legal(board), algorithm
+                assert " score cp " in answer.infos[-1]
+            await engine.send("setoption name MultiPlayerSearch value paranoid")
+            await engine.ready()
+            answer = await engine.bestmove("go p1time 1000 p2time 1000 p3time 1000")
+            assert answer.move in legal(board) and answer.elapsed < 0.3
+            replies = await engine.ask("go wtime 1000 btime 1000", "error")
+            assert replies[-1].startswith("error bad-value go wtime/btime/winc/binc are for two-player games")
+            replies = await engine.ask("setoption name MultiPlayerSearch value minimax", "error")
+            assert replies[-1].startswith("error bad-value setoption MultiPlayerSearch must be one of")
+            await engine.send("position startpos moves e7 c6 g4")
+            assert (await engine.ask("moves", "moves"))[-1].startswith("moves ")
+            await engine.send("setgame isolation seed=x")
+            assert (await engine.ready())[-1].startswith("error bad-value setgame seed must be an integer")
+    run(scenario())
+
+
+def test_eliminations_and_the_end_through_the_protocol() -> None:
+    async def scenario():
+        async with StdioEngine() as engine:
+            await engine.send("setgame isolation")
+            # Green is walled in: it is put out at once, and blue is to move.
+            rows = "b......g/.....#../......#./......../......../......../......../r......."
+            await engine.send(f"position board {rows} g")
+            lines = await engine.ask("d", "board-text")
+            assert lines[-1].endswith(" b alive=rb out=g")
+            answer = await engine.bestmove("go depth 4")
+            assert answer.move is not None
+            # Red cannot move: it is out, and blue, the last one in, wins.
+            rows = "r......./..#...g./.#....../......../......../......../......../.......b"
+            await engine.send(f"position board {rows} r alive=rb out=g")
+            lines = await engine.ask("d", "result")
+            assert lines[-1] == "result b last player standing"
+            assert lines[-2].endswith(" alive=b out=gr")
+            assert (await engine.bestmove("go depth 2")).move is None
+    run(scenario())
