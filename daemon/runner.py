@@ -13,7 +13,7 @@ import concurrent.futures
 import logging
 from typing import Callable, Iterator
 
-from search.alphabeta import SearchReport
+from search.core import SearchReport
 from search.limits import StopSignal
 
 LOG = logging.getLogger("engine.runner")

@@ -32,7 +32,8 @@ from protocol.format import format_bestmove, format_info, format_margin, format_
 from protocol.options import OPTIONS, find_option
 from protocol.parse import split_tokens, parse_line
 from search import new_searcher
-from search.alphabeta import AlphaBeta, SearchReport
+from search.alphabeta import AlphaBeta
+from search.core import SearchReport
 from search.limits import Limits, StopSignal, move_budget_ms
 from search.multiplayer import MultiPlayerSearch
 from search.perft import perft

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from search.alphabeta import SearchReport
+from search.core import SearchReport
 
 
 def format_info(report: SearchReport, format_pv: Callable[[tuple[int, ...]], list[str]]) -> str:

@@ -14,64 +14,22 @@ from typing import Callable, Generator, Iterator
 import attrs
 
 from games.base import Game, State
+from search.core import (
+    INFINITY,
+    MATE,
+    MATE_BOUND,
+    MAX_PLY,
+    POLL_MASK,
+    Aborted,
+    SearchReport,
+)
 from search.limits import StopSignal
 from search.solver import WINDOW_LIMIT, Solver
-from search.solver import Aborted as SolverAborted
 from search.tt import EXACT, LOWER, UPPER, TranspositionTable, unpack_move
 
-#: The score of a win at the root; a win in n plies scores MATE - n.
-MATE = 1_000_000
-#: Scores beyond this are proven wins or losses.
-MATE_BOUND = MATE - 1000
-INFINITY = MATE + 1
-MAX_PLY = 128
 #: Where a game says a position is solvable, the heuristic search goes this deep first,
 #: for a move to fall back on should the solver not finish in time.
 SOLVER_PRELUDE_DEPTH = 4
-#: The search polls its stop signal every POLL_MASK + 1 nodes (a power of two).
-POLL_MASK = 31
-
-
-class _Aborted(Exception):
-    """Raised inside the tree when the stop signal fires; caught at the root."""
-
-
-@attrs.frozen
-class SearchReport:
-    """What a search knows after an iteration (or at the end, `final`).
-
-    Attributes:
-        depth: the last completed iteration.
-        seldepth: the deepest ply reached.
-        score: the value for the side to move at the root, in the game's centi-units;
-            beyond MATE_BOUND in absolute value it encodes a proven result.
-        nodes: nodes visited so far in this search.
-        elapsed_ms: wall time since the search started.
-        hashfull: transposition table use, per mille.
-        pv: the principal variation, best move first; empty when the root has no move.
-        final: True on the last report of the search.
-        margin: the exact final margin (e.g. disc difference) for the side to move when
-            the endgame solver has proved it, else None.
-    """
-
-    depth: int
-    seldepth: int
-    score: int
-    nodes: int
-    elapsed_ms: int
-    hashfull: int
-    pv: tuple[int, ...]
-    final: bool = False
-    margin: int | None = None
-
-    @property
-    def mate_in(self) -> int | None:
-        """Moves (of the side to move) to a proven win, negative for a proven loss."""
-        if self.score > MATE_BOUND:
-            return (MATE - self.score + 1) // 2
-        if self.score < -MATE_BOUND:
-            return -((MATE + self.score) // 2)
-        return None
 
 
 class AlphaBeta:
@@ -143,7 +101,7 @@ class AlphaBeta:
             self._poll = stop.stop_requested if depth == 1 else stop.should_stop
             try:
                 score, move = self._root(root, moves, depth)
-            except _Aborted:
+            except Aborted:
                 if self._partial_move is not None:
                     best_move = self._partial_move
                 return best_move, best_score, completed, True
@@ -178,7 +136,7 @@ class AlphaBeta:
                     margin=value if exact else None,
                 )
                 yield last
-        except SolverAborted:
+        except Aborted:
             pass
         return attrs.evolve(last, nodes=self.nodes + solver.nodes, final=True,
                             elapsed_ms=int((time.monotonic() - started) * 1000))
@@ -247,7 +205,7 @@ class AlphaBeta:
         """The negamax value of `state` within (alpha, beta), fail-soft."""
         self.nodes += 1
         if not self.nodes & POLL_MASK and self._poll(self.nodes):
-            raise _Aborted
+            raise Aborted
         if ply > self.seldepth:
             self.seldepth = ply
         outcome = state.outcome()

@@ -25,7 +25,7 @@ from collections import defaultdict
 from typing import Callable, Iterator
 
 from games.base import Game, State, zobrist_keys
-from search.alphabeta import INFINITY, MAX_PLY, POLL_MASK, SearchReport, _Aborted
+from search.core import INFINITY, MAX_PLY, POLL_MASK, Aborted, SearchReport
 from search.limits import StopSignal
 from search.tt import EXACT, LOWER, UPPER, TranspositionTable, unpack_move
 
@@ -96,7 +96,7 @@ class MultiPlayerSearch:
             self._root_best = None
             try:
                 score = self._root_search(root, depth)
-            except _Aborted:
+            except Aborted:
                 if self._root_best is not None and completed:
                     best_move = self._root_best
                 break
@@ -153,7 +153,7 @@ class MultiPlayerSearch:
     def _enter(self, ply: int) -> None:
         self.nodes += 1
         if not self.nodes & POLL_MASK and self._poll(self.nodes):
-            raise _Aborted
+            raise Aborted
         if ply > self.seldepth:
             self.seldepth = ply
 

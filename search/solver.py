@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Callable
 
 from games.base import State
+from search.core import Aborted
 
 #: Below this many moves a node tries its moves in generation order: ordering would
 #: cost more than it saves.
@@ -23,10 +24,6 @@ ORDERING_MIN_MOVES = 3
 MAX_ENTRIES = 1 << 20
 #: Above every margin a game can produce.
 WINDOW_LIMIT = 1 << 20
-
-
-class Aborted(Exception):
-    """The stop condition fired inside the solver."""
 
 
 class Solver:

@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from games import find_game
-from search.alphabeta import MATE, MATE_BOUND, AlphaBeta
+from search.alphabeta import AlphaBeta
+from search.core import MATE, MATE_BOUND
 from search.limits import Limits, StopSignal, move_budget_ms
 from search.tt import TranspositionTable
 
