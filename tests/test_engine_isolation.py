@@ -37,8 +37,11 @@ def test_seeded_start_clocks_and_searches() -> None:
             assert replies[-1].startswith("error bad-value go wtime/btime/winc/binc are for two-player games")
             replies = await engine.ask("setoption name MultiPlayerSearch value minimax", "error")
             assert replies[-1].startswith("error bad-value setoption MultiPlayerSearch must be one of")
-            await engine.send("position startpos moves e7 c6 g4")
+            await engine.send("position startpos moves c5 d5 e3")
+            assert await engine.ready() == []
             assert (await engine.ask("moves", "moves"))[-1].startswith("moves ")
+            assert (await engine.ask("d", "board-text"))[-1].startswith(
+                "board-text ......../....#.../....#.../..rg..../......../....b.../......#./........ r")
             await engine.send("setgame isolation seed=x")
             assert (await engine.ready())[-1].startswith("error bad-value setgame seed must be an integer")
     run(scenario())
