@@ -337,3 +337,145 @@ def test_picture_shows_side_and_ply() -> None:
     assert lines[0] == "8 . b b b b b b ." and lines[7] == "1 . b b b b b b ."
     assert lines[8] == "  a b c d e f g h"
     assert lines[9:] == ["to move: b", "ply: 0 of 150"]
+
+
+# ---- the evaluation ----------------------------------------------------------------
+
+from games.loa import evaluation  # noqa: E402
+from games.loa.bitboards import groups  # noqa: E402
+
+
+def transpose(board: int) -> int:
+    return sum(1 << ((s & 7) * 8 + (s >> 3)) for s in range(64) if board >> s & 1)
+
+
+def holes(board: int) -> int:
+    """Enclosed 4-connected regions of empty squares (the background of 8-connectivity)."""
+    empty = {s for s in range(64) if not board >> s & 1}
+    count = 0
+    while empty:
+        stack = [empty.pop()]
+        open_to_edge = False
+        while stack:
+            square = stack.pop()
+            file, rank = square & 7, square >> 3
+            open_to_edge |= file in (0, 7) or rank in (0, 7)
+            for df, dr in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+                f, r = file + df, rank + dr
+                if 0 <= f < 8 and 0 <= r < 8 and 8 * r + f in empty:
+                    empty.discard(8 * r + f)
+                    stack.append(8 * r + f)
+        count += not open_to_edge
+    return count
+
+
+def random_states(seed: int, games: int):
+    rng = random.Random(seed)
+    for _ in range(games):
+        state = GAME.initial_state({})
+        while state.outcome() is None:
+            yield state
+            state = state.play(rng.choice(state.legal_moves()))
+
+
+def test_euler_number_is_groups_minus_holes() -> None:
+    rng = random.Random(3)
+    for trial in range(400):
+        board = rng.getrandbits(64) & (rng.getrandbits(64) if trial % 2 else (1 << 64) - 1)
+        if not board:
+            continue
+        _, euler4 = evaluation.quads(board)
+        assert euler4 == 4 * (len(groups(board)) - holes(board)), hex(board)
+
+
+def test_evaluation_is_zero_sum_and_colour_symmetric() -> None:
+    for state in random_states(5, 6):
+        value = GAME.evaluate(state)
+        assert value[0] == -value[1]
+        mirrored = GAME.parse_board([
+            "/".join("".join("b" if transpose(state.white) >> (8 * r + f) & 1 else
+                             "w" if transpose(state.black) >> (8 * r + f) & 1 else "."
+                             for f in range(8)) for r in range(7, -1, -1)),
+            "bw"[state.to_move ^ 1], f"ply={state.ply}",
+        ])
+        assert GAME.evaluate(mirrored) == (value[1], value[0])
+
+
+def test_a_tight_group_beats_a_scattered_one() -> None:
+    tight = board("......../......../......../...bb.../...bbw../......../....w.../w......w w")
+    value = GAME.evaluate(tight)
+    assert value[0] > 300
+
+
+def test_a_side_to_move_that_can_connect_scores_the_win_in_one() -> None:
+    # Black a8 joins c7 by a8b8; white cannot connect in one move.
+    state = board("b......./..b...../......../......../......../......../......../w......w b ply=40")
+    assert GAME.evaluate(state) == (evaluation.WIN_IN_ONE, -evaluation.WIN_IN_ONE)
+    # With white to move the same black move is only a threat white must meet.
+    other = board("b......./..b...../......../......../......../......../......../w......w w ply=40")
+    assert 0 < GAME.evaluate(other)[0] < evaluation.WIN_IN_ONE
+
+
+def test_no_connection_in_one_is_claimed_for_many_groups() -> None:
+    assert not evaluation.connects_in_one(0x8100000000000081, [], 16)
+    state = GAME.initial_state({})
+    moves = state.legal_moves()
+    _, euler4 = evaluation.quads(state.black)
+    assert not evaluation.connects_in_one(state.black, moves, euler4)
+
+
+def test_values_shrink_near_the_ply_cap() -> None:
+    text = "......../......../......../...bb.../...bbw../......../....w.../w......w w ply={}"
+    early, late = GAME.evaluate(board(text.format(100))), GAME.evaluate(board(text.format(145)))
+    assert early[0] > 0 and 0 <= late[0] < early[0]
+    assert late[0] == early[0] * 5 // evaluation.HORIZON
+
+
+def test_walls_count_enemy_edge_checkers_boxed_by_own_ones() -> None:
+    # w on d1 with b on c2, d2, e2: walled. w on a4 with b on b4, b5 only: not (b3 free).
+    own = sum(1 << s for s in (10, 11, 12, 25, 33))
+    opp = sum(1 << s for s in (3, 24))
+    assert evaluation.walls(own, opp) == 1
+    assert evaluation.walls(own | 1 << 17, opp) == 2
+
+
+# ---- searching ---------------------------------------------------------------------
+
+from search.alphabeta import MATE_BOUND, AlphaBeta  # noqa: E402
+from search.limits import StopSignal  # noqa: E402
+from search.tt import TranspositionTable  # noqa: E402
+
+
+def search(state, depth: int):
+    stop = StopSignal()
+    stop.arm(None, None, depth)
+    table = TranspositionTable("loa", GAME.key_scheme, 1 << 20)
+    return list(AlphaBeta(GAME, table).search(state, stop))[-1]
+
+
+def test_search_takes_a_win_in_one() -> None:
+    state = board("b......./..b...../......../......../......../......../......../w......w b ply=40")
+    final = search(state, 2)
+    assert state.play(final.pv[0]).outcome().winner == 0 and final.score > MATE_BOUND
+
+
+def test_search_avoids_a_capture_that_connects_the_opponent() -> None:
+    # b6d4 would take white's last stray checker and leave white connected.
+    state = board(".......w/......w./.b....../......../...w..../......../......../b....... b")
+    final = search(state, 2)
+    assert GAME.format_move(state, final.pv[0]) != "b6d4"
+    assert final.score > -MATE_BOUND
+
+
+def test_a_shallow_search_beats_a_random_player() -> None:
+    for game_index in range(4):
+        rng = random.Random(game_index)
+        engine_side = game_index % 2
+        state = GAME.initial_state({})
+        while state.outcome() is None:
+            if state.to_move == engine_side:
+                move = search(state, 2).pv[0]
+            else:
+                move = rng.choice(state.legal_moves())
+            state = state.play(move)
+        assert state.outcome().winner == engine_side

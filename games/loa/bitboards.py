@@ -48,11 +48,13 @@ def _line_mask(square: int, steps: tuple[tuple[int, int], ...]) -> int:
     return mask
 
 
-def _jumps(square: int, steps: tuple[tuple[int, int], ...]) -> tuple[tuple[tuple[int, int, int], ...], ...]:
+def _jumps(square: int, steps: tuple[tuple[int, int], ...]) -> tuple[tuple[tuple[int, int], ...], ...]:
     """For a checker count n = 0..8 on the line: the jumps of n squares along it.
 
-    Each jump is (target bit, mask of the squares strictly between, move int); jumps
-    that would leave the board are absent.
+    Each jump is (stop mask, move int); jumps that would leave the board are absent. The
+    stop mask holds the squares strictly between in its low 64 bits and the target
+    square in its high 64 bits, so that one AND with `opp | own << 64`
+    finds both an enemy in the way and an own checker on the target.
     """
     by_count = []
     for count in range(9):
@@ -67,7 +69,7 @@ def _jumps(square: int, steps: tuple[tuple[int, int], ...]) -> tuple[tuple[tuple
             between = 0
             for step in range(1, count):
                 between |= 1 << ((square >> 3) + dr * step) * 8 + (square & 7) + df * step
-            jumps.append((1 << target, between, square << 6 | target))
+            jumps.append((between | 1 << (target + 64), square << 6 | target))
         by_count.append(tuple(jumps))
     return tuple(by_count)
 
@@ -76,6 +78,8 @@ def _jumps(square: int, steps: tuple[tuple[int, int], ...]) -> tuple[tuple[tuple
 LINE_MASKS = tuple(tuple(_line_mask(s, steps) for steps in LINE_STEPS) for s in range(64))
 #: JUMPS[s][kind][n]: the jumps from s along line kind when the line holds n checkers.
 JUMPS = tuple(tuple(_jumps(s, steps) for steps in LINE_STEPS) for s in range(64))
+#: SQUARE_LINES[s]: the four LINE_MASKS of s then its four JUMPS tables, in one tuple.
+SQUARE_LINES = tuple(LINE_MASKS[s] + JUMPS[s] for s in range(64))
 
 
 def dilate(board: int) -> int:

@@ -11,7 +11,7 @@ from typing import NamedTuple, Sequence
 
 from games.base import Outcome, zobrist_keys
 from games.loa import evaluation, fixtures, notation
-from games.loa.bitboards import JUMPS, LINE_MASKS, MAX_PLIES, PASS, connected
+from games.loa.bitboards import MAX_PLIES, PASS, SQUARE_LINES, connected
 
 BLACK, WHITE = 0, 1
 #: b1-g1 and b8-g8.
@@ -49,26 +49,26 @@ def generate_moves(own: int, opp: int) -> list[int]:
     land on an empty square or an enemy checker (a capture), never on its own.
     """
     occupied = own | opp
+    blockers = opp | own << 64
     moves = []
     append = moves.append
     rest = own
     while rest:
         low = rest & -rest
         rest ^= low
-        square = low.bit_length() - 1
-        row, file, diagonal, anti = LINE_MASKS[square]
-        by_row, by_file, by_diagonal, by_anti = JUMPS[square]
-        for to_bit, between, move in by_row[(occupied & row).bit_count()]:
-            if not (to_bit & own or between & opp):
+        row, file, diagonal, anti, by_row, by_file, by_diagonal, by_anti = SQUARE_LINES[
+            low.bit_length() - 1]
+        for stop, move in by_row[(occupied & row).bit_count()]:
+            if not stop & blockers:
                 append(move)
-        for to_bit, between, move in by_file[(occupied & file).bit_count()]:
-            if not (to_bit & own or between & opp):
+        for stop, move in by_file[(occupied & file).bit_count()]:
+            if not stop & blockers:
                 append(move)
-        for to_bit, between, move in by_diagonal[(occupied & diagonal).bit_count()]:
-            if not (to_bit & own or between & opp):
+        for stop, move in by_diagonal[(occupied & diagonal).bit_count()]:
+            if not stop & blockers:
                 append(move)
-        for to_bit, between, move in by_anti[(occupied & anti).bit_count()]:
-            if not (to_bit & own or between & opp):
+        for stop, move in by_anti[(occupied & anti).bit_count()]:
+            if not stop & blockers:
                 append(move)
     return moves
 
