@@ -416,12 +416,18 @@ def test_a_side_to_move_that_can_connect_scores_the_win_in_one() -> None:
     assert 0 < GAME.evaluate(other)[0] < evaluation.WIN_IN_ONE
 
 
-def test_no_connection_in_one_is_claimed_for_many_groups() -> None:
-    assert not evaluation.connects_in_one(0x8100000000000081, [], 16)
+def test_connection_in_one_needs_few_groups_and_a_landing_square() -> None:
+    corners = 0x8100000000000081
+    assert not evaluation.connects_in_one(corners, 16, evaluation.mobility(corners, 1 << 27)[4], 0)
     state = GAME.initial_state({})
-    moves = state.legal_moves()
-    _, euler4 = evaluation.quads(state.black)
-    assert not evaluation.connects_in_one(state.black, moves, euler4)
+    entries = evaluation.mobility(state.black, state.white)[4]
+    assert not evaluation.connects_in_one(state.black, evaluation.quads(state.black)[1], entries, 0)
+    # b a8, c7: a8b8, a8c6, c7b7 and c7b8 join them; the line entries hold every move.
+    state = board("b......./..b...../......../......../......../......../......../w......w b ply=40")
+    entries = evaluation.mobility(state.black, state.white)[4]
+    assert evaluation.connects_in_one(state.black, evaluation.quads(state.black)[1], entries, 0)
+    assert sorted(evaluation.moves_from(entries, 0)) == sorted(state.legal_moves())
+    assert not evaluation.connects_in_one(state.white, evaluation.quads(state.white)[1], entries, 1)
 
 
 def test_values_shrink_near_the_ply_cap() -> None:

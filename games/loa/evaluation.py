@@ -37,6 +37,11 @@ checkers, 100 is about three king steps of its checkers toward their centre of m
   shrinks in proportion to the plies left, since only a connection before the cap
   counts.
 
+Mobility is counted line by line: each of the 42 lines of two or more squares maps its
+black and white checkers to both sides' weighted moves along it, checkers with a move
+and the moves themselves, memoised per line (one dictionary look-up per line instead of
+a walk over every checker's four lines for each side).
+
 The win and threat tests look for a move whose origin's group and landing square could
 join every group: the landing square must touch every other group (a square touches at
 most 4 separate groups, so with more than 5 groups there is none); only those few moves
@@ -128,57 +133,76 @@ _EDGE_HORIZONTAL = (RANK_1 | RANK_8) & NOT_FILE_H
 _CORNERS = 1 | 1 << 7 | 1 << 56 | 1 << 63
 
 
-def _eval_jumps(square: int) -> tuple:
-    """Per line kind and count: (stop mask, half-move weight, move) of each jump."""
-    kinds = []
-    for kind in range(4):
-        by_count = []
-        for jumps in JUMPS[square][kind]:
-            by_count.append(tuple(
-                (stop, 1 if (stop >> 64) & EDGES else 2, move) for stop, move in jumps
-            ))
-        kinds.append(tuple(by_count))
-    return LINE_MASKS[square] + tuple(kinds)
+#: Every line (row, file, diagonal, anti-diagonal) of 2 or more squares, with its kind
+#: (the index into LINE_MASKS and JUMPS entries).
+_LINES = tuple(sorted({
+    (mask, kind) for square in range(64) for kind, mask in enumerate(LINE_MASKS[square])
+    if mask.bit_count() > 1
+}))
+#: Per line: (black's and white's checkers on it) -> its mobility entry; filled as lines
+#: are met. A line of k squares has at most 3**k contents, so the memo stays below 131,220
+#: entries over all 42 lines, and in play holds a small fraction of that.
+_LINE_MEMO: tuple[dict[int, tuple], ...] = tuple({} for _ in _LINES)
 
 
-_EVAL_LINES = tuple(_eval_jumps(s) for s in range(64))
+def _line_entry(mask: int, kind: int, black: int, white: int) -> tuple:
+    """The mobility along one line of its black and white checkers `black`, `white`:
+    (black's weighted moves, black's checkers with a move, white's weighted moves,
+    white's checkers with a move, black's moves, white's moves)."""
+    count = (black | white).bit_count()
+    entry: list = []
+    for own, opp in ((black, white), (white, black)):
+        blockers = opp | own << 64
+        score = movers = 0
+        moves = []
+        rest = own
+        while rest:
+            low = rest & -rest
+            rest ^= low
+            for stop, move in JUMPS[low.bit_length() - 1][kind][count]:
+                if not stop & blockers:
+                    to = stop >> 64
+                    score += (1 if to & EDGES else 2) + (CAPTURE if to & opp else 0)
+                    movers |= low
+                    moves.append(move)
+        entry.append((score, movers, tuple(moves)))
+    (black_score, black_movers, black_moves), (white_score, white_movers, white_moves) = entry
+    return black_score, black_movers, white_score, white_movers, black_moves, white_moves
 
 
-def mobility(own: int, opp: int) -> tuple[int, int, list[int]]:
-    """(weighted mobility in half moves, checkers without a move, the moves)."""
-    occupied = own | opp
-    blockers = opp | own << 64
-    captures = opp << 64
-    score = 0
-    blocked = 0
+_LINE_TABLE = tuple((mask, kind, memo) for (mask, kind), memo in zip(_LINES, _LINE_MEMO))
+
+
+def mobility(black: int, white: int) -> tuple[int, int, int, int, list[tuple]]:
+    """(black's weighted mobility in half moves, black's checkers without a move, the same
+    two for white, the line entries met) by one pass over the lines."""
+    black_score = white_score = black_movers = white_movers = 0
+    entries = []
+    for mask, kind, memo in _LINE_TABLE:
+        black_line = black & mask
+        white_line = white & mask
+        if not (black_line or white_line):
+            continue
+        key = black_line | white_line << 64
+        entry = memo.get(key)
+        if entry is None:
+            entry = memo[key] = _line_entry(mask, kind, black_line, white_line)
+        black_score += entry[0]
+        black_movers |= entry[1]
+        white_score += entry[2]
+        white_movers |= entry[3]
+        entries.append(entry)
+    return (black_score, (black & ~black_movers).bit_count(),
+            white_score, (white & ~white_movers).bit_count(), entries)
+
+
+def moves_from(entries: list[tuple], colour: int) -> list[int]:
+    """The moves of black (colour 0) or white (1) gathered from `mobility`'s entries."""
+    field = 4 + colour
     moves: list[int] = []
-    append = moves.append
-    rest = own
-    while rest:
-        low = rest & -rest
-        rest ^= low
-        row, file, diagonal, anti, by_row, by_file, by_diagonal, by_anti = _EVAL_LINES[
-            low.bit_length() - 1]
-        before = score
-        for stop, weight, move in by_row[(occupied & row).bit_count()]:
-            if not stop & blockers:
-                score += weight + CAPTURE if stop & captures else weight
-                append(move)
-        for stop, weight, move in by_file[(occupied & file).bit_count()]:
-            if not stop & blockers:
-                score += weight + CAPTURE if stop & captures else weight
-                append(move)
-        for stop, weight, move in by_diagonal[(occupied & diagonal).bit_count()]:
-            if not stop & blockers:
-                score += weight + CAPTURE if stop & captures else weight
-                append(move)
-        for stop, weight, move in by_anti[(occupied & anti).bit_count()]:
-            if not stop & blockers:
-                score += weight + CAPTURE if stop & captures else weight
-                append(move)
-        if score == before:
-            blocked += 1
-    return score, blocked, moves
+    for entry in entries:
+        moves += entry[field]
+    return moves
 
 
 def quads(board: int) -> tuple[int, int]:
@@ -233,8 +257,9 @@ def walls(own: int, opp: int) -> int:
     return (south | north | west | east).bit_count()
 
 
-def connects_in_one(own: int, moves: list[int], euler4: int) -> bool:
-    """Whether one of `moves` (the side's moves) joins all of `own` in one group."""
+def connects_in_one(own: int, euler4: int, entries: list[tuple], colour: int) -> bool:
+    """Whether the side `colour` owning `own` has a move that joins all its checkers;
+    `euler4` is its 4 x Euler number and `entries` the line entries of `mobility`."""
     if euler4 > 20:
         return False
     parts = groups(own)
@@ -243,36 +268,43 @@ def connects_in_one(own: int, moves: list[int], euler4: int) -> bool:
     if len(parts) == 1:
         return True
     reach = [dilate(part) for part in parts]
+    landings = []
+    anywhere = 0
     for index, part in enumerate(parts):
         landing = FULL
         for other, near in enumerate(reach):
             if other != index:
                 landing &= near
-        if not landing:
-            continue
-        for move in moves:
+        landings.append(landing)
+        anywhere |= landing
+    if not anywhere:
+        return False
+    for move in moves_from(entries, colour):
+        to = 1 << (move & 63)
+        if to & anywhere:
             frm = 1 << (move >> 6)
-            to = 1 << (move & 63)
-            if frm & part and to & landing and connected(own ^ frm | to):
-                return True
+            for part, landing in zip(parts, landings):
+                if frm & part:
+                    if to & landing and connected(own ^ frm | to):
+                        return True
+                    break
     return False
 
 
 def evaluate(black: int, white: int, to_move: int, ply: int) -> tuple[int, int]:
     """(black's value, white's value) of a position; they sum to zero."""
-    black_mobility, black_blocked, black_moves = mobility(black, white)
-    white_mobility, white_blocked, white_moves = mobility(white, black)
+    black_mobility, black_blocked, white_mobility, white_blocked, entries = mobility(black, white)
     black_quads, black_euler4 = quads(black)
     white_quads, white_euler4 = quads(white)
     if to_move == 0:
-        if connects_in_one(black, black_moves, black_euler4):
+        if connects_in_one(black, black_euler4, entries, 0):
             return WIN_IN_ONE, -WIN_IN_ONE
-        threat = -THREAT if connects_in_one(white, white_moves, white_euler4) else 0
+        threat = -THREAT if connects_in_one(white, white_euler4, entries, 1) else 0
         tempo = TEMPO
     else:
-        if connects_in_one(white, white_moves, white_euler4):
+        if connects_in_one(white, white_euler4, entries, 1):
             return -WIN_IN_ONE, WIN_IN_ONE
-        threat = THREAT if connects_in_one(black, black_moves, black_euler4) else 0
+        threat = THREAT if connects_in_one(black, black_euler4, entries, 0) else 0
         tempo = -TEMPO
     black_concentration, black_table = shape(black)
     white_concentration, white_table = shape(white)
