@@ -8,7 +8,13 @@ import pytest
 
 from games import find_game
 from games.base import BadParameterError, BoardTextError, IllegalMoveError, NotationError
+from games.loa import evaluation
+from games.loa.bitboards import groups
+from games.loa.rules import apply_move, generate_moves
+from search.alphabeta import MATE_BOUND, AlphaBeta
+from search.limits import StopSignal
 from search.perft import perft
+from search.tt import TranspositionTable
 from tests.conftest import load_vectors, perft_records
 
 GAME = find_game("loa")
@@ -100,8 +106,6 @@ def test_recorded_games_replay_to_the_recorded_boards_and_results() -> None:
 def test_the_last_movers_moves_at_the_end_agree_with_the_kernel() -> None:
     """A terminal record lists the last mover's moves in the final position; the game
     is over there, so only the generator kernel can be held against them."""
-    from games.loa.rules import generate_moves
-
     for record in (r for r in RECORDS if r.get("terminal")):
         state = board(record_text(record))
         own, opp = (state.black, state.white) if state.to_move == 0 else (state.white, state.black)
@@ -246,6 +250,7 @@ def test_capture_removes_the_enemy_and_never_lands_on_own() -> None:
     assert moves == ["c1a1", "c1b2", "c1d2", "c1e1"]
     after = state.play(GAME.parse_move(state, "c1e1"))
     assert (after.black.bit_count(), after.white.bit_count()) == (2, 1)
+    assert apply_move(state.black, state.white, GAME.parse_move(state, "c1e1")) == (after.black, after.white)
     assert GAME.format_board(after).split()[0].split("/")[7] == "....b..."
 
 
@@ -340,9 +345,6 @@ def test_picture_shows_side_and_ply() -> None:
 
 
 # ---- the evaluation ----------------------------------------------------------------
-
-from games.loa import evaluation  # noqa: E402
-from games.loa.bitboards import groups  # noqa: E402
 
 
 def transpose(board: int) -> int:
@@ -446,10 +448,6 @@ def test_walls_count_enemy_edge_checkers_boxed_by_own_ones() -> None:
 
 
 # ---- searching ---------------------------------------------------------------------
-
-from search.alphabeta import MATE_BOUND, AlphaBeta  # noqa: E402
-from search.limits import StopSignal  # noqa: E402
-from search.tt import TranspositionTable  # noqa: E402
 
 
 def search(state, depth: int):

@@ -126,20 +126,19 @@ class LoaState(NamedTuple):
     status: int
 
     def legal_moves(self) -> list[int]:
-        if self.status:
+        black, white, to_move, _, _, status = self
+        if status:
             return []
-        if self.to_move == BLACK:
-            moves = generate_moves(self.black, self.white)
-        else:
-            moves = generate_moves(self.white, self.black)
+        moves = generate_moves(black, white) if to_move == BLACK else generate_moves(white, black)
         return moves or [PASS]
 
     def play(self, move: int) -> "LoaState":
+        # Only called while the game goes on, so neither side is connected yet: the mover
+        # may be now, and the other side only if it lost a checker.
         black, white, to_move, ply, key, status = self
         ply += 1
         key ^= _STEP_KEYS[ply]
         if move == PASS:
-            # Nothing moved: neither side was connected before, nor is it now.
             return _new_state(LoaState, (black, white, to_move ^ 1, ply, key,
                                          DRAWN if ply >= MAX_PLIES else ONGOING))
         frm = move >> 6
@@ -151,7 +150,6 @@ class LoaState(NamedTuple):
             if white & to_bit:
                 white ^= to_bit
                 key ^= _WHITE_KEYS[to]
-                # Only a capture changes the other side, so only then can it connect.
                 status = (BLACK_WON if connected(black) else WHITE_WON if connected(white)
                           else DRAWN if ply >= MAX_PLIES else ONGOING)
             else:
