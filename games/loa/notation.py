@@ -1,0 +1,116 @@
+"""Lines of Action board text and move tokens, as symmetric parse/format pairs."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from games.base import (
+    quote,
+    BadParameterError,
+    BoardTextError,
+    IllegalMoveError,
+    NotationError,
+    parse_square,
+    split_fields,
+    square_name,
+)
+from games.loa.bitboards import MAX_PLIES, PASS
+
+_SIDES = {"b": 0, "w": 1}
+#: The most checkers a side ever has (its start count); the fewest is one.
+MAX_CHECKERS = 12
+
+
+def check_no_params(params: dict[str, str]) -> None:
+    """The start position takes no parameter; raises BadParameterError."""
+    for key, value in params.items():
+        raise BadParameterError(f"loa takes no parameter, got {quote(key + '=' + value)}")
+
+
+def parse_board(tokens: Sequence[str]) -> tuple[int, int, int, int]:
+    """(black, white, to_move, ply) from `rows side [ply=<n>]`; raises BoardTextError."""
+    if len(tokens) < 2:
+        raise BoardTextError(f"board text needs rows and a side to move, got {quote(' '.join(tokens))}")
+    rows = tokens[0].split("/")
+    if len(rows) != 8:
+        raise BoardTextError(f"expected 8 rows, got {len(rows)} in {quote(tokens[0])}")
+    black = white = 0
+    for row_index, row in enumerate(rows):
+        if len(row) != 8:
+            raise BoardTextError(f"row {row_index + 1} must have 8 cells: {quote(row)}")
+        rank = 7 - row_index
+        for file, cell in enumerate(row):
+            bit = 1 << (rank * 8 + file)
+            if cell == "b":
+                black |= bit
+            elif cell == "w":
+                white |= bit
+            elif cell != ".":
+                raise BoardTextError(f"bad cell {quote(cell)} in row {quote(row)}")
+    for name, board in (("b", black), ("w", white)):
+        count = board.bit_count()
+        if not 1 <= count <= MAX_CHECKERS:
+            raise BoardTextError(f"{name} must have 1 to {MAX_CHECKERS} checkers, got {count} in {quote(tokens[0])}")
+    side = _SIDES.get(tokens[1])
+    if side is None:
+        raise BoardTextError(f"side to move must be b or w, got {quote(tokens[1])}")
+    fields = split_fields(tokens[2:], ("ply",))
+    ply = 0
+    if "ply" in fields:
+        text = fields["ply"]
+        if not (text.isascii() and text.isdigit()) or len(text) > 3 or int(text) > MAX_PLIES:
+            raise BoardTextError(f"ply must be an integer in 0..{MAX_PLIES}, got {quote('ply=' + text)}")
+        ply = int(text)
+    return black, white, side, ply
+
+
+def format_board(black: int, white: int, to_move: int, ply: int) -> str:
+    """The board text, always with its `ply=` field; inverse of `parse_board`."""
+    return "/".join(_rows(black, white)) + " " + "bw"[to_move] + f" ply={ply}"
+
+
+def _rows(black: int, white: int) -> list[str]:
+    rows = []
+    for rank in range(7, -1, -1):
+        cells = []
+        for file in range(8):
+            bit = 1 << (rank * 8 + file)
+            cells.append("b" if black & bit else "w" if white & bit else ".")
+        rows.append("".join(cells))
+    return rows
+
+
+def parse_move(text: str, legal: Sequence[int]) -> int:
+    """The move int of token `text` (two square names, or `pass`) if it is among `legal`.
+
+    Raises NotationError for a token that is neither and IllegalMoveError for one that
+    names no legal move (`pass` is legal only when it is the only move).
+    """
+    if text == "pass":
+        move = PASS
+    else:
+        if len(text) != 4:
+            raise NotationError(f"bad move {quote(text)}: expected two squares such as b1b3, or pass")
+        try:
+            move = parse_square(text[:2]) << 6 | parse_square(text[2:])
+        except NotationError:
+            raise NotationError(f"bad move {quote(text)}: expected two squares such as b1b3, or pass") from None
+    if move not in legal:
+        raise IllegalMoveError(f"illegal move {quote(text)}")
+    return move
+
+
+def format_move(move: int) -> str:
+    """The token of a move int, e.g. `b1b3`, or `pass`."""
+    if move == PASS:
+        return "pass"
+    return square_name(move >> 6) + square_name(move & 63)
+
+
+def picture(black: int, white: int, to_move: int, ply: int) -> list[str]:
+    """The board drawn rank 8 first with coordinates, the side to move and the ply."""
+    lines = [f"{8 - index} {' '.join(row)}" for index, row in enumerate(_rows(black, white))]
+    lines.append("  a b c d e f g h")
+    lines.append(f"to move: {'bw'[to_move]}")
+    lines.append(f"ply: {ply} of {MAX_PLIES}")
+    return lines
