@@ -220,5 +220,9 @@ class LoaGame:
     def picture(self, state: LoaState) -> list[str]:
         return notation.picture(state.black, state.white, state.to_move, state.ply)
 
+    def solvable(self, state: LoaState) -> bool:
+        # Games end by connection long before the board empties: no exact endgame.
+        return False
+
 
 GAME = LoaGame()
