@@ -180,6 +180,48 @@ def split_fields(tokens: Sequence[str], allowed: Sequence[str]) -> dict[str, str
     return fields
 
 
+def parse_grid(tokens: Sequence[str], pieces: str, rank8_first: bool = True) -> list[int]:
+    """The bitboards of an 8x8 board text's rows token, one per character of `pieces`.
+
+    `tokens` is a whole board text (rows, side to move, fields...); its first token must
+    be 8 rows of 8 cells joined by `/`, each cell `.` or a character of `pieces`. With
+    `rank8_first` the first row is rank 8 (square 56..63), else it is square 0..7.
+    Raises BoardTextError quoting the offending token when the rows or the side to move
+    are missing or malformed.
+    """
+    if len(tokens) < 2:
+        raise BoardTextError(f"board text needs rows and a side to move, got {quote(' '.join(tokens))}")
+    rows = tokens[0].split("/")
+    if len(rows) != 8:
+        raise BoardTextError(f"expected 8 rows, got {len(rows)} in {quote(tokens[0])}")
+    boards = [0] * len(pieces)
+    for row_index, row in enumerate(rows):
+        if len(row) != 8:
+            raise BoardTextError(f"row {row_index + 1} must have 8 cells: {quote(row)}")
+        base = (7 - row_index if rank8_first else row_index) * 8
+        for file, cell in enumerate(row):
+            if cell != ".":
+                kind = pieces.find(cell)
+                if kind < 0:
+                    raise BoardTextError(f"bad cell {quote(cell)} in row {quote(row)}")
+                boards[kind] |= 1 << (base + file)
+    return boards
+
+
+def format_grid(boards: Sequence[int], pieces: str, rank8_first: bool = True) -> list[str]:
+    """The 8 rows of an 8x8 board, as `parse_grid` reads them (first board wins a
+    square claimed twice)."""
+    rows = []
+    for row_index in range(8):
+        base = (7 - row_index if rank8_first else row_index) * 8
+        cells = []
+        for file in range(8):
+            bit = 1 << (base + file)
+            cells.append(next((piece for piece, board in zip(pieces, boards) if board & bit), "."))
+        rows.append("".join(cells))
+    return rows
+
+
 def square_name(square: int) -> str:
     """Chess-style name of a square index on an 8x8 board (a1 = 0, h1 = 7, h8 = 63)."""
     return "abcdefgh"[square & 7] + str((square >> 3) + 1)

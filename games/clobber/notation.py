@@ -10,6 +10,8 @@ from games.base import (
     BoardTextError,
     IllegalMoveError,
     NotationError,
+    format_grid,
+    parse_grid,
     parse_square,
     split_fields,
     square_name,
@@ -26,24 +28,7 @@ def check_no_params(params: dict[str, str]) -> None:
 
 def parse_board(tokens: Sequence[str]) -> tuple[int, int, int]:
     """(white, black, to_move) from `rows side`; raises BoardTextError."""
-    if len(tokens) < 2:
-        raise BoardTextError(f"board text needs rows and a side to move, got {quote(' '.join(tokens))}")
-    rows = tokens[0].split("/")
-    if len(rows) != 8:
-        raise BoardTextError(f"expected 8 rows, got {len(rows)} in {quote(tokens[0])}")
-    white = black = 0
-    for row_index, row in enumerate(rows):
-        if len(row) != 8:
-            raise BoardTextError(f"row {row_index + 1} must have 8 cells: {quote(row)}")
-        rank = 7 - row_index
-        for file, cell in enumerate(row):
-            bit = 1 << (rank * 8 + file)
-            if cell == "w":
-                white |= bit
-            elif cell == "b":
-                black |= bit
-            elif cell != ".":
-                raise BoardTextError(f"bad cell {quote(cell)} in row {quote(row)}")
+    white, black = parse_grid(tokens, "wb")
     side = _SIDES.get(tokens[1])
     if side is None:
         raise BoardTextError(f"side to move must be w or b, got {quote(tokens[1])}")
@@ -53,18 +38,7 @@ def parse_board(tokens: Sequence[str]) -> tuple[int, int, int]:
 
 def format_board(white: int, black: int, to_move: int) -> str:
     """The board text; inverse of `parse_board`."""
-    return "/".join(_rows(white, black)) + " " + "wb"[to_move]
-
-
-def _rows(white: int, black: int) -> list[str]:
-    rows = []
-    for rank in range(7, -1, -1):
-        cells = []
-        for file in range(8):
-            bit = 1 << (rank * 8 + file)
-            cells.append("w" if white & bit else "b" if black & bit else ".")
-        rows.append("".join(cells))
-    return rows
+    return "/".join(format_grid((white, black), "wb")) + " " + "wb"[to_move]
 
 
 def parse_move(text: str, legal: Sequence[int]) -> int:
@@ -91,7 +65,7 @@ def format_move(move: int) -> str:
 
 def picture(white: int, black: int, to_move: int) -> list[str]:
     """The board drawn rank 8 first with coordinates, and the side to move."""
-    lines = [f"{8 - index} {' '.join(row)}" for index, row in enumerate(_rows(white, black))]
+    lines = [f"{8 - index} {' '.join(row)}" for index, row in enumerate(format_grid((white, black), "wb"))]
     lines.append("  a b c d e f g h")
     lines.append(f"to move: {'wb'[to_move]}")
     return lines

@@ -9,6 +9,8 @@ from games.base import (
     BoardTextError,
     IllegalMoveError,
     NotationError,
+    format_grid,
+    parse_grid,
     parse_square,
     quote,
     split_fields,
@@ -39,30 +41,13 @@ def parse_board(tokens: Sequence[str]) -> tuple[int, tuple[int, int, int], int, 
     `out` lists the players already out, first out first; without it their order is
     unknown and the returned order is empty.
     """
-    if len(tokens) < 2:
-        raise BoardTextError(f"board text needs rows and a side to move, got {quote(' '.join(tokens))}")
-    rows = tokens[0].split("/")
-    if len(rows) != 8:
-        raise BoardTextError(f"expected 8 rows, got {len(rows)} in {quote(tokens[0])}")
-    blocked = 0
-    knights: list[int | None] = [None, None, None]
-    for row_index, row in enumerate(rows):
-        if len(row) != 8:
-            raise BoardTextError(f"row {row_index + 1} must have 8 cells: {quote(row)}")
-        for file, cell in enumerate(row):
-            square = (7 - row_index) * 8 + file
-            if cell == "#":
-                blocked |= 1 << square
-            elif cell in LETTERS:
-                player = LETTERS.index(cell)
-                if knights[player] is not None:
-                    raise BoardTextError(f"two {quote(cell)} knights in {quote(tokens[0])}")
-                knights[player] = square
-            elif cell != ".":
-                raise BoardTextError(f"bad cell {quote(cell)} in row {quote(row)}")
-    for player, square in enumerate(knights):
-        if square is None:
-            raise BoardTextError(f"no {quote(LETTERS[player])} knight in {quote(tokens[0])}")
+    blocked, *singles = parse_grid(tokens, "#" + LETTERS)
+    knights = []
+    for player, board in enumerate(singles):
+        if board.bit_count() != 1:
+            raise BoardTextError(f"expected one {quote(LETTERS[player])} knight, got "
+                                 f"{board.bit_count()} in {quote(tokens[0])}")
+        knights.append(board.bit_length() - 1)
     if tokens[1] not in ("r", "g", "b"):
         raise BoardTextError(f"side to move must be r, g or b, got {quote(tokens[1])}")
     to_move = LETTERS.index(tokens[1])
@@ -79,21 +64,11 @@ def parse_board(tokens: Sequence[str]) -> tuple[int, tuple[int, int, int], int, 
         order = tuple(LETTERS.index(letter) for letter in fields["out"] if letter in LETTERS)
         if len(order) != len(fields["out"]) or sorted(order) != [p for p in range(3) if not alive >> p & 1]:
             raise BoardTextError(f"out must list the players not alive, got {quote(fields['out'])}")
-    return blocked, (knights[0], knights[1], knights[2]), to_move, alive, order  # type: ignore[return-value]
+    return blocked, (knights[0], knights[1], knights[2]), to_move, alive, order
 
 
 def _rows(blocked: int, knights: tuple[int, int, int]) -> list[str]:
-    rows = []
-    for rank in range(7, -1, -1):
-        cells = []
-        for file in range(8):
-            square = rank * 8 + file
-            if square in knights:
-                cells.append(LETTERS[knights.index(square)])
-            else:
-                cells.append("#" if blocked >> square & 1 else ".")
-        rows.append("".join(cells))
-    return rows
+    return format_grid((*(1 << square for square in knights), blocked), LETTERS + "#")
 
 
 def format_board(blocked: int, knights: tuple[int, int, int], to_move: int, alive: int,

@@ -10,6 +10,8 @@ from games.base import (
     BoardTextError,
     IllegalMoveError,
     NotationError,
+    format_grid,
+    parse_grid,
     parse_square,
     split_fields,
     square_name,
@@ -29,24 +31,7 @@ def check_no_params(params: dict[str, str]) -> None:
 
 def parse_board(tokens: Sequence[str]) -> tuple[int, int, int, int]:
     """(black, white, to_move, ply) from `rows side [ply=<n>]`; raises BoardTextError."""
-    if len(tokens) < 2:
-        raise BoardTextError(f"board text needs rows and a side to move, got {quote(' '.join(tokens))}")
-    rows = tokens[0].split("/")
-    if len(rows) != 8:
-        raise BoardTextError(f"expected 8 rows, got {len(rows)} in {quote(tokens[0])}")
-    black = white = 0
-    for row_index, row in enumerate(rows):
-        if len(row) != 8:
-            raise BoardTextError(f"row {row_index + 1} must have 8 cells: {quote(row)}")
-        rank = 7 - row_index
-        for file, cell in enumerate(row):
-            bit = 1 << (rank * 8 + file)
-            if cell == "b":
-                black |= bit
-            elif cell == "w":
-                white |= bit
-            elif cell != ".":
-                raise BoardTextError(f"bad cell {quote(cell)} in row {quote(row)}")
+    black, white = parse_grid(tokens, "bw")
     for name, board in (("b", black), ("w", white)):
         count = board.bit_count()
         if not 1 <= count <= MAX_CHECKERS:
@@ -66,18 +51,7 @@ def parse_board(tokens: Sequence[str]) -> tuple[int, int, int, int]:
 
 def format_board(black: int, white: int, to_move: int, ply: int) -> str:
     """The board text, always with its `ply=` field; inverse of `parse_board`."""
-    return "/".join(_rows(black, white)) + " " + "bw"[to_move] + f" ply={ply}"
-
-
-def _rows(black: int, white: int) -> list[str]:
-    rows = []
-    for rank in range(7, -1, -1):
-        cells = []
-        for file in range(8):
-            bit = 1 << (rank * 8 + file)
-            cells.append("b" if black & bit else "w" if white & bit else ".")
-        rows.append("".join(cells))
-    return rows
+    return "/".join(format_grid((black, white), "bw")) + " " + "bw"[to_move] + f" ply={ply}"
 
 
 def parse_move(text: str, legal: Sequence[int]) -> int:
@@ -109,7 +83,7 @@ def format_move(move: int) -> str:
 
 def picture(black: int, white: int, to_move: int, ply: int) -> list[str]:
     """The board drawn rank 8 first with coordinates, the side to move and the ply."""
-    lines = [f"{8 - index} {' '.join(row)}" for index, row in enumerate(_rows(black, white))]
+    lines = [f"{8 - index} {' '.join(row)}" for index, row in enumerate(format_grid((black, white), "bw"))]
     lines.append("  a b c d e f g h")
     lines.append(f"to move: {'bw'[to_move]}")
     lines.append(f"ply: {ply} of {MAX_PLIES}")

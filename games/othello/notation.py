@@ -10,6 +10,8 @@ from games.base import (
     BoardTextError,
     IllegalMoveError,
     NotationError,
+    format_grid,
+    parse_grid,
     parse_square,
     split_fields,
     square_name,
@@ -28,23 +30,7 @@ def check_no_params(params: dict[str, str]) -> None:
 
 def parse_board(tokens: Sequence[str]) -> tuple[int, int, int]:
     """(black, white, to_move) from `rows side`; raises BoardTextError."""
-    if len(tokens) < 2:
-        raise BoardTextError(f"board text needs rows and a side to move, got {quote(' '.join(tokens))}")
-    rows = tokens[0].split("/")
-    if len(rows) != 8:
-        raise BoardTextError(f"expected 8 rows, got {len(rows)} in {quote(tokens[0])}")
-    black = white = 0
-    for row_index, row in enumerate(rows):
-        if len(row) != 8:
-            raise BoardTextError(f"row {row_index + 1} must have 8 cells: {quote(row)}")
-        for file, cell in enumerate(row):
-            bit = 1 << (row_index * 8 + file)
-            if cell == "0":
-                black |= bit
-            elif cell == "1":
-                white |= bit
-            elif cell != ".":
-                raise BoardTextError(f"bad cell {quote(cell)} in row {quote(row)}")
+    black, white = parse_grid(tokens, "01", rank8_first=False)
     side = _SIDES.get(tokens[1])
     if side is None:
         raise BoardTextError(f"side to move must be 0 or 1, got {quote(tokens[1])}")
@@ -54,18 +40,7 @@ def parse_board(tokens: Sequence[str]) -> tuple[int, int, int]:
 
 def format_board(black: int, white: int, to_move: int) -> str:
     """The board text; inverse of `parse_board`."""
-    return "/".join(_rows(black, white)) + " " + "01"[to_move]
-
-
-def _rows(black: int, white: int) -> list[str]:
-    rows = []
-    for row in range(8):
-        cells = []
-        for file in range(8):
-            bit = 1 << (row * 8 + file)
-            cells.append("0" if black & bit else "1" if white & bit else ".")
-        rows.append("".join(cells))
-    return rows
+    return "/".join(format_grid((black, white), "01", rank8_first=False)) + " " + "01"[to_move]
 
 
 def parse_move(text: str, legal: int) -> int:
@@ -94,7 +69,7 @@ def format_move(move: int) -> str:
 
 def picture(black: int, white: int, to_move: int) -> list[str]:
     """The board drawn row 1 first with coordinates, the disc counts and the side to move."""
-    lines = [f"{index + 1} {' '.join(row)}" for index, row in enumerate(_rows(black, white))]
+    lines = [f"{index + 1} {' '.join(row)}" for index, row in enumerate(format_grid((black, white), "01", rank8_first=False))]
     lines.append("  a b c d e f g h")
     lines.append(f"discs: 0 has {black.bit_count()}, 1 has {white.bit_count()}")
     lines.append(f"to move: {'01'[to_move]}")
