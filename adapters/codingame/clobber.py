@@ -90,5 +90,10 @@ def parse_output(line: str, legal: Sequence[str]) -> str | None:
     return first_token_output(line, legal)
 
 
+def skipped(state: State) -> str | None:
+    """The referee asks every player whose turn comes."""
+    return None
+
+
 def format_output(token: str) -> str:
     return token

@@ -180,5 +180,9 @@ class TurnFormat(Protocol):
         """The referee's reading of a bot's output line: a token of `legal`, RANDOM, or
         None for an invalid action."""
 
+    def skipped(self, state: State) -> str | None:
+        """The move the referee plays for a player to move whom it does not ask (an
+        Othello forced pass), or None when it asks."""
+
     def format_output(self, token: str) -> str:
         """The output line for the engine's move token."""

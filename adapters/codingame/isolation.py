@@ -114,5 +114,26 @@ def parse_output(line: str, legal: Sequence[str]) -> str | None:
     return first_token_output(line, legal)
 
 
+def skipped(state: State) -> str | None:
+    """The referee asks every player whose turn comes; one without a move is put out by
+    the rules themselves, never asked."""
+    return None
+
+
 def format_output(token: str) -> str:
     return token
+
+
+def leave(state: State, player: int) -> State:
+    """`state` after `player` (to move) leaves the game for a bad action or a timeout:
+    its knight stays on its square and the turn passes to the next player still in,
+    who is put out in turn if it has no move, as the referee does."""
+    rows = GAME.format_board(state).split()[0]
+    alive = state.alive & ~(1 << player)  # type: ignore[attr-defined]
+    scores = state.scores  # type: ignore[attr-defined]
+    out = sorted((score, index) for index, score in enumerate(scores) if score >= 0)
+    order = "".join(LETTERS[index] for _, index in out) + LETTERS[player]
+    following = next(index % PLAYERS for index in range(player + 1, player + PLAYERS + 1)
+                     if alive >> (index % PLAYERS) & 1)
+    letters = "".join(letter for index, letter in enumerate(LETTERS) if alive >> index & 1)
+    return GAME.parse_board([rows, LETTERS[following], f"alive={letters}", f"out={order}"])

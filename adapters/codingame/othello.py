@@ -162,5 +162,13 @@ def asks_expert(line: str) -> bool:
     return EXPERT in line
 
 
+def skipped(state: State) -> str | None:
+    """`pass` when the player to move must pass: the referee skips it without asking."""
+    moves = state.legal_moves()
+    if len(moves) == 1 and GAME.format_move(state, moves[0]) == PASS:
+        return PASS
+    return None
+
+
 def format_output(token: str) -> str:
     return token
