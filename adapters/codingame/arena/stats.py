@@ -110,7 +110,7 @@ def _percent(value: float) -> str:
 def _elo_text(value: float) -> str:
     if math.isinf(value):
         return "+inf" if value > 0 else "-inf"
-    return f"{value:+.0f}"
+    return f"{round(value) or 0:+d}"
 
 
 def table(results: dict[str, BotResult], players: int) -> list[str]:
