@@ -150,6 +150,8 @@ class Adapter:
         self._starts: list[float] = []
         self.ponder: Ponder | None = None
         self.fallbacks = 0
+        #: Seconds the last turn waited for the engine to come up.
+        self.waited = 0.0
 
     # ---- the engine ----------------------------------------------------------------
 
@@ -222,7 +224,9 @@ class Adapter:
 
     async def choose(self, board_text: str, state, legal: list[str], plan: Budget) -> Choice:
         ponder, self.ponder = self.ponder, None
+        asked = time.monotonic()
         link = await self.engine(plan.engine_wait)
+        self.waited = time.monotonic() - asked
         if len(legal) == 1:
             if link is not None and link.pending:
                 await link.send(["stop"])
@@ -297,12 +301,17 @@ class Adapter:
         if answer is not None and answer.received is not None and choice.sent is not None:
             engine_ms = round((answer.received - choice.sent) * 1000, 2)
         respond_ms = round((printed - last_line_at) * 1000, 2)
+        waited_ms = round(self.waited * 1000, 2)
         log("stats " + json.dumps({
             "turn": self.turns + 1, "source": choice.source,
             "read_ms": round((last_line_at - first_line_at) * 1000, 2),
             "respond_ms": respond_ms, "engine_ms": engine_ms,
             "search_ms": None if answer is None else answer.info_ms,
-            "adapter_ms": None if engine_ms is None else round(respond_ms - engine_ms, 2),
+            "engine_start_wait_ms": waited_ms,
+            # The adapter's own part: the answer's time minus the engine's round trip
+            # (from sending `go` or `ponderhit` to reading `bestmove`) and minus any wait
+            # for the engine to start.
+            "adapter_ms": None if engine_ms is None else round(respond_ms - engine_ms - waited_ms, 2),
             # time.monotonic() is one clock for every process of the machine: a referee on
             # it can tell its own latencies from these.
             "first_line_at": round(first_line_at, 6), "printed_at": round(printed, 6),

@@ -29,6 +29,9 @@ class BotProcess:
         self.process: asyncio.subprocess.Process | None = None
         self.stderr: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
         self._stderr_task: asyncio.Task | None = None
+        #: time.monotonic() when the last turn's input was written and its answer read.
+        self.sent_at = 0.0
+        self.received_at = 0.0
 
     async def start(self) -> None:
         self.process = await asyncio.create_subprocess_exec(
@@ -48,11 +51,6 @@ class BotProcess:
             self.stderr.append(data.decode(errors="replace").rstrip("\r\n"))
 
     async def ask(self, lines: list[str], limit: float) -> tuple[str | None, float, str]:
-        self.sent_at = 0.0
-        self.received_at = 0.0
-        return await self._ask(lines, limit)
-
-    async def _ask(self, lines: list[str], limit: float) -> tuple[str | None, float, str]:
         """Send one turn's lines and wait up to `limit` seconds for one output line.
 
         Returns (line, seconds from the end of sending to the line, status), the status
@@ -61,9 +59,12 @@ class BotProcess:
         """
         assert self.process is not None and self.process.stdin is not None
         assert self.process.stdout is not None
+        self.received_at = 0.0
+        # The clock starts before the write: the bot may answer before this process runs
+        # again.
+        sent = self.sent_at = time.monotonic()
         try:
             self.process.stdin.write(("\n".join(lines) + "\n").encode())
-            sent = self.sent_at = time.monotonic()
             await self.process.stdin.drain()
         except (ConnectionError, OSError):
             return None, 0.0, "crashed"

@@ -116,7 +116,11 @@ async def play_game(spec: GameSpec) -> dict:
                 counter = _eliminations(record, state, before & ~(1 << player), cg_scores, counter)
                 continue
             record["moves"].append({"player": player, "move": token, "output": line[:80] if line else "",
-                                    "ms": ms, "limit_ms": limit_ms})
+                                    "ms": ms, "limit_ms": limit_ms,
+                                    # time.monotonic() of the input written and the answer
+                                    # read: one clock for every process of the machine.
+                                    "at": [round(bots[player].sent_at, 6),
+                                           round(bots[player].received_at, 6)]})
             history.append((player, token))
             before = getattr(state, "alive", 0)
             state = state.play(game.parse_move(state, token))
