@@ -18,6 +18,9 @@ import attrs
 
 from protocol.client import EngineClient, EngineClosed
 
+#: Seconds a write to the engine may wait for room in its input (see `send`).
+SEND_TIMEOUT = 0.01
+
 
 @attrs.define
 class Answer:
@@ -62,12 +65,17 @@ class EngineLink:
             self._lines.put_nowait(None)
 
     async def send(self, lines: Sequence[str]) -> bool:
-        """Send command lines in one write; False when the engine is gone."""
+        """Send command lines in one write; False when the engine is gone.
+
+        The write is buffered at once; only an engine that has stopped reading its input
+        makes it wait, and then not past SEND_TIMEOUT: such an engine counts as gone.
+        """
         if self.closed:
             return False
         try:
-            await self.client.send_raw("".join(line + "\n" for line in lines).encode())
-        except (ConnectionError, OSError, RuntimeError):
+            await asyncio.wait_for(
+                self.client.send_raw("".join(line + "\n" for line in lines).encode()), SEND_TIMEOUT)
+        except (ConnectionError, OSError, RuntimeError, asyncio.TimeoutError):
             self.closed = True
             return False
         return True

@@ -152,6 +152,8 @@ class Adapter:
         self.fallbacks = 0
         #: Seconds the last turn waited for the engine to come up.
         self.waited = 0.0
+        #: Lost engines being closed.
+        self._closing: list[asyncio.Future] = []
 
     # ---- the engine ----------------------------------------------------------------
 
@@ -190,6 +192,7 @@ class Adapter:
         `wait_until`; a lost engine is restarted in the background."""
         if self.link is not None and self.link.closed:
             log(f"turn {self.turns + 1}: the engine is gone; starting another in the background")
+            self._closing.append(asyncio.ensure_future(self.link.close()))
             self.link = None
             self.ponder = None
             self.start_engine()
@@ -387,6 +390,8 @@ class Adapter:
             await self.link.close()
         if self._starting is not None:
             self._starting.cancel()
+        if self._closing:
+            await asyncio.wait(self._closing, timeout=3)
         if self.early is not None:
             try:
                 await asyncio.wait_for(asyncio.to_thread(self.early.wait), 2)
