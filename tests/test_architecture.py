@@ -1,4 +1,5 @@
-"""Imports run one way: daemon -> protocol -> search -> games.base <- games/<name>."""
+"""Imports run one way: daemon -> protocol -> search -> games.base <- games/<name>, and
+adapters -> protocol, games (clients of the daemon that ask the games for rules)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ ALLOWED = {
     "search": {"search", "games"},
     "protocol": {"protocol", "search", "games"},
     "daemon": {"daemon", "protocol", "search", "games"},
+    "adapters": {"adapters", "protocol", "games"},
 }
 OURS = set(ALLOWED)
 

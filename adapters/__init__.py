@@ -1,0 +1,1 @@
+"""Clients of the engine daemon that play on other sites' terms (adapters/codingame)."""

@@ -1,0 +1,89 @@
+"""The `engine-cg` command: a CodinGame bot that lets the engine choose its moves.
+
+    engine-cg GAME [--connect HOST:PORT] [--engine CMD] [--stats]
+
+It reads the CodinGame input of GAME on stdin and prints one move a line on stdout (see
+`adapters.codingame.player` for how a turn is played). Without --connect it starts its
+own engine on stdio (the `engine` command beside this Python, else
+`python -m daemon.main`); with --connect it opens a session with a running
+`engine --tcp` daemon.
+
+The first turn's clock may already run while this process starts (a referee sends the
+first input at once), and the engine takes a few hundred milliseconds to start. So this
+module imports almost nothing: it starts the engine first, then loads the rest while the
+engine loads, and it tells the player when the process started.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import subprocess
+import sys
+import time
+
+from adapters.codingame import FORMATS
+
+
+def process_started() -> float:
+    """When this process started, as a time.monotonic() value (from /proc on Linux, to
+    the clock tick; else now)."""
+    now = time.monotonic()
+    try:
+        with open("/proc/self/stat") as handle:
+            fields = handle.read().rsplit(")", 1)[1].split()
+        ticks = int(fields[19])  # starttime, the 22nd field, in clock ticks since boot
+        age = time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, AttributeError):
+        return now
+    return now - max(age, 0.0)
+
+
+def default_engine_command() -> list[str]:
+    """The `engine` console script beside this Python, else the module; warnings only."""
+    script = os.path.join(os.path.dirname(sys.executable), "engine")
+    if os.path.exists(script):
+        return [script, "--log-level", "warning"]
+    return [sys.executable, "-m", "daemon.main", "--log-level", "warning"]
+
+
+def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="engine-cg",
+        description="A CodinGame bot backed by the engine: CodinGame input on stdin, one move "
+                    "a line on stdout.")
+    parser.add_argument("game", choices=FORMATS)
+    parser.add_argument("--connect", metavar="HOST:PORT",
+                        help="use a running 'engine --tcp' daemon instead of starting one")
+    parser.add_argument("--engine", metavar="CMD",
+                        help="the engine command to start (default: engine beside this Python)")
+    parser.add_argument("--stats", action="store_true",
+                        help="write a timing line per turn on stderr")
+    args = parser.parse_args(argv)
+    if args.connect and args.engine:
+        parser.error("--connect and --engine exclude each other")
+    if args.connect and not args.connect.rpartition(":")[2].isdigit():
+        parser.error(f"--connect wants HOST:PORT, got {args.connect!r}")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    started = process_started()
+    args = parse_arguments(argv)
+    args.started = started
+    args.engine_command = shlex.split(args.engine) if args.engine else default_engine_command()
+    early = None
+    if not args.connect:
+        try:
+            early = subprocess.Popen(args.engine_command, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, bufsize=0)
+        except OSError as error:
+            sys.stderr.write(f"engine-cg: cannot start the engine {args.engine_command}: {error}\n")
+    from adapters.codingame.player import play
+
+    return play(args, early)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

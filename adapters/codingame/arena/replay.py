@@ -1,0 +1,233 @@
+"""A self-contained HTML page that replays one arena game record.
+
+The positions are worked out here, with the game's own rules, from the record's start
+position, moves and events; the page embeds them as JSON and draws each with inline SVG
+(no external file, font or script). Buttons and the keys Left, Right, Home, End and
+Space step through the game; each step shows the move, who played it and how long it
+took. `page.html#20` opens at step 20.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+
+from adapters.codingame import turn_format
+
+
+def frames(record: dict) -> list[dict]:
+    """Every position of the game, with the step that led to it: board rows (the board
+    text's rows, top line first), the move, the seat that played it, its time, a note."""
+    fmt = turn_format(record["game"])
+    game = fmt.GAME
+    state = game.parse_board(record["start"].split())
+    events: dict[int, list[dict]] = {}
+    for event in record.get("events", []):
+        events.setdefault(event["at"], []).append(event)
+    seats = record["seats"]
+
+    def frame(move: dict | None, note: str = "") -> dict:
+        return {
+            "rows": game.format_board(state).split()[0].split("/"),
+            "move": None if move is None else move["move"],
+            "player": None if move is None else move["player"],
+            "ms": None if move is None else move.get("ms"),
+            "auto": bool(move and move.get("auto")),
+            "note": note,
+        }
+
+    def describe(event: dict) -> str:
+        who = f"{seats[event['player']]} (seat {event['player']})"
+        return {"eliminated": f"{who} has no move and is out",
+                "timeout": f"{who} did not answer in time",
+                "crashed": f"{who} stopped answering",
+                "invalid": f"{who} played an invalid action: {event.get('output')!r}"}.get(
+                    event["event"], f"{who}: {event['event']}")
+
+    result = [frame(None)]
+    moves = record["moves"]
+    for index in range(len(moves) + 1):
+        for event in events.get(index, []):
+            if event["event"] in ("timeout", "crashed", "invalid") and fmt.PLAYERS == 3:
+                state = fmt.leave(state, event["player"])  # type: ignore[attr-defined]
+            if result[-1]["note"]:
+                result[-1]["note"] += "; "
+            result[-1]["note"] += describe(event)
+        if index == len(moves):
+            break
+        move = moves[index]
+        state = state.play(game.parse_move(state, move["move"]))
+        result.append(frame(move, "forced pass" if move.get("auto") else ""))
+    return result
+
+
+def replay_data(record: dict) -> dict:
+    """What the page embeds: the game, the seats, the frames and the result."""
+    scores = record["result"]["scores"]
+    winner = record["result"]["winner"]
+    outcome = ("draw" if winner is None and len(set(scores)) == 1 else
+               f"{record['seats'][winner]} (seat {winner}) wins" if winner is not None else
+               "ranks " + ", ".join(f"{name} {rank}" for name, rank in
+                                    zip(record["seats"], record["result"]["ranks"])))
+    return {
+        "game": record["game"],
+        "index": record.get("index"),
+        "seed": record.get("seed"),
+        "seats": record["seats"],
+        "frames": frames(record),
+        "result": f"{outcome}: {record.get('reason', '')}; scores {scores}",
+    }
+
+
+def replay_page(record: dict) -> str:
+    """The HTML page for a game record."""
+    # No `<` in the embedded JSON: nothing in it can end the script element.
+    data = json.dumps(replay_data(record), separators=(",", ":")).replace("<", "\\u003c")
+    title = html.escape(f"{record['game']} game {record.get('index', '')}: "
+                        + " vs ".join(record["seats"]))
+    values = {"TITLE": title, "DATA": data, "SCRIPT": SCRIPT}
+    return re.sub(r"__(TITLE|DATA|SCRIPT)__", lambda match: values[match.group(1)], _PAGE)
+
+
+#: The page's script: `renderBoard(data, frame)` returns the SVG text of a position (pure,
+#: so that it can be checked outside a browser); the rest binds buttons and keys.
+SCRIPT = r"""
+(function () {
+  "use strict";
+  var PIECES = {
+    clobber: {w: ["#f4f4f4", "#333"], b: ["#222", "#000"]},
+    othello: {"0": ["#111", "#000"], "1": ["#f4f4f4", "#333"]},
+    loa: {b: ["#222", "#000"], w: ["#f4f4f4", "#333"]},
+    isolation: {r: ["#d33", "#600"], g: ["#3a3", "#050"], b: ["#36d", "#014"]}
+  };
+  var SEAT_NAMES = {clobber: "wb", othello: "01", loa: "bw", isolation: "rgb"};
+  var CELL = 48, PAD = 24;
+
+  function squareOf(game, name) {
+    var file = name.charCodeAt(0) - 97, rank = parseInt(name.substring(1), 10);
+    if (!(file >= 0 && file < 8 && rank >= 1 && rank <= 8)) return null;
+    return {col: file, row: game === "othello" ? rank - 1 : 8 - rank};
+  }
+
+  function marked(game, move) {
+    if (!move || move === "pass") return [];
+    var names = move.length === 4 ? [move.substring(0, 2), move.substring(2)] : [move];
+    return names.map(function (n) { return squareOf(game, n); }).filter(Boolean);
+  }
+
+  function renderBoard(data, frame) {
+    var game = data.game, size = 8 * CELL + 2 * PAD, out = [];
+    out.push('<svg xmlns="http://www.w3.org/2000/svg" width="' + size + '" height="' + size +
+             '" viewBox="0 0 ' + size + ' ' + size + '">');
+    var marks = marked(game, frame.move);
+    for (var r = 0; r < 8; r++) {
+      var label = game === "othello" ? r + 1 : 8 - r;
+      out.push('<text x="8" y="' + (PAD + r * CELL + CELL / 2 + 5) + '" font-size="13">' + label + '</text>');
+      for (var c = 0; c < 8; c++) {
+        var x = PAD + c * CELL, y = PAD + r * CELL, ch = frame.rows[r].charAt(c);
+        var fill = game === "othello" ? "#2e7d32" : ((r + c) % 2 ? "#b58863" : "#f0d9b5");
+        if (ch === "#") fill = "#555";
+        out.push('<rect class="cell" x="' + x + '" y="' + y + '" width="' + CELL + '" height="' +
+                 CELL + '" fill="' + fill + '" stroke="#333" stroke-width="0.5"/>');
+        var piece = PIECES[game][ch];
+        if (piece) {
+          out.push('<circle class="piece" cx="' + (x + CELL / 2) + '" cy="' + (y + CELL / 2) +
+                   '" r="' + (CELL * 0.38) + '" fill="' + piece[0] + '" stroke="' + piece[1] +
+                   '" stroke-width="2"/>');
+          if (game === "isolation") {
+            out.push('<text x="' + (x + CELL / 2 - 5) + '" y="' + (y + CELL / 2 + 6) +
+                     '" font-size="17" fill="#fff">' + ch + '</text>');
+          }
+        }
+      }
+    }
+    for (var m = 0; m < marks.length; m++) {
+      out.push('<rect class="mark" x="' + (PAD + marks[m].col * CELL + 2) + '" y="' +
+               (PAD + marks[m].row * CELL + 2) + '" width="' + (CELL - 4) + '" height="' +
+               (CELL - 4) + '" fill="none" stroke="#e91e63" stroke-width="3"/>');
+    }
+    for (var f = 0; f < 8; f++) {
+      out.push('<text x="' + (PAD + f * CELL + CELL / 2 - 4) + '" y="' + (size - 6) +
+               '" font-size="13">' + String.fromCharCode(97 + f) + '</text>');
+    }
+    out.push("</svg>");
+    return out.join("");
+  }
+
+  function describe(data, index) {
+    var frame = data.frames[index], text;
+    if (frame.move === null) {
+      text = "start position";
+    } else {
+      var seat = frame.player, side = SEAT_NAMES[data.game].charAt(seat);
+      text = data.seats[seat] + " (seat " + seat + ", " + side + ") " +
+             (frame.auto ? "passes (forced)" : "plays " + frame.move) +
+             (frame.ms === null || frame.ms === undefined ? "" : " in " + frame.ms.toFixed(1) + " ms");
+    }
+    if (frame.note) text += " \u2014 " + frame.note;
+    return "step " + index + " / " + (data.frames.length - 1) + ": " + text;
+  }
+
+  function start(document) {
+    var data = JSON.parse(document.getElementById("record").textContent);
+    var board = document.getElementById("board"), info = document.getElementById("info");
+    var index = 0, timer = null;
+    document.getElementById("title").textContent = data.game + " \u2014 " + data.seats.join(" vs ") +
+      (data.seed === null || data.seed === undefined ? "" : " (seed " + data.seed + ")");
+    document.getElementById("result").textContent = data.result;
+    function show(k) {
+      index = Math.max(0, Math.min(data.frames.length - 1, k));
+      board.innerHTML = renderBoard(data, data.frames[index]);
+      info.textContent = describe(data, index);
+    }
+    function play() {
+      if (timer !== null) { clearInterval(timer); timer = null; return; }
+      timer = setInterval(function () {
+        if (index >= data.frames.length - 1) { clearInterval(timer); timer = null; } else { show(index + 1); }
+      }, 700);
+    }
+    var actions = {first: function () { show(0); }, prev: function () { show(index - 1); },
+                   next: function () { show(index + 1); }, last: function () { show(data.frames.length - 1); },
+                   play: play};
+    Object.keys(actions).forEach(function (id) {
+      document.getElementById(id).addEventListener("click", actions[id]);
+    });
+    document.addEventListener("keydown", function (event) {
+      var keys = {ArrowLeft: "prev", ArrowRight: "next", Home: "first", End: "last", " ": "play"};
+      if (keys[event.key]) { event.preventDefault(); actions[keys[event.key]](); }
+    });
+    var hash = typeof location !== "undefined" ? parseInt(location.hash.substring(1), 10) : NaN;
+    show(isNaN(hash) ? 0 : hash);
+    return {show: show, data: data, renderBoard: renderBoard};
+  }
+
+  if (typeof window !== "undefined") window.replay = start(document);
+})();
+"""
+
+_PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>__TITLE__</title>
+<style>
+body { font-family: sans-serif; margin: 1.5em; background: #fafafa; color: #222; }
+#controls button { font-size: 1.1em; min-width: 3em; margin-right: 0.3em; }
+#info { margin: 0.6em 0; min-height: 1.4em; }
+#result { margin-top: 0.6em; font-weight: bold; }
+</style>
+</head>
+<body>
+<h1 id="title">__TITLE__</h1>
+<div id="controls">
+<button id="first" title="Home">|&lt;</button><button id="prev" title="Left">&lt;</button><button id="play" title="Space">play</button><button id="next" title="Right">&gt;</button><button id="last" title="End">&gt;|</button>
+</div>
+<div id="info"></div>
+<div id="board"></div>
+<div id="result"></div>
+<script id="record" type="application/json">__DATA__</script>
+<script>__SCRIPT__</script>
+</body>
+</html>
+"""

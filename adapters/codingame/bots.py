@@ -1,0 +1,99 @@
+"""Two example CodinGame bots for every game: they read the referee's turns on stdin
+exactly as a bot on CodinGame does and print one move a line.
+
+    python -m adapters.codingame.bots random GAME [--seed S]
+    python -m adapters.codingame.bots greedy GAME [--seed S]
+
+- random: a uniformly random legal move.
+- greedy: one ply deep: a move that wins at once if there is one, else the move after
+  which the game's own evaluation is best for the mover; ties broken at random.
+
+The legal moves are the referee's list (Clobber: the game's own move generator, since
+the referee sends only a count). The seed defaults to the environment variable
+ARENA_SEED, which the arena sets per game and seat, else to a random one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import random
+import sys
+from typing import Callable, Sequence
+
+from adapters.codingame import FORMATS, turn_format
+from adapters.codingame.common import read_turn
+from games.base import Game, State
+
+Chooser = Callable[[Game, State, Sequence[str], random.Random], str]
+
+
+def random_move(game: Game, state: State, legal: Sequence[str], rng: random.Random) -> str:
+    """A uniformly random token of `legal`."""
+    return rng.choice(list(legal))
+
+
+def greedy_move(game: Game, state: State, legal: Sequence[str], rng: random.Random) -> str:
+    """An immediate win if any, else a token whose position `game.evaluate` rates best
+    for the mover."""
+    me = state.to_move
+    best: list[str] = []
+    best_value = -math.inf
+    for token in legal:
+        child = state.play(game.parse_move(state, token))
+        outcome = child.outcome()
+        if outcome is not None and outcome.winner == me:
+            return token
+        if outcome is not None:
+            value = outcome.returns[me] * 1_000_000
+        else:
+            value = game.evaluate(child)[me]
+        if value > best_value:
+            best, best_value = [token], value
+        elif value == best_value:
+            best.append(token)
+    return rng.choice(best)
+
+
+BOTS: dict[str, Chooser] = {"random": random_move, "greedy": greedy_move}
+
+
+def play(game_name: str, choose: Chooser, rng: random.Random, stdin=None, stdout=None) -> int:
+    """Answer turns until the input ends; returns the number of turns played."""
+    stdin = stdin or sys.stdin
+    stdout = stdout or sys.stdout
+    fmt = turn_format(game_name)
+    player: int | None = None
+    turns = 0
+    while True:
+        try:
+            lines = read_turn(stdin.readline, fmt.framer(player is None))
+        except EOFError:
+            return turns
+        turn = fmt.parse_turn(lines, player, turns)
+        player = turn.player
+        state = fmt.GAME.parse_board(turn.board_text.split())
+        token = choose(fmt.GAME, state, fmt.legal_tokens(turn), rng)
+        stdout.write(fmt.format_output(token) + "\n")
+        stdout.flush()
+        turns += 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m adapters.codingame.bots",
+                                     description="Example CodinGame bots: random and greedy.")
+    parser.add_argument("bot", choices=sorted(BOTS))
+    parser.add_argument("game", choices=FORMATS)
+    parser.add_argument("--seed", type=int, default=None,
+                        help="RNG seed (default: $ARENA_SEED, else random)")
+    args = parser.parse_args(argv)
+    seed = args.seed
+    if seed is None and os.environ.get("ARENA_SEED", "").lstrip("-").isdigit():
+        seed = int(os.environ["ARENA_SEED"])
+    play(args.game, BOTS[args.bot], random.Random(seed))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,188 @@
+"""What every game's CodinGame turn format shares: the parsed turn, the line framer, the
+referees' output parsing, and the shape of a turn-format module.
+
+Vocabulary:
+- A *turn* is what the referee sends one player before that player answers with one
+  line: on the player's first turn the one-time lines (identity, board size) come first.
+- A *history* is the list of `(player, token)` pairs of every move played since the
+  start position, in order, tokens in the engine's notation (a forced Othello pass is
+  `pass`). Some input lines depend on it rather than on the position alone (the last
+  action, Othello's move order, the Knights' last destinations); `format_turn` takes it.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Protocol, Sequence
+
+import attrs
+
+from games.base import Game, GameError, State, quote
+
+History = Sequence[tuple[int, str]]
+
+#: What `parse_output` returns for the `random` keyword: the referee plays a random
+#: legal move.
+RANDOM = "random"
+
+
+class TurnFormatError(GameError):
+    """The lines of a turn do not have the game's CodinGame format; quotes the line."""
+
+
+@attrs.frozen
+class PlayerStatus:
+    """One Knights status line: the player's letter, whether it is still in, and its last
+    destination (None before its first move)."""
+
+    letter: str
+    active: bool
+    last: str | None
+
+
+@attrs.frozen
+class Turn:
+    """One turn's input, read.
+
+    Attributes:
+        board_text: the `position board` text of the position for the engine.
+        legal: the legal moves as the referee listed them, in its order, as engine
+            tokens; None where the referee sends only a count (Clobber).
+        legal_count: how many legal moves the referee announced.
+        player: the index of the player to move (the reader's own seat).
+        first_turn: whether the one-time lines came first in this turn.
+        last_action: the opponent's last move as the referee names it (Clobber, LOA);
+            None where the referee says `null` or the game has no such line.
+        statuses: the Knights' three status lines in r, g, b order; else empty.
+        expert_actions: Othello's EXPERT line split into actions (`pass` for a forced
+            pass), when the line was expected; else None.
+        scores: Abalone's `myScore oppScore`; else None.
+    """
+
+    board_text: str
+    legal: tuple[str, ...] | None
+    legal_count: int
+    player: int
+    first_turn: bool
+    last_action: str | None = None
+    statuses: tuple[PlayerStatus, ...] = ()
+    expert_actions: tuple[str, ...] | None = None
+    scores: tuple[int, int] | None = None
+
+
+class TurnFramer:
+    """Says when the lines of one turn are complete, without reading ahead.
+
+    A turn is `head` lines, then a count line, then (if `listed`) that many lines. Feed
+    lines with `add`; it returns True on the turn's last line.
+    """
+
+    def __init__(self, head: int, listed: bool):
+        self.head = head
+        self.listed = listed
+        self.lines: list[str] = []
+        self._needed: int | None = None
+
+    def add(self, line: str) -> bool:
+        """Take the next line; True when it completes the turn. Raises TurnFormatError
+        when the count line is not a count."""
+        self.lines.append(line)
+        received = len(self.lines)
+        if self._needed is None and received == self.head + 1:
+            count = parse_count(line)
+            self._needed = received + (count if self.listed else 0)
+        return self._needed is not None and received >= self._needed
+
+    @property
+    def done(self) -> bool:
+        return self._needed is not None and len(self.lines) >= self._needed
+
+
+def read_turn(readline: Callable[[], str], framer: TurnFramer) -> list[str]:
+    """The lines of one turn from `readline` (a file's readline: '' at end of input).
+
+    Raises EOFError when the input ends before the turn is complete.
+    """
+    while True:
+        line = readline()
+        if not line:
+            raise EOFError("input ended inside a turn" if framer.lines else "input ended")
+        if framer.add(line.rstrip("\r\n")):
+            return framer.lines
+
+
+def parse_count(line: str) -> int:
+    """A count line; raises TurnFormatError."""
+    text = line.strip()
+    if not text.isdigit():
+        raise TurnFormatError(f"expected a count, got {quote(line)}")
+    return int(text)
+
+
+def strip_lines(lines: Sequence[str], start: int, count: int, what: str) -> list[str]:
+    """`count` lines from `start`, stripped; raises TurnFormatError when missing."""
+    if len(lines) < start + count:
+        raise TurnFormatError(f"the turn ended before its {what}: {len(lines)} lines")
+    return [line.strip() for line in lines[start:start + count]]
+
+
+def board_rows(state_text: str) -> list[str]:
+    """The rows of a board text (its first token split at `/`)."""
+    return state_text.split(" ", 1)[0].split("/")
+
+
+def sorted_tokens(game: Game, state: State) -> list[str]:
+    """The legal moves of `state` as tokens in plain string order (the engine's `moves`)."""
+    return sorted(game.format_move(state, move) for move in state.legal_moves())
+
+
+def first_token_output(line: str, legal: Sequence[str]) -> str | None:
+    """The referees of Clobber, LOA and Knights: the text before the first space is the
+    action; `random` asks for a random move; otherwise the first legal move (in the
+    referee's list order) the action starts with. None for anything else."""
+    action = line.split(" ", 1)[0]
+    if action == RANDOM:
+        return RANDOM
+    for token in legal:
+        if action.startswith(token):
+            return token
+    return None
+
+
+class TurnFormat(Protocol):
+    """The names every `adapters.codingame.<game>` module defines."""
+
+    GAME: Game
+    #: Players of the game, and the CodinGame time limits in ms.
+    PLAYERS: int
+    FIRST_TURN_MS: int
+    TURN_MS: int
+
+    def framer(self, first_turn: bool, expert: bool = False) -> TurnFramer:
+        """A framer for one turn's lines (first turn: with the one-time lines)."""
+
+    def parse_turn(self, lines: Sequence[str], player: int | None = None, turn: int = 0,
+                   expert: bool = False) -> Turn:
+        """Read one turn. `player` is the reader's seat, None on its first turn (the
+        one-time lines then say it); `turn` counts the reader's earlier turns; `expert`
+        says the Othello EXPERT line is present. Raises TurnFormatError."""
+
+    def format_turn(self, state: State, player: int, first_turn: bool, history: History,
+                    expert: bool = False) -> list[str]:
+        """The lines the referee sends `player` (to move in `state`) this turn."""
+
+    def legal_tokens(self, turn: Turn) -> list[str]:
+        """The legal moves of a turn: the referee's list, or (Clobber) the game's own."""
+
+    def referee_moves(self, state: State, history: History) -> list[str]:
+        """The legal moves in the order the referee lists (and matches) them."""
+
+    def parse_output(self, line: str, legal: Sequence[str]) -> str | None:
+        """The referee's reading of a bot's output line: a token of `legal`, RANDOM, or
+        None for an invalid action."""
+
+    def skipped(self, state: State) -> str | None:
+        """The move the referee plays for a player to move whom it does not ask (an
+        Othello forced pass), or None when it asks."""
+
+    def format_output(self, token: str) -> str:
+        """The output line for the engine's move token."""

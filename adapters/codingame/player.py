@@ -1,0 +1,417 @@
+"""How `engine-cg` plays: one CodinGame game of one player, moves chosen by the engine.
+
+Each turn the clock starts when the turn's first line arrives (on the first turn, when
+the process started, if the line was already waiting). The engine gets the referee's
+board as `position board ...` and `go movetime T`, T leaving a margin inside CodinGame's
+limit (see `timing`). Whatever happens to the engine (late, gone, refusing the position,
+answering a move the referee would not accept) a legal move is printed before the limit,
+and stderr says why. Between turns the engine ponders on the position after the move
+played and the replies it expects; if the referee's next position is that one the
+search goes on (`ponderhit`), else it is stopped and a new one starts.
+
+The player keeps no game state of its own beyond its seat and its turn count (LOA's
+ply count is 2 x turns + seat); every position comes from the referee's lines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import json
+import os
+import select
+import stat
+import subprocess
+import sys
+import threading
+import time
+
+import attrs
+
+from adapters.codingame import turn_format
+from adapters.codingame.common import TurnFormat, TurnFormatError
+from adapters.codingame.link import Answer, EngineLink
+from adapters.codingame.timing import Budget, budget
+from games.base import GameError
+from protocol.client import EngineClient
+
+#: How long the engine may take to start and answer `isready` (seconds).
+STARTUP_TIMEOUT = 10.0
+#: At most this many engine starts per game, at least this many seconds apart.
+MAX_STARTS = 3
+RESTART_DELAY = 5.0
+
+
+def log(message: str) -> None:
+    sys.stderr.write(f"engine-cg: {message}\n")
+    sys.stderr.flush()
+
+
+class StdinLines(asyncio.Protocol):
+    """Standard input, each line with the time.monotonic() at which it was read (None at
+    end of input). Pipes, sockets and terminals are read by the event loop itself, one
+    wake-up per turn; a plain file by a thread. Lines already waiting when reading
+    starts are dated `started` (the process start): the referee may have sent them that
+    early."""
+
+    def __init__(self, started: float) -> None:
+        self._queue: asyncio.Queue[tuple[str | None, float]] = asyncio.Queue()
+        self._buffer = b""
+        self._started = started
+        self._early = False
+
+    async def open(self) -> None:
+        loop = asyncio.get_running_loop()
+        fd = sys.stdin.fileno()
+        self._early = bool(select.select([fd], [], [], 0)[0])
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode):
+            await loop.connect_read_pipe(lambda: self, sys.stdin)
+            return
+
+        def pump() -> None:
+            while True:
+                try:
+                    chunk = os.read(fd, 65536)
+                except OSError:
+                    chunk = b""
+                try:
+                    loop.call_soon_threadsafe(self._take, chunk, time.monotonic())
+                except RuntimeError:
+                    return  # the loop is closed: the process is ending
+                if not chunk:
+                    return
+
+        threading.Thread(target=pump, name="stdin", daemon=True).start()
+
+    def data_received(self, data: bytes) -> None:
+        self._take(data, time.monotonic())
+
+    def eof_received(self) -> bool:
+        self._take(b"", time.monotonic())
+        return False
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._buffer is not None:
+            self._take(b"", time.monotonic())
+
+    def _take(self, chunk: bytes, now: float) -> None:
+        if self._buffer is None:
+            return
+        if self._early:
+            now, self._early = min(now, self._started), False
+        if chunk:
+            self._buffer += chunk
+            *complete, self._buffer = self._buffer.split(b"\n")
+            for line in complete:
+                self._queue.put_nowait((line.decode("utf-8", "replace").rstrip("\r"), now))
+            return
+        if self._buffer:
+            self._queue.put_nowait((self._buffer.decode("utf-8", "replace").rstrip("\r"), now))
+        self._buffer = None  # type: ignore[assignment]
+        self._queue.put_nowait((None, now))
+
+    async def get(self) -> tuple[str | None, float]:
+        return await self._queue.get()
+
+
+@attrs.define
+class Ponder:
+    """The search running on the opponent's time: its number and the board text of the
+    position it searches (the one the adapter expects next)."""
+
+    number: int
+    board: str
+
+
+@attrs.define
+class Choice:
+    move: str
+    source: str
+    answer: Answer | None = None
+    sent: float | None = None
+
+
+class Adapter:
+    """One CodinGame game of one player."""
+
+    def __init__(self, fmt: TurnFormat, args: argparse.Namespace,
+                 early: subprocess.Popen | None = None):
+        self.fmt = fmt
+        #: The engine process the command started before loading this module.
+        self.early = early
+        self.game = fmt.GAME
+        self.args = args
+        self.player: int | None = None
+        self.turns = 0
+        self.link: EngineLink | None = None
+        self._starting: asyncio.Task | None = None
+        self._starts: list[float] = []
+        self.ponder: Ponder | None = None
+        self.fallbacks = 0
+        #: Seconds the last turn waited for the engine to come up.
+        self.waited = 0.0
+        #: Lost engines being closed.
+        self._closing: list[asyncio.Future] = []
+
+    # ---- the engine ----------------------------------------------------------------
+
+    def start_engine(self) -> None:
+        """Start (or restart) the engine in the background, within the start limits."""
+        now = time.monotonic()
+        if self._starting is not None or len(self._starts) >= MAX_STARTS:
+            return
+        if self._starts and now - self._starts[-1] < RESTART_DELAY:
+            return
+        self._starts.append(now)
+        self._starting = asyncio.ensure_future(self._open())
+
+    async def _open(self) -> EngineLink:
+        if self.args.connect:
+            host, _, port = self.args.connect.rpartition(":")
+            client = await EngineClient.connect(host or "127.0.0.1", int(port))
+        elif self.early is not None and len(self._starts) == 1:
+            client = await client_of(self.early)
+        else:
+            client = await EngineClient.spawn(self.args.engine_command)
+        try:
+            await client.send(f"setgame {self.game.name}")
+            await client.send("setoption name Ponder value true")
+            await client.ready(STARTUP_TIMEOUT)
+        except BaseException:
+            if client.process is not None and client.process.returncode is None:
+                client.process.kill()
+            if self.early is not None and self.early.poll() is None:
+                self.early.kill()
+            raise
+        return EngineLink(client)
+
+    async def engine(self, wait_until: float) -> EngineLink | None:
+        """The engine session if it is up, waiting for a start in progress until
+        `wait_until`; a lost engine is restarted in the background."""
+        if self.link is not None and self.link.closed:
+            log(f"turn {self.turns + 1}: the engine is gone; starting another in the background")
+            self._closing.append(asyncio.ensure_future(self.link.close()))
+            self.link = None
+            self.ponder = None
+            self.start_engine()
+        if self.link is None and self._starting is not None:
+            starting = self._starting
+            if not starting.done():
+                await asyncio.wait([starting], timeout=max(wait_until - time.monotonic(), 0))
+            if starting.done():
+                self._starting = None
+                try:
+                    self.link = starting.result()
+                except Exception as error:  # noqa: BLE001 - any start failure means no engine
+                    log(f"cannot start the engine: {type(error).__name__}: {error}")
+                    self.start_engine()
+        return self.link
+
+    # ---- one turn ------------------------------------------------------------------
+
+    async def play_turn(self, lines: list[str], first_line_at: float, last_line_at: float) -> None:
+        turn = self.fmt.parse_turn(lines, self.player, self.turns)
+        self.player = turn.player
+        plan = budget(self.fmt, turn.first_turn, first_line_at)
+        legal = self.fmt.legal_tokens(turn)
+        state = self.game.parse_board(turn.board_text.split())
+        choice = await self.choose(turn.board_text, state, legal, plan)
+        printed = self.emit(choice.move)
+        if self.args.stats:
+            self.report(choice, first_line_at, last_line_at, printed)
+        self.turns += 1
+        if choice.answer is not None and choice.answer.move == choice.move:
+            await self.start_ponder(turn.board_text, state, choice.move, choice.answer)
+
+    async def choose(self, board_text: str, state, legal: list[str], plan: Budget) -> Choice:
+        ponder, self.ponder = self.ponder, None
+        asked = time.monotonic()
+        link = await self.engine(plan.engine_wait)
+        self.waited = time.monotonic() - asked
+        if len(legal) == 1:
+            if link is not None and link.pending:
+                await link.send(["stop"])
+            return Choice(legal[0], "only move")
+        if link is None:
+            return self.fallback(state, legal, None, "no engine", greedy=True)
+        board = self.game.format_board(state)
+        if ponder is not None and ponder.board == board:
+            sent = time.monotonic()
+            await link.send(["ponderhit"])
+            number: int | None = ponder.number
+            source = "ponderhit"
+        else:
+            movetime = int((plan.engine_deadline - time.monotonic()) * 1000)
+            if movetime < 1:
+                return self.fallback(state, legal, None, "no time left for a search")
+            commands = ["stop"] if link.pending else []
+            commands += [f"position board {board_text}", f"go movetime {movetime}"]
+            sent = time.monotonic()
+            number = await link.search(commands)
+            source = "engine"
+        if number is None:
+            return self.fallback(state, legal, None, "the engine is gone")
+        answer = await link.answer(number, plan.hard_deadline)
+        if answer is None:
+            late = int((time.monotonic() - plan.started) * 1000)
+            why = "the engine is gone" if link.closed else f"no bestmove {late} ms into the turn"
+            return self.fallback(state, legal, link.progress(number), why)
+        if answer.move is None:
+            return self.fallback(state, legal, None, answer.error or "the engine had no move")
+        if answer.move not in legal:
+            return self.fallback(state, legal, None,
+                                 f"the engine's move {answer.move!r} is not in the referee's list")
+        return Choice(answer.move, source, answer, sent)
+
+    def fallback(self, state, legal: list[str], progress: Answer | None, why: str,
+                 greedy: bool = False) -> Choice:
+        """A legal move without the engine: the running search's best so far, else (with
+        time to spare) the best move one ply deep, else the referee's first move."""
+        self.fallbacks += 1
+        if progress is not None and progress.pv and progress.pv[0] in legal:
+            move, how = progress.pv[0], "the search's best so far"
+        elif greedy:
+            move, how = self.greedy(state, legal), "one ply deep"
+        else:
+            move, how = legal[0], "the first legal move"
+        log(f"turn {self.turns + 1}: fallback: {why}; playing {move} ({how})")
+        return Choice(move, "fallback")
+
+    def greedy(self, state, legal: list[str]) -> str:
+        best, best_value = legal[0], None
+        me = state.to_move
+        for token in legal:
+            try:
+                child = state.play(self.game.parse_move(state, token))
+            except GameError:
+                continue
+            outcome = child.outcome()
+            value = (outcome.returns[me] * 1_000_000 if outcome is not None
+                     else self.game.evaluate(child)[me])
+            if best_value is None or value > best_value:
+                best, best_value = token, value
+        return best
+
+    def emit(self, move: str) -> float:
+        os.write(1, (self.fmt.format_output(move) + "\n").encode())
+        return time.monotonic()
+
+    def report(self, choice: Choice, first_line_at: float, last_line_at: float, printed: float) -> None:
+        answer = choice.answer
+        engine_ms = None
+        if answer is not None and answer.received is not None and choice.sent is not None:
+            engine_ms = round((answer.received - choice.sent) * 1000, 2)
+        respond_ms = round((printed - last_line_at) * 1000, 2)
+        waited_ms = round(self.waited * 1000, 2)
+        log("stats " + json.dumps({
+            "turn": self.turns + 1, "source": choice.source,
+            "read_ms": round((last_line_at - first_line_at) * 1000, 2),
+            "respond_ms": respond_ms, "engine_ms": engine_ms,
+            "search_ms": None if answer is None else answer.info_ms,
+            "engine_start_wait_ms": waited_ms,
+            # The adapter's own part: the answer's time minus the engine's round trip
+            # (from sending `go` or `ponderhit` to reading `bestmove`) and minus any wait
+            # for the engine to start.
+            "adapter_ms": None if engine_ms is None else round(respond_ms - engine_ms - waited_ms, 2),
+            # time.monotonic() is one clock for every process of the machine: a referee on
+            # it can tell its own latencies from these.
+            "first_line_at": round(first_line_at, 6), "printed_at": round(printed, 6),
+        }))
+
+    # ---- pondering -----------------------------------------------------------------
+
+    async def start_ponder(self, board_text: str, state, move: str, answer: Answer) -> None:
+        """Search the position after `move` and the replies the engine expects, until
+        this player's next turn, on the opponents' time."""
+        link = self.link
+        if link is None or link.closed or answer.ponder is None:
+            return
+        predicted = list(answer.pv[1:]) if answer.pv[:2] == (move, answer.ponder) else [answer.ponder]
+        moves = [move]
+        try:
+            after = state.play(self.game.parse_move(state, move))
+            for token in predicted:
+                if after.outcome() is not None or after.to_move == self.player:
+                    break
+                after = after.play(self.game.parse_move(after, token))
+                moves.append(token)
+        except GameError:
+            return
+        if after.outcome() is not None or after.to_move != self.player:
+            return
+        plan = budget(self.fmt, False, 0.0)
+        commands = ["stop"] if link.pending else []
+        commands += [f"position board {board_text} moves {' '.join(moves)}",
+                     f"go ponder movetime {plan.ponder_movetime}"]
+        number = await link.search(commands)
+        if number is not None:
+            self.ponder = Ponder(number, self.game.format_board(after))
+
+    # ---- the game loop -------------------------------------------------------------
+
+    async def run(self) -> int:
+        stdin = StdinLines(self.args.started)
+        await stdin.open()
+        self.start_engine()
+        frozen = False
+        while True:
+            line, first_line_at = await stdin.get()
+            if line is None:
+                break
+            framer = self.fmt.framer(self.player is None)
+            last_line_at = first_line_at
+            try:
+                done = framer.add(line)
+                while not done:
+                    line, last_line_at = await stdin.get()
+                    if line is None:
+                        log("the input ended inside a turn")
+                        return await self.finish(1)
+                    done = framer.add(line)
+                await self.play_turn(framer.lines, first_line_at, last_line_at)
+            except TurnFormatError as error:
+                log(f"turn {self.turns + 1}: unreadable input: {error}")
+                return await self.finish(1)
+            if not frozen and self.link is not None:
+                # Everything allocated so far lives for the game: keep the collector
+                # off it, and off the turns (collected between turns instead).
+                gc.freeze()
+                gc.disable()
+                frozen = True
+            elif frozen:
+                gc.collect(1)
+        return await self.finish(0)
+
+    async def finish(self, code: int) -> int:
+        if self.link is not None:
+            await self.link.send(["stop"])
+            await self.link.close()
+        if self._starting is not None:
+            self._starting.cancel()
+        if self._closing:
+            await asyncio.wait(self._closing, timeout=3)
+        if self.early is not None:
+            try:
+                await asyncio.wait_for(asyncio.to_thread(self.early.wait), 2)
+            except asyncio.TimeoutError:
+                self.early.kill()
+        if self.fallbacks:
+            log(f"{self.fallbacks} fallback move(s) in {self.turns} turns")
+        return code
+
+
+async def client_of(process: subprocess.Popen) -> EngineClient:
+    """An EngineClient over the pipes of an engine started with subprocess."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=1 << 20)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), process.stdout)
+    transport, protocol = await loop.connect_write_pipe(
+        asyncio.streams.FlowControlMixin, process.stdin)  # type: ignore[attr-defined]
+    return EngineClient(reader, asyncio.StreamWriter(transport, protocol, reader, loop))
+
+
+def play(args: argparse.Namespace, early: subprocess.Popen | None = None) -> int:
+    """Play the game of `args` (see `adapters.codingame.adapter`) until the input ends."""
+    return asyncio.run(Adapter(turn_format(args.game), args, early).run())

@@ -1,0 +1,33 @@
+// Runs a replay page's script outside a browser (stub DOM): draws every step and
+// reports pieces and marks per step, and the text after the buttons and keys.
+// node replay_check.js PAGE.html
+const fs = require('fs');
+const page = fs.readFileSync(process.argv[2], 'utf8');
+const data = page.match(/<script id="record" type="application\/json">([\s\S]*?)<\/script>/)[1];
+const script = page.match(/<script>([\s\S]*?)<\/script>/)[1];
+const elements = {};
+function element(id) {
+  if (!elements[id]) {
+    elements[id] = {id: id, textContent: id === 'record' ? data : '', innerHTML: '', listeners: {},
+                    addEventListener(type, f) { this.listeners[type] = f; }};
+  }
+  return elements[id];
+}
+const document = {getElementById: element, keys: null, addEventListener(type, f) { this.keys = f; }};
+const window = {};
+new Function('window', 'document', 'setInterval', 'clearInterval', script)(window, document, () => 1, () => {});
+const replay = window.replay;
+const steps = [];
+for (let k = 0; k < replay.data.frames.length; k++) {
+  replay.show(k);
+  const svg = element('board').innerHTML;
+  steps.push({pieces: (svg.match(/class="piece"/g) || []).length, marks: (svg.match(/class="mark"/g) || []).length,
+              svg: svg.startsWith('<svg') && svg.endsWith('</svg>'), info: element('info').textContent});
+}
+element('first').listeners.click();
+const atFirst = element('info').textContent;
+document.keys({key: 'ArrowRight', preventDefault() {}});
+const afterRight = element('info').textContent;
+document.keys({key: 'End', preventDefault() {}});
+console.log(JSON.stringify({steps, atFirst, afterRight, atEnd: element('info').textContent,
+                            title: element('title').textContent, result: element('result').textContent}));

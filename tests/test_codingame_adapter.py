@@ -1,0 +1,150 @@
+"""The `engine-cg` process fed recorded CodinGame turns: a legal move within CodinGame's
+limit every turn, with its own engine, with a TCP daemon, and when the engine fails.
+
+Each recorded game is replayed from one player's seat: that player's input lines, in
+order, each answered before the next is sent, within the real limit of that turn. The
+positions follow the record, not the adapter's moves, so the adapter's pondering misses
+almost every turn: the stop-and-search path runs all along. The ponderhit path is
+checked with a predictable stand-in engine (tests/fake_engine.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from adapters.codingame import FORMATS, turn_format
+from adapters.codingame.arena.process import BotProcess
+from tests.conftest import TcpEngine, load_vectors, run
+
+ADAPTER = f"{sys.executable} -m adapters.codingame.adapter"
+FAKE_ENGINE = f"{sys.executable} {Path(__file__).parent / 'fake_engine.py'}"
+NAMES = {"clobber": "wb", "othello": "01", "loa": "bw", "isolation": "rgb"}
+
+
+def seats(game: str) -> dict[tuple[int, int], list[dict]]:
+    """Every input_lines record of a vector file by (game index, player), in order."""
+    grouped: dict[tuple[int, int], list[dict]] = collections.defaultdict(list)
+    for record in load_vectors(game):
+        if "input_lines" in record:
+            grouped[record["game_index"], NAMES[game].index(record["to_move"])].append(record)
+    return grouped
+
+
+def referee_list(game: str, record: dict) -> list[str]:
+    return record["legal_referee_order"] if game == "othello" else record["legal"]
+
+
+async def feed(game: str, command: str, records: list[dict]) -> BotProcess:
+    """Send each record's input to a fresh adapter; every answer must be a legal move
+    the referee accepts, in time. Returns the finished process (for its stderr)."""
+    fmt = turn_format(game)
+    bot = BotProcess(command)
+    await bot.start()
+    try:
+        for index, record in enumerate(records):
+            limit_ms = fmt.FIRST_TURN_MS if index == 0 else fmt.TURN_MS
+            line, elapsed, status = await bot.ask(record["input_lines"], limit_ms / 1000)
+            where = f"{game} game {record['game_index']} turn {index + 1}"
+            assert status == "ok", f"{where}: {status} after {elapsed * 1000:.0f} ms; " + "\n".join(bot.stderr)
+            token = fmt.parse_output(line, referee_list(game, record))
+            assert token is not None and token in record["legal"], f"{where}: {line!r}"
+    finally:
+        await bot.close()
+    return bot
+
+
+@pytest.mark.parametrize("game", FORMATS)
+def test_the_adapter_answers_recorded_turns_in_time(game: str) -> None:
+    """The first recorded game, each seat, the first turns: the default, quick run."""
+    for (index, _), records in sorted(seats(game).items()):
+        if index == 0:
+            run(feed(game, f"{ADAPTER} {game}", records[:8]))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", FORMATS)
+def test_the_adapter_answers_every_recorded_turn_in_time(game: str) -> None:
+    for _, records in sorted(seats(game).items()):
+        run(feed(game, f"{ADAPTER} {game}", records))
+
+
+@pytest.mark.parametrize("game", ["clobber", "isolation"])
+def test_the_adapter_plays_through_a_tcp_daemon(game: str, tcp_engine: TcpEngine) -> None:
+    for (index, _), records in sorted(seats(game).items()):
+        if index == 0:
+            run(feed(game, f"{ADAPTER} {game} --connect 127.0.0.1:{tcp_engine.port}", records[:8]))
+
+
+def first_records(game: str, count: int) -> list[dict]:
+    return seats(game)[0, 0][:count]
+
+
+@pytest.mark.parametrize(("engine", "why"), [
+    ("sleep 100", "no engine"),
+    (f"{FAKE_ENGINE} silent", "no engine"),
+    (f"{FAKE_ENGINE} illegal", "not in the referee's list"),
+])
+def test_an_engine_that_fails_still_gets_legal_moves_in_time(engine: str, why: str) -> None:
+    bot = run(feed("loa", f"{ADAPTER} loa --engine '{engine}'", first_records("loa", 4)))
+    assert any(why in line for line in bot.stderr), bot.stderr
+    assert any("fallback" in line for line in bot.stderr)
+
+
+def test_an_engine_that_exits_is_noticed_and_replaced() -> None:
+    bot = run(feed("othello", f"{ADAPTER} othello --engine '{FAKE_ENGINE} crash'", first_records("othello", 6)))
+    assert any("the engine is gone" in line for line in bot.stderr), bot.stderr
+
+
+def test_an_unreachable_daemon_means_fallback_moves() -> None:
+    bot = run(feed("clobber", f"{ADAPTER} clobber --connect 127.0.0.1:1", first_records("clobber", 3)))
+    assert any("cannot start the engine" in line for line in bot.stderr), bot.stderr
+
+
+def test_ponderhit_when_the_opponent_plays_the_expected_reply(tmp_path: Path) -> None:
+    """With an engine that always expects the first reply in string order, an opponent
+    that plays it gets `ponderhit`; one that does not gets `stop` and a new search."""
+    fmt = turn_format("clobber")
+    game = fmt.GAME
+    log = tmp_path / "engine.log"
+
+    def first(state) -> str:
+        return sorted(game.format_move(state, move) for move in state.legal_moves())[0]
+
+    async def scenario() -> list[str]:
+        bot = BotProcess(f"{ADAPTER} clobber --stats --engine '{FAKE_ENGINE} predictable {log}'")
+        await bot.start()
+        state = game.initial_state({})
+        history: list[tuple[int, str]] = []
+        answers = []
+        try:
+            for turn in range(4):
+                lines = fmt.format_turn(state, 0, turn == 0, history)
+                line, _, status = await bot.ask(lines, (fmt.FIRST_TURN_MS if turn == 0 else fmt.TURN_MS) / 1000)
+                assert status == "ok", bot.stderr
+                answers.append(line)
+                state = state.play(game.parse_move(state, line))
+                history.append((0, line))
+                # Turns 0 and 1: the expected reply; then another one.
+                replies = sorted(game.format_move(state, move) for move in state.legal_moves())
+                reply = replies[0] if turn < 2 else replies[-1]
+                state = state.play(game.parse_move(state, reply))
+                history.append((1, reply))
+        finally:
+            await bot.close()
+        stats = [json.loads(line.split("stats ", 1)[1]) for line in bot.stderr if "stats {" in line]
+        return answers, [entry["source"] for entry in stats]
+
+    answers, sources = run(scenario())
+    assert sources == ["engine", "ponderhit", "ponderhit", "engine"]
+    commands = log.read_text().splitlines()
+    heads = [("go ponder" if "ponder" in line else "go") if line.startswith("go") else line
+             for line in commands if line.startswith(("go", "stop", "ponderhit"))]
+    assert heads == ["go", "go ponder", "ponderhit", "go ponder", "ponderhit", "go ponder",
+                     "stop", "go", "go ponder", "stop"]
+    assert all(line.startswith("go ponder movetime ") for line in commands if line.startswith("go ponder"))

@@ -1,0 +1,228 @@
+"""engine-arena: matches of CodinGame bots, the referees' verdicts on bad bots, game
+records, results, and the replay page."""
+
+from __future__ import annotations
+
+import html.parser
+import itertools
+import json
+import math
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from adapters.codingame import turn_format
+from adapters.codingame.arena.referee import GameSpec, plan, play_game
+from adapters.codingame.arena.replay import frames, replay_page
+from adapters.codingame.arena.stats import elo, tally, wilson
+from tests.conftest import run
+
+ARENA = [sys.executable, "-m", "adapters.codingame.arena.main"]
+BOTS = f"{sys.executable} {Path(__file__).parent / 'cg_bots.py'}"
+EXAMPLE = f"{sys.executable} -m adapters.codingame.bots"
+
+
+def arena(tmp_path: Path, *arguments: str) -> tuple[str, list[dict]]:
+    out = tmp_path / "out"
+    result = subprocess.run([*ARENA, *arguments, "--out", str(out), "--quiet"],
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    records = [json.loads(path.read_text()) for path in sorted(out.glob("game-*.json"))]
+    assert (out / "results.txt").read_text().strip() == result.stdout.strip()
+    return result.stdout, records
+
+
+def replayed(record: dict):
+    """The record's moves played through the rules from its start: the final state."""
+    fmt = turn_format(record["game"])
+    game = fmt.GAME
+    state = game.parse_board(record["start"].split())
+    events = {event["at"]: event for event in record["events"] if event["event"] != "eliminated"}
+    for index, move in enumerate(record["moves"]):
+        if index in events and fmt.PLAYERS == 3:
+            state = fmt.leave(state, events[index]["player"])
+        assert move["player"] == state.to_move
+        state = state.play(game.parse_move(state, move["move"]))
+    if len(record["moves"]) in events and fmt.PLAYERS == 3:
+        state = fmt.leave(state, events[len(record["moves"])]["player"])
+    return state
+
+
+def test_random_against_greedy_rotates_seats_and_records_every_game(tmp_path: Path) -> None:
+    table, records = arena(tmp_path, "clobber", "--bot", "random", "--bot", "greedy", "--games", "4", "--jobs", "2")
+    assert len(records) == 4
+    assert [record["seats"] for record in records] == [["random", "greedy"], ["greedy", "random"]] * 2
+    for record in records:
+        state = replayed(record)
+        outcome = state.outcome()
+        assert outcome is not None and record["reason"] == outcome.reason == "no move"
+        assert record["result"]["scores"][outcome.winner] == 1 and record["result"]["ranks"][outcome.winner] == 1
+        assert record["final"] == turn_format("clobber").GAME.format_board(state)
+        for move in record["moves"]:
+            assert 0 <= move["ms"] <= move["limit_ms"]
+    lines = table.splitlines()
+    assert any(line.startswith("random ") for line in lines) and any(line.startswith("greedy ") for line in lines)
+    assert "Elo difference random - greedy:" in table
+    wins = sum(1 for record in records for seat, name in enumerate(record["seats"])
+               if name == "greedy" and record["result"]["winner"] == seat)
+    assert f"greedy                           4 {wins:>5}" in table
+
+
+def test_knights_rotate_all_six_seat_orders(tmp_path: Path) -> None:
+    table, records = arena(tmp_path, "isolation", "--bot", "random", "--bot", "greedy", "--bot", "greedy",
+                           "--games", "6", "--jobs", "2", "--seed", "5")
+    assert sorted(tuple(record["seats"]) for record in records) == sorted(
+        itertools.permutations(["random", "greedy", "greedy#2"]))
+    for record in records:
+        assert record["seed"] == 5
+        assert record["start"] == turn_format("isolation").GAME.format_board(
+            turn_format("isolation").GAME.initial_state({"seed": "5"}))
+        assert sorted(record["result"]["scores"]) == [0, 1, 2]
+        state = replayed(record)
+        assert state.outcome() is not None
+    assert "avg rank" in table and "1st" in table
+
+
+def test_a_bot_printing_garbage_loses(tmp_path: Path) -> None:
+    _, records = arena(tmp_path, "othello", "--bot", f"bad={BOTS} garbage othello", "--bot", "random", "--games", "2")
+    for record in records:
+        seat = record["seats"].index("bad")
+        assert record["result"]["winner"] == 1 - seat
+        assert record["result"]["scores"][seat] == -1
+        assert "invalid action" in record["reason"]
+        assert record["events"][0]["event"] == "invalid" and record["events"][0]["output"] == "no-such-move"
+
+
+def test_a_bot_that_does_not_answer_loses_on_time(tmp_path: Path) -> None:
+    table, records = arena(tmp_path, "clobber", "--bot", f"mute={BOTS} silent clobber", "--bot", "random",
+                           "--games", "2", "--time-scale", "0.8")
+    for record in records:
+        seat = record["seats"].index("mute")
+        assert record["result"]["winner"] == 1 - seat and "did not answer in time" in record["reason"]
+        event = record["events"][0]
+        assert event["event"] == "timeout" and event["limit_ms"] == 800 and event["ms"] >= 800
+    assert "mute: 2 timeout" in table
+
+
+def test_a_bot_late_after_its_first_turns_loses_on_time() -> None:
+    spec = GameSpec("loa", 0, 0, (f"{BOTS} late loa", f"{EXAMPLE} random loa"), ("late", "random"))
+    record = run(play_game(spec))
+    assert record["result"]["winner"] == 1 and record["events"][0]["event"] == "timeout"
+    assert sum(1 for move in record["moves"] if move["player"] == 0) == 2
+
+
+def test_a_bot_that_exits_loses(tmp_path: Path) -> None:
+    spec = GameSpec("clobber", 0, 0, (f"{EXAMPLE} random clobber", f"{BOTS} exit clobber"), ("random", "gone"))
+    record = run(play_game(spec))
+    assert record["result"]["winner"] == 0 and record["events"][0]["event"] == "crashed"
+
+
+def test_a_knight_that_leaves_stays_on_the_board() -> None:
+    spec = GameSpec("isolation", 0, 3, (f"{EXAMPLE} greedy isolation", f"{BOTS} garbage isolation",
+                                        f"{EXAMPLE} greedy isolation"), ("a", "bad", "b"))
+    record = run(play_game(spec))
+    assert record["result"]["scores"][1] == -1 and record["result"]["ranks"][1] == 3
+    assert sorted(record["result"]["scores"][::2]) == [0, 1]
+    assert "g" in record["final"].split()[0]
+    assert record["events"][0] == {"at": 1, "player": 1, "event": "invalid", "output": "no-such-move",
+                                   "ms": record["events"][0]["ms"], "limit_ms": 1000.0}
+    assert all(move["player"] != 1 for move in record["moves"])
+    assert replayed(record).outcome() is not None
+
+
+def test_keywords_comments_and_expert_mode_reach_the_referee_as_on_codingame() -> None:
+    spec = GameSpec("clobber", 0, 0, (f"{BOTS} keyword clobber", f"{BOTS} comment clobber"), ("kw", "comment"))
+    record = run(play_game(spec))
+    assert record["events"] == [] and record["result"]["winner"] is not None
+    assert all(move["output"] == "random" for move in record["moves"] if move["player"] == 0)
+    othello = GameSpec("othello", 0, 0, (f"{BOTS} expert othello", f"{BOTS} comment othello"), ("expert", "msg"))
+    record = run(play_game(othello))
+    assert record["events"] == [] and record["reason"].startswith("discs")
+    assert not any("mismatch" in line or "Traceback" in line for line in record["stderr"][0])
+    assert record["moves"][0]["output"].startswith("EXPERT ")
+
+
+def test_plan_rotates_seat_orders_and_seeds() -> None:
+    bots = [("a", "A"), ("b", "B"), ("c", "C")]
+    specs = plan("isolation", bots, 13, 100, 2.0)
+    assert [spec.seed for spec in specs] == [100] * 6 + [101] * 6 + [102]
+    assert len({spec.names for spec in specs[:6]}) == 6 and specs[6].names == specs[0].names
+    assert all(spec.time_scale == 2.0 for spec in specs)
+    two = plan("clobber", bots[:2], 3, 0, 1.0)
+    assert [spec.names for spec in two] == [("a", "b"), ("b", "a"), ("a", "b")]
+
+
+def test_scores_intervals_and_elo() -> None:
+    low, high = wilson(0.5, 100)
+    assert 0.40 < low < 0.41 and 0.59 < high < 0.60
+    assert wilson(1.0, 10)[1] == pytest.approx(1.0) and wilson(0.0, 10)[0] == pytest.approx(0.0)
+    assert elo(0.5) == 0 and round(elo(0.75)) == 191 and math.isinf(elo(1.0))
+    record = {"seats": ["x", "y", "z"], "moves": [], "events": [],
+              "result": {"ranks": [1, 2, 2], "scores": [2, 0, 0]}}
+    results = tally([record], ["x", "y", "z"])
+    assert results["x"].points == [1.0] and results["y"].points == [0.25] and results["y"].places == [0, 1, 0]
+
+
+class _Scripts(html.parser.HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.scripts: list[tuple[dict, str]] = []
+        self._open: dict | None = None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "script":
+            self._open = dict(attrs)
+            self.scripts.append((self._open, ""))
+
+    def handle_data(self, data):
+        if self._open is not None:
+            attrs, text = self.scripts[-1]
+            self.scripts[-1] = (attrs, text + data)
+
+    def handle_endtag(self, tag):
+        if tag == "script":
+            self._open = None
+
+
+def sample_record(game: str) -> dict:
+    players = turn_format(game).PLAYERS
+    names = ("greedy", "random", "random#2")[:players]
+    commands = tuple(f"{EXAMPLE} {name.split('#')[0]} {game}" for name in names)
+    return run(play_game(GameSpec(game, 0, 2, commands, names)))
+
+
+@pytest.mark.parametrize("game", ["clobber", "othello", "loa", "isolation"])
+def test_the_replay_page_embeds_every_position_and_draws_it(game: str, tmp_path: Path) -> None:
+    record = sample_record(game)
+    record["seats"][0] = "</script><b>x"  # must not break out of the page
+    page = replay_page(record)
+    parser = _Scripts()
+    parser.feed(page)
+    (data_attrs, data), (code_attrs, code) = parser.scripts
+    assert data_attrs == {"id": "record", "type": "application/json"} and code_attrs == {}
+    embedded = json.loads(data)
+    assert embedded["frames"] == frames(record)
+    assert len(embedded["frames"]) == len(record["moves"]) + 1
+    assert embedded["frames"][-1]["rows"] == record["final"].split()[0].split("/")
+    assert code.count("http") == 1 and "http://www.w3.org/2000/svg" in code  # a namespace, no fetch
+    assert "src=" not in page and "<link" not in page and "@import" not in page
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed: the page's script was not run")
+    path = tmp_path / "page.html"
+    path.write_text(page)
+    result = subprocess.run([node, str(Path(__file__).parent / "data" / "replay_check.js"), str(path)],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    checked = json.loads(result.stdout)
+    pieces = {"clobber": "wb", "othello": "01", "loa": "bw", "isolation": "rgb"}[game]
+    for step, frame in zip(checked["steps"], embedded["frames"]):
+        assert step["svg"]
+        assert step["pieces"] == sum(row.count(char) for row in frame["rows"] for char in pieces)
+        assert step["marks"] == (0 if frame["move"] in (None, "pass") else len(frame["move"]) // 2)
+    assert checked["atFirst"].startswith("step 0 /") and checked["afterRight"].startswith("step 1 /")
+    assert checked["atEnd"].startswith(f"step {len(record['moves'])} /")
+    assert checked["result"] == embedded["result"]
