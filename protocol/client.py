@@ -13,6 +13,7 @@ waits a client needs (`until` a line prefix, `ready` for the `isready` barrier,
 from __future__ import annotations
 
 import asyncio
+import subprocess
 import time
 from typing import Sequence
 
@@ -52,6 +53,18 @@ class EngineClient:
         )
         assert process.stdout is not None and process.stdin is not None
         return cls(process.stdout, process.stdin, process)  # type: ignore[arg-type]
+
+    @classmethod
+    async def attach(cls, process: "subprocess.Popen[bytes]") -> "EngineClient":
+        """Talk to an engine already started with `subprocess.Popen` (stdin and stdout
+        pipes), e.g. one launched before the event loop ran."""
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader(limit=1 << 20)
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), process.stdout)
+        # A StreamReaderProtocol gives the write side its flow control (drain).
+        transport, protocol = await loop.connect_write_pipe(
+            lambda: asyncio.StreamReaderProtocol(asyncio.StreamReader()), process.stdin)
+        return cls(reader, asyncio.StreamWriter(transport, protocol, reader, loop))
 
     @classmethod
     async def connect(cls, host: str, port: int) -> "EngineClient":

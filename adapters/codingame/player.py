@@ -172,7 +172,7 @@ class Adapter:
             host, _, port = self.args.connect.rpartition(":")
             client = await EngineClient.connect(host or "127.0.0.1", int(port))
         elif self.early is not None and len(self._starts) == 1:
-            client = await client_of(self.early)
+            client = await EngineClient.attach(self.early)
         else:
             client = await EngineClient.spawn(self.args.engine_command)
         try:
@@ -400,16 +400,6 @@ class Adapter:
         if self.fallbacks:
             log(f"{self.fallbacks} fallback move(s) in {self.turns} turns")
         return code
-
-
-async def client_of(process: subprocess.Popen) -> EngineClient:
-    """An EngineClient over the pipes of an engine started with subprocess."""
-    loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=1 << 20)
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), process.stdout)
-    transport, protocol = await loop.connect_write_pipe(
-        asyncio.streams.FlowControlMixin, process.stdin)  # type: ignore[attr-defined]
-    return EngineClient(reader, asyncio.StreamWriter(transport, protocol, reader, loop))
 
 
 def play(args: argparse.Namespace, early: subprocess.Popen | None = None) -> int:
