@@ -46,10 +46,10 @@ ENGINE_AUTHOR = "the engine developers"
 
 #: The loop forces `bestmove` this many ms before a `movetime` runs out, should the
 #: search thread not have answered by then.
-GUARD_MS = 4
+GUARD_MS = 6
 #: The search's own deadline keeps at least this many ms of a budget back, so that it
 #: answers before the loop has to force it (GUARD_MS).
-SEARCH_MARGIN_MS = 8
+SEARCH_MARGIN_MS = 12
 #: After `stop`, the loop waits this long for the search's own final report.
 STOP_GRACE_MS = 100
 #: With clocks (no movetime), the loop forces `bestmove` this long after the budget.
