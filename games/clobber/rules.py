@@ -132,6 +132,12 @@ def make_state(white: int, black: int, to_move: int) -> ClobberState:
     return ClobberState(white, black, to_move, compute_key(white, black, to_move))
 
 
+#: From this many stones down, a search solves the position exactly: measured, the solver
+#: proves positions of about 30 stones in 1-10 thousand nodes, where the heuristic search
+#: had been seen to pick losing moves.
+SOLVE_STONES = 26
+
+
 class ClobberGame:
     """The Clobber rules descriptor (see the package docstring)."""
 
@@ -169,7 +175,7 @@ class ClobberGame:
         return notation.picture(state.white, state.black, state.to_move)
 
     def solvable(self, state: ClobberState) -> bool:
-        return False
+        return (state.white | state.black).bit_count() <= SOLVE_STONES
 
 
 GAME = ClobberGame()
