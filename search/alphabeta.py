@@ -51,7 +51,8 @@ class AlphaBeta:
         self._history: defaultdict[int, int] = defaultdict(int)
         #: The stop check of the running iteration, called every POLL_MASK + 1 nodes.
         self._poll: Callable[[int], bool] = StopSignal().should_stop
-        self._partial_move: int | None = None
+        #: The best (move, score) of the running root iteration so far.
+        self._partial: tuple[int, int] | None = None
 
     def search(self, root: State, stop: StopSignal) -> Iterator[SearchReport]:
         """Deepen until `stop` fires, `stop.max_depth` is reached, the result is proven,
@@ -102,8 +103,10 @@ class AlphaBeta:
             try:
                 score, move = self._root(root, moves, depth)
             except Aborted:
-                if self._partial_move is not None:
-                    best_move = self._partial_move
+                # The unfinished iteration's best so far: its first move searched to the
+                # full depth, or a later one proved better than it.
+                if self._partial is not None:
+                    best_move, best_score = self._partial
                 return best_move, best_score, completed, True
             best_move, best_score, completed = move, score, depth
             moves.remove(move)
@@ -175,7 +178,7 @@ class AlphaBeta:
         """Search every root move to `depth`; returns (score, best move)."""
         alpha, beta = -INFINITY, INFINITY
         best_move = moves[0]
-        self._partial_move = None
+        self._partial = None
         for index, move in enumerate(moves):
             child = root.play(move)
             if index == 0:
@@ -186,7 +189,7 @@ class AlphaBeta:
                     score = -self._search(child, depth - 1, -beta, -alpha, 1)
             if score > alpha:
                 alpha, best_move = score, move
-                self._partial_move = move
+                self._partial = (move, score)
         self.table.store(root.key, depth, EXACT, alpha, best_move)
         return alpha, best_move
 
