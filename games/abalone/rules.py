@@ -90,9 +90,12 @@ _SCORE_STEP_KEYS = tuple(
 
 
 def _bases(direction: int, axis: int) -> tuple[int, ...]:
-    """The move ints, anchor 0, an in-line direction produces: single, pair, triple, and
-    the pushes 2v1, 3v1, 3v2, each without then with a marble pushed off."""
-    return (
+    """The move ints, anchor 0, less one, an in-line direction produces: single, pair,
+    triple, and the pushes 2v1, 3v1, 3v2, each without then with a marble pushed off.
+
+    Less one because the generator adds a cell's `bit_length`, its index plus one.
+    """
+    return tuple(base - 1 for base in (
         move_int(0, direction, 1, axis, 0, ORDER_SINGLE),
         move_int(0, direction, 2, axis, 0, ORDER_INLINE_2),
         move_int(0, direction, 3, axis, 0, ORDER_INLINE_3),
@@ -102,12 +105,12 @@ def _bases(direction: int, axis: int) -> tuple[int, ...]:
         move_int(0, direction, 2, axis, 1, ORDER_PUSH_OFF),
         move_int(0, direction, 3, axis, 1, ORDER_PUSH_OFF),
         move_int(0, direction, 3, axis, 2, ORDER_PUSH_OFF),
-    )
+    ))
 
 
 #: Per axis: (positive step u, the directions of steps +u and -u, the in-line bases
 #: moving +u and -u, the cells whose neighbour +u / -u is off the board, and for each of
-#: the four broadside directions its index and the pair and triple bases).
+#: the four broadside directions its index and the pair and triple bases, less one).
 _AXES = tuple(
     (
         AXIS_STEPS[axis],
@@ -119,8 +122,8 @@ _AXES = tuple(
         RIM[NEGATIVE_DIRECTIONS[axis]],
         tuple(
             (direction,
-             move_int(0, direction, 2, axis, 0, ORDER_BROADSIDE_2),
-             move_int(0, direction, 3, axis, 0, ORDER_BROADSIDE_3))
+             move_int(0, direction, 2, axis, 0, ORDER_BROADSIDE_2) - 1,
+             move_int(0, direction, 3, axis, 0, ORDER_BROADSIDE_3) - 1)
             for direction in range(6) if direction % 3 != axis
         ),
     )
@@ -129,20 +132,29 @@ _AXES = tuple(
 
 
 def _emit(moves: list[int], mask: int, base: int) -> None:
+    """Append `base - 1 + bit_length` for each cell of `mask`: `base | cell` when `base`
+    is a move int with anchor 0 less one (the `_bases` convention)."""
     append = moves.append
     while mask:
-        low = mask & -mask
-        append(base | (low.bit_length() - 1))
-        mask ^= low
+        top = mask.bit_length()
+        append(base + top)
+        mask ^= 1 << (top - 1)
 
 
 def generate_moves(own: int, opp: int) -> list[int]:
     """The legal moves of the side owning `own`, best-first by their order field (see
-    `games.abalone.hexboard`)."""
+    `games.abalone.hexboard`).
+
+    The frequent masks (in-line and broadside moves) are emitted by loops written out
+    here, the rare pushes through `_emit`: a call per mask costs as much as a move.
+    Each loop takes the highest cell first; the bases are move ints less one (`_bases`),
+    so that base + bit_length is the move.
+    """
     empty = ON_BOARD ^ own ^ opp
     # next_empty[d]: the cells whose neighbour in direction d is empty.
     next_empty = (empty >> 1, empty << 10, empty << 11, empty << 1, empty >> 10, empty >> 11)
     moves: list[int] = []
+    append = moves.append
     emit = _emit
     for u, plus, minus, forward, backward, rim_forward, rim_backward, broadsides in _AXES:
         pairs = own & (own << u)
@@ -150,50 +162,103 @@ def generate_moves(own: int, opp: int) -> list[int]:
 
         # Moving +u: pairs and triples have their front marble at the anchor cell.
         free = next_empty[plus]
-        emit(moves, own & free, forward[0])
+        mask = own & free
+        base = forward[0]
+        while mask:
+            top = mask.bit_length()
+            append(base + top)
+            mask ^= 1 << (top - 1)
         if pairs:
-            emit(moves, pairs & free, forward[1])
-            if triples:
-                emit(moves, triples & free, forward[2])
+            mask = pairs & free
+            base = forward[1]
+            while mask:
+                top = mask.bit_length()
+                append(base + top)
+                mask ^= 1 << (top - 1)
+            mask = triples & free
+            base = forward[2]
+            while mask:
+                top = mask.bit_length()
+                append(base + top)
+                mask ^= 1 << (top - 1)
             if pairs & (opp >> u):
                 # Enemy columns of one with an empty cell behind, or the edge behind.
-                one = opp & free
-                one_off = opp & rim_forward
-                emit(moves, pairs & (one >> u), forward[3])
-                emit(moves, pairs & (one_off >> u), forward[6])
+                one = (opp & free) >> u
+                one_off = (opp & rim_forward) >> u
+                if pairs & one:
+                    emit(moves, pairs & one, forward[3])
+                if pairs & one_off:
+                    emit(moves, pairs & one_off, forward[6])
                 if triples & (opp >> u):
-                    emit(moves, triples & (one >> u), forward[4])
-                    emit(moves, triples & (one_off >> u), forward[7])
-                    emit(moves, triples & ((opp & (one >> u)) >> u), forward[5])
-                    emit(moves, triples & ((opp & (one_off >> u)) >> u), forward[8])
+                    # The same, and enemy columns of two.
+                    if triples & one:
+                        emit(moves, triples & one, forward[4])
+                    if triples & one_off:
+                        emit(moves, triples & one_off, forward[7])
+                    two = triples & ((opp & one) >> u)
+                    if two:
+                        emit(moves, two, forward[5])
+                    two = triples & ((opp & one_off) >> u)
+                    if two:
+                        emit(moves, two, forward[8])
 
         # Moving -u: the front marble is the other end, u (pair) or 2u (triple) lower.
         free = next_empty[minus]
-        emit(moves, own & free, backward[0])
-        if pairs:
-            back_pairs = pairs >> u
-            back_triples = triples >> (u + u)
-            emit(moves, back_pairs & free, backward[1])
-            if triples:
-                emit(moves, back_triples & free, backward[2])
-            if back_pairs & (opp << u):
-                one = opp & free
-                one_off = opp & rim_backward
-                emit(moves, back_pairs & (one << u), backward[3])
-                emit(moves, back_pairs & (one_off << u), backward[6])
-                if back_triples & (opp << u):
-                    emit(moves, back_triples & (one << u), backward[4])
-                    emit(moves, back_triples & (one_off << u), backward[7])
-                    emit(moves, back_triples & ((opp & (one << u)) << u), backward[5])
-                    emit(moves, back_triples & ((opp & (one_off << u)) << u), backward[8])
+        mask = own & free
+        base = backward[0]
+        while mask:
+            top = mask.bit_length()
+            append(base + top)
+            mask ^= 1 << (top - 1)
+        if not pairs:
+            continue
+        back_pairs = pairs >> u
+        back_triples = triples >> (u + u)
+        mask = back_pairs & free
+        base = backward[1]
+        while mask:
+            top = mask.bit_length()
+            append(base + top)
+            mask ^= 1 << (top - 1)
+        mask = back_triples & free
+        base = backward[2]
+        while mask:
+            top = mask.bit_length()
+            append(base + top)
+            mask ^= 1 << (top - 1)
+        if back_pairs & (opp << u):
+            one = (opp & free) << u
+            one_off = (opp & rim_backward) << u
+            if back_pairs & one:
+                emit(moves, back_pairs & one, backward[3])
+            if back_pairs & one_off:
+                emit(moves, back_pairs & one_off, backward[6])
+            if back_triples & (opp << u):
+                if back_triples & one:
+                    emit(moves, back_triples & one, backward[4])
+                if back_triples & one_off:
+                    emit(moves, back_triples & one_off, backward[7])
+                two = back_triples & ((opp & one) << u)
+                if two:
+                    emit(moves, two, backward[5])
+                two = back_triples & ((opp & one_off) << u)
+                if two:
+                    emit(moves, two, backward[8])
 
-            # Broadside: every marble of the line needs an empty neighbour that way.
-            for direction, pair_base, triple_base in broadsides:
-                free = next_empty[direction]
-                both = free & (free << u)
-                emit(moves, pairs & both, pair_base)
-                if triples:
-                    emit(moves, triples & both & (both << u), triple_base)
+        # Broadside: every marble of the line needs an empty neighbour that way.
+        for direction, pair_base, triple_base in broadsides:
+            free = next_empty[direction]
+            both = free & (free << u)
+            mask = pairs & both
+            while mask:
+                top = mask.bit_length()
+                append(pair_base + top)
+                mask ^= 1 << (top - 1)
+            mask = triples & both & (both << u)
+            while mask:
+                top = mask.bit_length()
+                append(triple_base + top)
+                mask ^= 1 << (top - 1)
     moves.sort(reverse=True)
     return moves
 
