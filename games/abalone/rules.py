@@ -8,7 +8,7 @@ move int layout are in `games.abalone.hexboard`.
 Move generation works on whole boards, one direction at a time. For the direction d of
 step s, `empty >> s` (or `<< -s`) marks the cells whose neighbour in d is empty. Along an
 axis of positive step u, `own & own << u` marks the cells c with c and c - u own (pairs)
-and `pairs & pairs << u` the cells starting a run of three (triples):
+and `pairs & pairs << u` the cells c with c, c - u and c - 2u own (triples):
 
 - in-line, moving +u: the front marble is c itself; the move is free when c + u is empty
   (a single marble, a pair or a triple), a push of one when c + u holds an enemy marble
