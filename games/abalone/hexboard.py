@@ -1,4 +1,5 @@
-"""The Abalone board as bits of one Python int: cells, directions and fixed masks.
+"""The Abalone board as bits of one Python int: cells, directions, fixed masks, the
+game's counts and the move int layout.
 
 Cells are held in axial coordinates (q, r), r growing downwards, on an 11x11 grid with a
 border of off-board cells around the 61 cells of the board (|q|, |r|, |q + r| <= 4):
@@ -26,14 +27,17 @@ its line; q = x - 4 + max(0, 4 - y) and r = y - 4.
 
 from __future__ import annotations
 
+#: Marbles each side starts with, marbles pushed off that win, and the ply limit.
+MARBLES = 14
+WINNING_SCORE = 6
+MAX_PLIES = 350
+
 #: Cells per printed line, top line first.
 ROW_LENGTHS = (5, 6, 7, 8, 9, 8, 7, 6, 5)
 WIDTH = 11
 #: Every bit of the 11x11 grid, border included.
 GRID = (1 << WIDTH * WIDTH) - 1
 
-DIRECTION_NAMES = ("E", "NE", "NW", "W", "SW", "SE")
-AXIAL_STEPS = ((1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1))
 STEPS = (1, -10, -11, -1, 10, 11)
 #: The positive step of each axis (E, SW, SE) and the directions that take it or its
 #: negation.
@@ -85,8 +89,6 @@ def step_board(board: int, direction: int) -> int:
 
 #: RIM[d]: the board cells whose neighbour in direction d is off the board.
 RIM: tuple[int, ...] = tuple(step_board(OFF_BOARD, (d + 3) % 6) & ON_BOARD for d in range(6))
-#: The cells with at least one neighbour off the board: the outer ring.
-EDGE = RIM[0] | RIM[1] | RIM[2] | RIM[3] | RIM[4] | RIM[5]
 
 
 def hex_distance(index: int) -> int:
@@ -99,16 +101,6 @@ def hex_distance(index: int) -> int:
 RINGS: tuple[int, ...] = tuple(
     sum(1 << index for index in CELLS if hex_distance(index) == k) for k in range(5)
 )
-
-
-def cells_of(board: int) -> list[int]:
-    """The bit indices of `board`'s set bits, ascending (reading order on the board)."""
-    cells = []
-    while board:
-        low = board & -board
-        cells.append(low.bit_length() - 1)
-        board ^= low
-    return cells
 
 
 # ---- move ints -------------------------------------------------------------------------

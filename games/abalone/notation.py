@@ -15,6 +15,9 @@ from games.base import (
 from games.abalone.hexboard import (
     IDENTITY_MASK,
     INDEX_OF,
+    MARBLES,
+    MAX_PLIES,
+    WINNING_SCORE,
     ROW_LENGTHS,
     STEPS,
     XY,
@@ -26,10 +29,6 @@ from games.abalone.hexboard import (
 #: The board text's side names by player index: black (player 0) is `2`, white `1`.
 _SIDES = {"2": 0, "1": 1}
 _FIELDS = ("score1", "score2", "turn")
-#: Mirrors of the rules' constants, kept here so that the notation stands alone.
-MARBLES = 14
-WINNING_SCORE = 6
-MAX_PLIES = 350
 _MOVE_SYNTAX = "expected x1,y1,x2,y2,d such as 2,3,3,5,4"
 
 

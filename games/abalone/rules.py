@@ -38,6 +38,7 @@ from games.abalone.hexboard import (
     AXIS_STEPS,
     CELLS,
     INDEX_OF,
+    MAX_PLIES,
     NEGATIVE_DIRECTIONS,
     ON_BOARD,
     ORDER_BROADSIDE_2,
@@ -52,15 +53,12 @@ from games.abalone.hexboard import (
     STEPS,
     TABLE_MASK,
     WIDTH,
+    WINNING_SCORE,
     is_inline,
     move_int,
 )
 
 BLACK, WHITE = 0, 1
-#: Marbles each side starts with, marbles pushed off that win, and the ply limit.
-MARBLES = 14
-WINNING_SCORE = 6
-MAX_PLIES = 350
 
 #: White fills the top two lines and the middle three cells of the third; black the same
 #: at the bottom.
