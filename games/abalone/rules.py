@@ -358,12 +358,12 @@ class AbaloneState(NamedTuple):
     turn: int
 
     def legal_moves(self) -> list[int]:
-        if self.black_score >= WINNING_SCORE or self.white_score >= WINNING_SCORE \
-                or self.turn >= MAX_PLIES:
+        black, white, to_move, _, black_score, white_score, turn = self
+        if black_score >= WINNING_SCORE or white_score >= WINNING_SCORE or turn >= MAX_PLIES:
             return []
-        if self.to_move == BLACK:
-            return generate_moves(self.black, self.white)
-        return generate_moves(self.white, self.black)
+        if to_move == BLACK:
+            return generate_moves(black, white)
+        return generate_moves(white, black)
 
     def play(self, move: int) -> "AbaloneState":
         black, white, to_move, key, black_score, white_score, turn = self
@@ -471,8 +471,8 @@ class AbaloneGame:
         return notation.format_move(move)
 
     def evaluate(self, state: AbaloneState) -> tuple[int, ...]:
-        return evaluation.evaluate(state.black, state.white, state.to_move,
-                                   state.black_score, state.white_score)
+        black, white, to_move, _, black_score, white_score, _ = state
+        return evaluation.evaluate(black, white, to_move, black_score, white_score)
 
     def picture(self, state: AbaloneState) -> list[str]:
         return notation.picture(state.black, state.white, state.to_move,
