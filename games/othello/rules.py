@@ -147,8 +147,9 @@ def make_state(black: int, white: int, to_move: int) -> OthelloState:
 
 
 #: From this many empty squares down, a search solves the position exactly (win, loss or
-#: draw, then the disc margin) instead of evaluating it: measured by scripts/solve, the
-#: solver finishes such positions well within the usual move times.
+#: draw, then the disc margin) after a short heuristic prelude. scripts/solve measures
+#: the solver: 10 empties in 0.02-0.2 s, 12 in 0.1-1 s; a solve the clock cuts short
+#: leaves the prelude's move.
 SOLVE_EMPTIES = 10
 
 
