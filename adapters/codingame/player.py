@@ -150,6 +150,8 @@ class Adapter:
         self._starts: list[float] = []
         self.ponder: Ponder | None = None
         self.fallbacks = 0
+        #: Abalone: maps the engine's moves to the referee's entries (see its module).
+        self.matcher = fmt.matcher() if hasattr(fmt, "matcher") else None
         #: Seconds the last turn waited for the engine to come up.
         self.waited = 0.0
         #: Lost engines being closed.
@@ -217,8 +219,11 @@ class Adapter:
         plan = budget(self.fmt, turn.first_turn, first_line_at)
         legal = self.fmt.legal_tokens(turn)
         state = self.game.parse_board(turn.board_text.split())
+        outputs: dict[str, str] = {}
+        if self.matcher is not None:
+            legal, outputs = self.matcher.match(state, legal)
         choice = await self.choose(turn.board_text, state, legal, plan)
-        printed = self.emit(choice.move)
+        printed = self.emit(outputs.get(choice.move, choice.move))
         if self.args.stats:
             self.report(choice, first_line_at, last_line_at, printed)
         self.turns += 1
