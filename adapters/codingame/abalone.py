@@ -43,8 +43,6 @@ from adapters.codingame.common import (
     strip_lines,
 )
 from games import find_game
-from games.abalone.hexboard import ROW_LENGTHS, axial_to_xy, xy_to_axial
-from games.abalone.notation import MAX_PLIES
 from games.base import State, quote
 
 GAME = find_game("abalone")
@@ -54,6 +52,17 @@ TURN_MS = 75
 #: `myId` by player index: black (player 0) is 2, white 1.
 IDS = "21"
 NO_MOVE = "-1 -1 -1 -1 -1"
+#: Cells per printed line, top first, and the ply limit (as in `games.abalone`).
+ROW_LENGTHS = (5, 6, 7, 8, 9, 8, 7, 6, 5)
+MAX_PLIES = 350
+
+
+def xy_to_axial(x: int, y: int) -> tuple[int, int]:
+    return x - 4 + max(0, 4 - y), y - 4
+
+
+def axial_to_xy(q: int, r: int) -> tuple[int, int]:
+    return q + 4 - max(0, -r), r + 4
 
 
 def framer(first_turn: bool, expert: bool = False) -> TurnFramer:
