@@ -168,3 +168,30 @@ def test_an_arena_game_random_against_greedy() -> None:
         assert record["events"] == [], record["events"]
         assert record["result"]["winner"] == names.index("greedy"), record["reason"]
         assert all(move["ms"] <= move["limit_ms"] for move in record["moves"])
+
+
+def test_engine_cg_works_out_a_permuted_labelling_and_answers_list_entries() -> None:
+    reading, perm = "y x", fmt.PERMUTATIONS[30]
+
+    async def scenario() -> BotProcess:
+        bot = BotProcess(f"{ADAPTER} abalone")
+        await bot.start()
+        try:
+            for state, history, first, _ in random_game(13, plies=10):
+                if state.to_move != 0:
+                    continue
+                lines = fmt.format_turn(state, 0, first, history)
+                head = 13 if first else 12
+                listed = relabelled(fmt.referee_moves(state, history), reading, perm)
+                lines = lines[:head] + [fmt.format_output(token) for token in listed]
+                line, elapsed, status = await bot.ask(lines, (fmt.FIRST_TURN_MS if first else fmt.TURN_MS) / 1000)
+                assert status == "ok", f"{status} after {elapsed * 1000:.0f} ms\n" + "\n".join(bot.stderr)
+                assert line.strip() in lines[head:], line
+                if first:
+                    await asyncio.sleep(1.0)
+        finally:
+            await bot.close()
+        return bot
+
+    bot = run(scenario())
+    assert sum("match the engine's under reading 'y x'" in line for line in bot.stderr) == 1, bot.stderr
