@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from adapters.codingame.common import TurnFormat
 
 #: The games with a CodinGame turn format, in the order the engine lists them.
-FORMATS = ("clobber", "othello", "loa", "isolation")
+FORMATS = ("clobber", "othello", "loa", "isolation", "abalone")
 
 
 def turn_format(name: str) -> "TurnFormat":

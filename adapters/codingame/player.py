@@ -9,8 +9,9 @@ and stderr says why. Between turns the engine ponders on the position after the 
 played and the replies it expects; if the referee's next position is that one the
 search goes on (`ponderhit`), else it is stopped and a new one starts.
 
-The player keeps no game state of its own beyond its seat and its turn count (LOA's
-ply count is 2 x turns + seat); every position comes from the referee's lines.
+The player keeps no game state of its own beyond its seat, its turn count (LOA's and
+Abalone's ply count is 2 x turns + seat) and, for Abalone, the labelling of the
+referee's moves (`abalone.MoveMatcher`); every position comes from the referee's lines.
 """
 
 from __future__ import annotations
@@ -150,6 +151,8 @@ class Adapter:
         self._starts: list[float] = []
         self.ponder: Ponder | None = None
         self.fallbacks = 0
+        #: Abalone: maps the engine's moves to the referee's entries (see its module).
+        self.matcher = fmt.matcher() if hasattr(fmt, "matcher") else None
         #: Seconds the last turn waited for the engine to come up.
         self.waited = 0.0
         #: Lost engines being closed.
@@ -217,8 +220,11 @@ class Adapter:
         plan = budget(self.fmt, turn.first_turn, first_line_at)
         legal = self.fmt.legal_tokens(turn)
         state = self.game.parse_board(turn.board_text.split())
+        outputs: dict[str, str] = {}
+        if self.matcher is not None:
+            legal, outputs = self.matcher.match(state, legal)
         choice = await self.choose(turn.board_text, state, legal, plan)
-        printed = self.emit(choice.move)
+        printed = self.emit(outputs.get(choice.move, choice.move))
         if self.args.stats:
             self.report(choice, first_line_at, last_line_at, printed)
         self.turns += 1
@@ -235,7 +241,7 @@ class Adapter:
                 await link.send(["stop"])
             return Choice(legal[0], "only move")
         if link is None:
-            return self.fallback(state, legal, None, "no engine", greedy=True)
+            return self.fallback(state, legal, None, "no engine", greedy=plan.hard_deadline)
         board = self.game.format_board(state)
         if ponder is not None and ponder.board == board:
             sent = time.monotonic()
@@ -266,23 +272,26 @@ class Adapter:
         return Choice(answer.move, source, answer, sent)
 
     def fallback(self, state, legal: list[str], progress: Answer | None, why: str,
-                 greedy: bool = False) -> Choice:
+                 greedy: float | None = None) -> Choice:
         """A legal move without the engine: the running search's best so far, else (with
-        time to spare) the best move one ply deep, else the referee's first move."""
+        time to spare: `greedy` is the deadline) the best move one ply deep among those
+        looked at before the deadline, else the referee's first move."""
         self.fallbacks += 1
         if progress is not None and progress.pv and progress.pv[0] in legal:
             move, how = progress.pv[0], "the search's best so far"
-        elif greedy:
-            move, how = self.greedy(state, legal), "one ply deep"
+        elif greedy is not None:
+            move, how = self.greedy(state, legal, greedy), "one ply deep"
         else:
             move, how = legal[0], "the first legal move"
         log(f"turn {self.turns + 1}: fallback: {why}; playing {move} ({how})")
         return Choice(move, "fallback")
 
-    def greedy(self, state, legal: list[str]) -> str:
+    def greedy(self, state, legal: list[str], deadline: float) -> str:
         best, best_value = legal[0], None
         me = state.to_move
         for token in legal:
+            if time.monotonic() > deadline:
+                break
             try:
                 child = state.play(self.game.parse_move(state, token))
             except GameError:
