@@ -38,6 +38,9 @@ from adapters.codingame.common import (
     Turn,
     TurnFormatError,
     TurnFramer,
+    board_rows,
+    counted,
+    listed_legal_tokens,
     parse_count,
     sorted_tokens,
     strip_lines,
@@ -119,11 +122,9 @@ def format_turn(state: State, player: int, first_turn: bool, history: History,
     lines = [IDS[player]] if first_turn else []
     black, white = state.black_score, state.white_score  # type: ignore[attr-defined]
     lines.append(f"{white} {black}" if player == 1 else f"{black} {white}")
-    lines += GAME.format_board(state).split(" ", 1)[0].split("/")
+    lines += board_rows(GAME.format_board(state))
     lines.append(format_output(history[-1][1]) if history else NO_MOVE)
-    moves = referee_moves(state, history)
-    lines.append(str(len(moves)))
-    lines += [format_output(move) for move in moves]
+    lines += counted([format_output(move) for move in referee_moves(state, history)])
     return lines
 
 
@@ -132,9 +133,7 @@ def referee_moves(state: State, history: History) -> list[str]:
     return sorted_tokens(GAME, state)
 
 
-def legal_tokens(turn: Turn) -> list[str]:
-    assert turn.legal is not None
-    return list(turn.legal)
+legal_tokens = listed_legal_tokens
 
 
 def parse_output(line: str, legal: Sequence[str]) -> str | None:

@@ -130,6 +130,17 @@ def board_rows(state_text: str) -> list[str]:
     return state_text.split(" ", 1)[0].split("/")
 
 
+def counted(moves: Sequence[str]) -> list[str]:
+    """The lines of a listed move set: its count, then one move a line."""
+    return [str(len(moves)), *moves]
+
+
+def listed_legal_tokens(turn: Turn) -> list[str]:
+    """The legal moves of a turn whose referee lists them (every game but Clobber)."""
+    assert turn.legal is not None
+    return list(turn.legal)
+
+
 def sorted_tokens(game: Game, state: State) -> list[str]:
     """The legal moves of `state` as tokens in plain string order (the engine's `moves`)."""
     return sorted(game.format_move(state, move) for move in state.legal_moves())

@@ -28,7 +28,9 @@ from adapters.codingame.common import (
     TurnFormatError,
     TurnFramer,
     board_rows,
+    counted,
     first_token_output,
+    listed_legal_tokens,
     parse_count,
     sorted_tokens,
     strip_lines,
@@ -95,9 +97,7 @@ def format_turn(state: State, player: int, first_turn: bool, history: History,
     for index, letter in enumerate(LETTERS):
         lines.append(f"{letter} {alive >> index & 1} {last[index]}")
     lines += board_rows(GAME.format_board(state))
-    moves = referee_moves(state, history)
-    lines.append(str(len(moves)))
-    lines += moves
+    lines += counted(referee_moves(state, history))
     return lines
 
 
@@ -105,9 +105,7 @@ def referee_moves(state: State, history: History) -> list[str]:
     return sorted_tokens(GAME, state)
 
 
-def legal_tokens(turn: Turn) -> list[str]:
-    assert turn.legal is not None
-    return list(turn.legal)
+legal_tokens = listed_legal_tokens
 
 
 def parse_output(line: str, legal: Sequence[str]) -> str | None:

@@ -20,13 +20,15 @@ from __future__ import annotations
 from typing import Sequence
 
 from adapters.codingame.common import (
-    RANDOM,
     History,
+    RANDOM,
     Turn,
     TurnFormatError,
     TurnFramer,
     board_rows,
+    counted,
     first_token_output,
+    listed_legal_tokens,
     parse_count,
     sorted_tokens,
     strip_lines,
@@ -76,9 +78,7 @@ def format_turn(state: State, player: int, first_turn: bool, history: History,
     lines = [COLOURS[player]] if first_turn else []
     lines += board_rows(GAME.format_board(state))
     lines.append(history[-1][1] if history else "null")
-    moves = referee_moves(state, history)
-    lines.append(str(len(moves)))
-    lines += moves
+    lines += counted(referee_moves(state, history))
     return lines
 
 
@@ -87,9 +87,7 @@ def referee_moves(state: State, history: History) -> list[str]:
     return sorted_tokens(GAME, state)
 
 
-def legal_tokens(turn: Turn) -> list[str]:
-    assert turn.legal is not None
-    return list(turn.legal)
+legal_tokens = listed_legal_tokens
 
 
 def parse_output(line: str, legal: Sequence[str]) -> str | None:

@@ -31,6 +31,8 @@ from adapters.codingame.common import (
     TurnFormatError,
     TurnFramer,
     board_rows,
+    counted,
+    listed_legal_tokens,
     parse_count,
     strip_lines,
 )
@@ -96,9 +98,7 @@ def format_turn(state: State, player: int, first_turn: bool, history: History,
     lines += board_rows(GAME.format_board(state))
     if expert:
         lines.append("".join(action + ";" for action in actions_since_last_turn(player, history)))
-    moves = referee_moves(state, history)
-    lines.append(str(len(moves)))
-    lines += moves
+    lines += counted(referee_moves(state, history))
     return lines
 
 
@@ -147,9 +147,7 @@ def referee_moves(state: State, history: History) -> list[str]:
     return [square_name(square) for square in found]
 
 
-def legal_tokens(turn: Turn) -> list[str]:
-    assert turn.legal is not None
-    return list(turn.legal)
+legal_tokens = listed_legal_tokens
 
 
 def parse_output(line: str, legal: Sequence[str]) -> str | None:
