@@ -1,0 +1,1 @@
+"""Abalone's compiled kernels (`kernels.py`) and its generated searches."""
