@@ -31,7 +31,7 @@ import numpy as np
 from numba import njit
 
 import compiled  # noqa: F401  (sets the cache directory before anything compiles)
-from compiled.bits import highest_bit, popcount
+from compiled.bits import lowest_bit, popcount
 from compiled.core import ONGOING
 from games.abalone import evaluation as _evaluation
 from games.abalone import rules as _rules
@@ -164,18 +164,22 @@ def _count(lo, hi):
 
 @njit(cache=True, nogil=True, inline="always")
 def _emit(out, n, lo, hi, base):
-    """Append base + cell for every cell of (lo, hi), the highest cell first."""
+    """Append base + cell for every cell of (lo, hi), the highest cell first (written
+    from the end of their run backwards, lowest cell first)."""
+    high = popcount(hi)
+    i = n + high
     while hi != U0:
-        top = highest_bit(hi)
-        out[n] = base + 64 + top
-        n += 1
-        hi ^= U1 << np.uint64(top)
+        i -= 1
+        out[i] = base + 64 + lowest_bit(hi)
+        hi &= hi - U1
+    n += high
+    i = n + popcount(lo)
+    end = i
     while lo != U0:
-        top = highest_bit(lo)
-        out[n] = base + top
-        n += 1
-        lo ^= U1 << np.uint64(top)
-    return n
+        i -= 1
+        out[i] = base + lowest_bit(lo)
+        lo &= lo - U1
+    return end
 
 
 # ---- move generation -------------------------------------------------------------------
