@@ -122,24 +122,26 @@ DANGER_WEIGHT = _evaluation.DANGER_WEIGHT
 PUSH_WEIGHT = _evaluation.PUSH_WEIGHT
 
 # ---- move int bases (anchor 0) ---------------------------------------------------------
+# np.int64, not int: numba types a global int as a literal, and a helper called with a
+# literal argument compiles once per value.
 # In-line moves of each direction: single, pair, triple, and the pushes 2v1, 3v1, 3v2,
 # each without (P) and with (O) a marble pushed off.
 for _d in range(6):
     _axis = _d % 3
-    globals()[f"S{_d}"] = move_int(0, _d, 1, _axis, 0, ORDER_SINGLE)
-    globals()[f"I2_{_d}"] = move_int(0, _d, 2, _axis, 0, ORDER_INLINE_2)
-    globals()[f"I3_{_d}"] = move_int(0, _d, 3, _axis, 0, ORDER_INLINE_3)
-    globals()[f"P21_{_d}"] = move_int(0, _d, 2, _axis, 1, ORDER_PUSH)
-    globals()[f"P31_{_d}"] = move_int(0, _d, 3, _axis, 1, ORDER_PUSH)
-    globals()[f"P32_{_d}"] = move_int(0, _d, 3, _axis, 2, ORDER_PUSH)
-    globals()[f"O21_{_d}"] = move_int(0, _d, 2, _axis, 1, ORDER_PUSH_OFF)
-    globals()[f"O31_{_d}"] = move_int(0, _d, 3, _axis, 1, ORDER_PUSH_OFF)
-    globals()[f"O32_{_d}"] = move_int(0, _d, 3, _axis, 2, ORDER_PUSH_OFF)
+    globals()[f"S{_d}"] = np.int64(move_int(0, _d, 1, _axis, 0, ORDER_SINGLE))
+    globals()[f"I2_{_d}"] = np.int64(move_int(0, _d, 2, _axis, 0, ORDER_INLINE_2))
+    globals()[f"I3_{_d}"] = np.int64(move_int(0, _d, 3, _axis, 0, ORDER_INLINE_3))
+    globals()[f"P21_{_d}"] = np.int64(move_int(0, _d, 2, _axis, 1, ORDER_PUSH))
+    globals()[f"P31_{_d}"] = np.int64(move_int(0, _d, 3, _axis, 1, ORDER_PUSH))
+    globals()[f"P32_{_d}"] = np.int64(move_int(0, _d, 3, _axis, 2, ORDER_PUSH))
+    globals()[f"O21_{_d}"] = np.int64(move_int(0, _d, 2, _axis, 1, ORDER_PUSH_OFF))
+    globals()[f"O31_{_d}"] = np.int64(move_int(0, _d, 3, _axis, 1, ORDER_PUSH_OFF))
+    globals()[f"O32_{_d}"] = np.int64(move_int(0, _d, 3, _axis, 2, ORDER_PUSH_OFF))
     # Broadside moves of the lines of each other axis: B<count>_<axis>_<direction>.
     for _a in range(3):
         if _a != _axis:
-            globals()[f"B2_{_a}_{_d}"] = move_int(0, _d, 2, _a, 0, ORDER_BROADSIDE_2)
-            globals()[f"B3_{_a}_{_d}"] = move_int(0, _d, 3, _a, 0, ORDER_BROADSIDE_3)
+            globals()[f"B2_{_a}_{_d}"] = np.int64(move_int(0, _d, 2, _a, 0, ORDER_BROADSIDE_2))
+            globals()[f"B3_{_a}_{_d}"] = np.int64(move_int(0, _d, 3, _a, 0, ORDER_BROADSIDE_3))
 
 
 # ---- 128-bit helpers -------------------------------------------------------------------
@@ -182,6 +184,12 @@ def _emit(out, n, lo, hi, base):
     return end
 
 
+@njit(cache=True, nogil=True)
+def _emit_call(out, n, lo, hi, base):
+    """`_emit` as a call, for the rare masks (inlining costs compile time)."""
+    return _emit(out, n, lo, hi, base)
+
+
 # ---- move generation -------------------------------------------------------------------
 
 
@@ -195,16 +203,16 @@ def _pushes_forward(out, n, pl, ph, tl, th, ql, qh, fl, fh, rl, rh, u,
         return n
     onel, oneh = _shr(ql & fl, qh & fh, u)
     offl, offh = _shr(ql & rl, qh & rh, u)
-    n = _emit(out, n, pl & onel, ph & oneh, b21)
-    n = _emit(out, n, pl & offl, ph & offh, o21)
+    n = _emit_call(out, n, pl & onel, ph & oneh, b21)
+    n = _emit_call(out, n, pl & offl, ph & offh, o21)
     if (tl & gl) | (th & gh) == U0:
         return n
-    n = _emit(out, n, tl & onel, th & oneh, b31)
-    n = _emit(out, n, tl & offl, th & offh, o31)
+    n = _emit_call(out, n, tl & onel, th & oneh, b31)
+    n = _emit_call(out, n, tl & offl, th & offh, o31)
     twol, twoh = _shr(ql & onel, qh & oneh, u)
-    n = _emit(out, n, tl & twol, th & twoh, b32)
+    n = _emit_call(out, n, tl & twol, th & twoh, b32)
     twol, twoh = _shr(ql & offl, qh & offh, u)
-    n = _emit(out, n, tl & twol, th & twoh, o32)
+    n = _emit_call(out, n, tl & twol, th & twoh, o32)
     return n
 
 
@@ -220,16 +228,16 @@ def _pushes_backward(out, n, pl, ph, tl, th, ql, qh, fl, fh, rl, rh, u, uu,
     tl, th = _shr(tl, th, uu)
     onel, oneh = _shl(ql & fl, qh & fh, u)
     offl, offh = _shl(ql & rl, qh & rh, u)
-    n = _emit(out, n, pl & onel, ph & oneh, b21)
-    n = _emit(out, n, pl & offl, ph & offh, o21)
+    n = _emit_call(out, n, pl & onel, ph & oneh, b21)
+    n = _emit_call(out, n, pl & offl, ph & offh, o21)
     if (tl & gl) | (th & gh) == U0:
         return n
-    n = _emit(out, n, tl & onel, th & oneh, b31)
-    n = _emit(out, n, tl & offl, th & offh, o31)
+    n = _emit_call(out, n, tl & onel, th & oneh, b31)
+    n = _emit_call(out, n, tl & offl, th & offh, o31)
     twol, twoh = _shl(ql & onel, qh & oneh, u)
-    n = _emit(out, n, tl & twol, th & twoh, b32)
+    n = _emit_call(out, n, tl & twol, th & twoh, b32)
     twol, twoh = _shl(ql & offl, qh & offh, u)
-    n = _emit(out, n, tl & twol, th & twoh, o32)
+    n = _emit_call(out, n, tl & twol, th & twoh, o32)
     return n
 
 
@@ -249,33 +257,11 @@ def _broadside2(out, n, pl, ph, fl, fh, u, base):
 
 
 @njit(cache=True, nogil=True)
-def generate_moves(ol, oh, ql, qh, out):
-    """The reference's `generate_moves(own, opp)` into out[:n]; returns n."""
-    el = ON_LO ^ ol ^ ql
-    eh = ON_HI ^ oh ^ qh
-    # f<d>: the cells whose neighbour in direction d is empty.
-    f0l, f0h = _shr(el, eh, U1)
-    f1l, f1h = _shl(el, eh, U10)
-    f2l, f2h = _shl(el, eh, U11)
-    f3l, f3h = _shl(el, eh, U1)
-    f4l, f4h = _shr(el, eh, U10)
-    f5l, f5h = _shr(el, eh, U11)
-    # p<a>, t<a>: the cells c with c, c - u own (pairs) and c, c - u, c - 2u (triples).
-    sl, sh = _shl(ol, oh, U1)
-    p0l, p0h = ol & sl, oh & sh
-    sl, sh = _shl(p0l, p0h, U1)
-    t0l, t0h = p0l & sl, p0h & sh
-    sl, sh = _shl(ol, oh, U10)
-    p1l, p1h = ol & sl, oh & sh
-    sl, sh = _shl(p1l, p1h, U10)
-    t1l, t1h = p1l & sl, p1h & sh
-    sl, sh = _shl(ol, oh, U11)
-    p2l, p2h = ol & sl, oh & sh
-    sl, sh = _shl(p2l, p2h, U11)
-    t2l, t2h = p2l & sl, p2h & sh
-
+def _pushes(out, p0l, p0h, t0l, t0h, p1l, p1h, t1l, t1h, p2l, p2h, t2l, t2h, ql, qh,
+            f0l, f0h, f1l, f1h, f2l, f2h, f3l, f3h, f4l, f4h, f5l, f5h):
+    """The pushes (orders 6 and 5) into out[:n] in descending order; returns n: found
+    in any order, then sorted (there are few)."""
     n = 0
-    # Pushes (orders 6 and 5), in any order, then sorted.
     if (p0l | p0h) != U0:
         n = _pushes_forward(out, n, p0l, p0h, t0l, t0h, ql, qh, f0l, f0h, RIM0_LO, RIM0_HI,
                             U1, P21_0, P31_0, P32_0, O21_0, O31_0, O32_0)
@@ -298,7 +284,13 @@ def generate_moves(ol, oh, ql, qh, out):
             out[j] = out[j - 1]
             j -= 1
         out[j] = move
+    return n
 
+
+@njit(cache=True, nogil=True)
+def _triple_moves(out, n, t0l, t0h, t1l, t1h, t2l, t2h,
+                  f0l, f0h, f1l, f1h, f2l, f2h, f3l, f3h, f4l, f4h, f5l, f5h):
+    """The in-line and broadside moves of lines of three (orders 4 and 3)."""
     # In-line triples (order 4): axis 2 (directions 5, 2), 1 (4, 1), 0 (3, 0).
     if (t2l | t2h) != U0:
         n = _emit(out, n, t2l & f5l, t2h & f5h, I3_5)
@@ -329,6 +321,13 @@ def generate_moves(ol, oh, ql, qh, out):
         n = _broadside3(out, n, t0l, t0h, f4l, f4h, U1, B3_0_4)
         n = _broadside3(out, n, t0l, t0h, f2l, f2h, U1, B3_0_2)
         n = _broadside3(out, n, t0l, t0h, f1l, f1h, U1, B3_0_1)
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _pair_moves(out, n, p0l, p0h, p1l, p1h, p2l, p2h,
+                f0l, f0h, f1l, f1h, f2l, f2h, f3l, f3h, f4l, f4h, f5l, f5h):
+    """The in-line and broadside moves of lines of two (orders 2 and 1)."""
     # In-line pairs (order 2).
     if (p2l | p2h) != U0:
         n = _emit(out, n, p2l & f5l, p2h & f5h, I2_5)
@@ -358,6 +357,62 @@ def generate_moves(ol, oh, ql, qh, out):
         n = _broadside2(out, n, p0l, p0h, f4l, f4h, U1, B2_0_4)
         n = _broadside2(out, n, p0l, p0h, f2l, f2h, U1, B2_0_2)
         n = _broadside2(out, n, p0l, p0h, f1l, f1h, U1, B2_0_1)
+    return n
+
+
+@njit(cache=True, nogil=True)
+def generate_moves(ol, oh, ql, qh, out):
+    """The reference's `generate_moves(own, opp)` into out[:n]; returns n."""
+    el = ON_LO ^ ol ^ ql
+    eh = ON_HI ^ oh ^ qh
+    # f<d>: the cells whose neighbour in direction d is empty.
+    f0l, f0h = _shr(el, eh, U1)
+    f1l, f1h = _shl(el, eh, U10)
+    f2l, f2h = _shl(el, eh, U11)
+    f3l, f3h = _shl(el, eh, U1)
+    f4l, f4h = _shr(el, eh, U10)
+    f5l, f5h = _shr(el, eh, U11)
+    # p<a>, t<a>: the cells c with c, c - u own (pairs) and c, c - u, c - 2u (triples).
+    sl, sh = _shl(ol, oh, U1)
+    p0l, p0h = ol & sl, oh & sh
+    sl, sh = _shl(p0l, p0h, U1)
+    t0l, t0h = p0l & sl, p0h & sh
+    sl, sh = _shl(ol, oh, U10)
+    p1l, p1h = ol & sl, oh & sh
+    sl, sh = _shl(p1l, p1h, U10)
+    t1l, t1h = p1l & sl, p1h & sh
+    sl, sh = _shl(ol, oh, U11)
+    p2l, p2h = ol & sl, oh & sh
+    sl, sh = _shl(p2l, p2h, U11)
+    t2l, t2h = p2l & sl, p2h & sh
+
+    # Pushes (orders 6 and 5): only where a line has an enemy marble in front.
+    n = 0
+    al, ah = _shr(ql, qh, U1)
+    bl, bh = _shl(ql, qh, U1)
+    sl, sh = _shr(p0l, p0h, U1)
+    cl = (p0l & al) | (sl & bl)
+    ch = (p0h & ah) | (sh & bh)
+    al, ah = _shr(ql, qh, U10)
+    bl, bh = _shl(ql, qh, U10)
+    sl, sh = _shr(p1l, p1h, U10)
+    cl |= (p1l & al) | (sl & bl)
+    ch |= (p1h & ah) | (sh & bh)
+    al, ah = _shr(ql, qh, U11)
+    bl, bh = _shl(ql, qh, U11)
+    sl, sh = _shr(p2l, p2h, U11)
+    cl |= (p2l & al) | (sl & bl)
+    ch |= (p2h & ah) | (sh & bh)
+    if (cl | ch) != U0:
+        n = _pushes(out, p0l, p0h, t0l, t0h, p1l, p1h, t1l, t1h, p2l, p2h, t2l, t2h, ql, qh,
+                    f0l, f0h, f1l, f1h, f2l, f2h, f3l, f3h, f4l, f4h, f5l, f5h)
+
+    if (t0l | t0h | t1l | t1h | t2l | t2h) != U0:
+        n = _triple_moves(out, n, t0l, t0h, t1l, t1h, t2l, t2h,
+                          f0l, f0h, f1l, f1h, f2l, f2h, f3l, f3h, f4l, f4h, f5l, f5h)
+    if (p0l | p0h | p1l | p1h | p2l | p2h) != U0:
+        n = _pair_moves(out, n, p0l, p0h, p1l, p1h, p2l, p2h,
+                        f0l, f0h, f1l, f1h, f2l, f2h, f3l, f3h, f4l, f4h, f5l, f5h)
     # Single marbles (order 0): directions 5, 2, 4, 1, 3, 0.
     n = _emit(out, n, ol & f5l, oh & f5h, S5)
     n = _emit(out, n, ol & f2l, oh & f2h, S2)
