@@ -17,12 +17,14 @@ np.uint64 for the four board words and the key, np.int64 for the rest: the field
 
 Move ints are the reference's (`games.abalone.hexboard`). The reference's
 `generate_moves` collects its masks per axis and sorts the moves in descending order;
-`legal_moves` here emits them straight in that order: the pushes (orders 6 and 5, rare)
-into the buffer as they come and then sorted in place, then every other group of moves
-(order, axis, count, direction: the high bits of the move int) from the highest to the
-lowest, each group's anchors from the highest bit down. `play` works out what the move
-changes from its fields, where the reference looks its `MOVE_EFFECTS` table up: the same
-masks, without a table of 65536 entries to keep in cache.
+`generate_moves` here emits them straight in that order: the pushes (orders 6 and 5, the
+rarer moves) into the buffer as they come and then sorted in place, then every other
+group of moves (order, axis, count, direction: the high bits of the move int) from the
+highest to the lowest, each group's anchors from the highest bit down. The work is split
+over four compiled functions (pushes, lines of three, lines of two, single marbles)
+because numba's compile time grows with the square of one inlined body. `play` works
+out what a move changes from its fields where the reference looks its `MOVE_EFFECTS`
+table up: the same masks and keys, without a table of 65536 entries to keep in cache.
 """
 
 from __future__ import annotations
@@ -124,24 +126,38 @@ PUSH_WEIGHT = _evaluation.PUSH_WEIGHT
 # ---- move int bases (anchor 0) ---------------------------------------------------------
 # np.int64, not int: numba types a global int as a literal, and a helper called with a
 # literal argument compiles once per value.
-# In-line moves of each direction: single, pair, triple, and the pushes 2v1, 3v1, 3v2,
-# each without (P) and with (O) a marble pushed off.
-for _d in range(6):
-    _axis = _d % 3
-    globals()[f"S{_d}"] = np.int64(move_int(0, _d, 1, _axis, 0, ORDER_SINGLE))
-    globals()[f"I2_{_d}"] = np.int64(move_int(0, _d, 2, _axis, 0, ORDER_INLINE_2))
-    globals()[f"I3_{_d}"] = np.int64(move_int(0, _d, 3, _axis, 0, ORDER_INLINE_3))
-    globals()[f"P21_{_d}"] = np.int64(move_int(0, _d, 2, _axis, 1, ORDER_PUSH))
-    globals()[f"P31_{_d}"] = np.int64(move_int(0, _d, 3, _axis, 1, ORDER_PUSH))
-    globals()[f"P32_{_d}"] = np.int64(move_int(0, _d, 3, _axis, 2, ORDER_PUSH))
-    globals()[f"O21_{_d}"] = np.int64(move_int(0, _d, 2, _axis, 1, ORDER_PUSH_OFF))
-    globals()[f"O31_{_d}"] = np.int64(move_int(0, _d, 3, _axis, 1, ORDER_PUSH_OFF))
-    globals()[f"O32_{_d}"] = np.int64(move_int(0, _d, 3, _axis, 2, ORDER_PUSH_OFF))
-    # Broadside moves of the lines of each other axis: B<count>_<axis>_<direction>.
-    for _a in range(3):
-        if _a != _axis:
-            globals()[f"B2_{_a}_{_d}"] = np.int64(move_int(0, _d, 2, _a, 0, ORDER_BROADSIDE_2))
-            globals()[f"B3_{_a}_{_d}"] = np.int64(move_int(0, _d, 3, _a, 0, ORDER_BROADSIDE_3))
+
+
+def _inline(count: int, pushed: int, order: int) -> tuple[np.int64, ...]:
+    """The in-line move of each direction 0..5 (its own axis) from anchor 0."""
+    return tuple(np.int64(move_int(0, d, count, d % 3, pushed, order)) for d in range(6))
+
+
+def _broadside(count: int, axis: int, order: int) -> tuple[np.int64, ...]:
+    """The broadside moves of the lines of `axis` from anchor 0, in each of the four
+    directions off the axis, ascending."""
+    return tuple(np.int64(move_int(0, d, count, axis, 0, order))
+                 for d in range(6) if d % 3 != axis)
+
+
+# Single marbles, in-line pairs and triples; the pushes 2v1, 3v1 and 3v2 without (P)
+# and with (O) a marble pushed off; by direction.
+S0, S1, S2, S3, S4, S5 = _inline(1, 0, ORDER_SINGLE)
+I2_0, I2_1, I2_2, I2_3, I2_4, I2_5 = _inline(2, 0, ORDER_INLINE_2)
+I3_0, I3_1, I3_2, I3_3, I3_4, I3_5 = _inline(3, 0, ORDER_INLINE_3)
+P21_0, P21_1, P21_2, P21_3, P21_4, P21_5 = _inline(2, 1, ORDER_PUSH)
+P31_0, P31_1, P31_2, P31_3, P31_4, P31_5 = _inline(3, 1, ORDER_PUSH)
+P32_0, P32_1, P32_2, P32_3, P32_4, P32_5 = _inline(3, 2, ORDER_PUSH)
+O21_0, O21_1, O21_2, O21_3, O21_4, O21_5 = _inline(2, 1, ORDER_PUSH_OFF)
+O31_0, O31_1, O31_2, O31_3, O31_4, O31_5 = _inline(3, 1, ORDER_PUSH_OFF)
+O32_0, O32_1, O32_2, O32_3, O32_4, O32_5 = _inline(3, 2, ORDER_PUSH_OFF)
+# Broadside moves: B<count>_<axis>_<direction>.
+B2_0_1, B2_0_2, B2_0_4, B2_0_5 = _broadside(2, 0, ORDER_BROADSIDE_2)
+B2_1_0, B2_1_2, B2_1_3, B2_1_5 = _broadside(2, 1, ORDER_BROADSIDE_2)
+B2_2_0, B2_2_1, B2_2_3, B2_2_4 = _broadside(2, 2, ORDER_BROADSIDE_2)
+B3_0_1, B3_0_2, B3_0_4, B3_0_5 = _broadside(3, 0, ORDER_BROADSIDE_3)
+B3_1_0, B3_1_2, B3_1_3, B3_1_5 = _broadside(3, 1, ORDER_BROADSIDE_3)
+B3_2_0, B3_2_1, B3_2_3, B3_2_4 = _broadside(3, 2, ORDER_BROADSIDE_3)
 
 
 # ---- 128-bit helpers -------------------------------------------------------------------
