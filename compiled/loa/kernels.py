@@ -1,0 +1,468 @@
+"""Lines of Action kernels: `games.loa` (rules, bitboards, evaluation) in numba.
+
+A compiled state is the tuple of the reference `LoaState`, field for field:
+
+    (black: uint64, white: uint64, to_move: int64, ply: int64, key: uint64, status: int64)
+
+`status` is the reference's: 0 the game goes on, 1 black has won, 2 white has won, 3
+drawn (150 plies). Moves are the reference's ints `from << 6 | to`, and PASS = 4096.
+
+What each kernel mirrors:
+    legal_moves   `LoaState.legal_moves` (`rules.generate_moves`, the same checker,
+                  line and direction order, `pass` alone when there is no other move)
+    play          `LoaState.play`: the incremental key and the status as the referee
+                  settles it (the mover first, then the opponent after a capture, then
+                  the 150-ply draw)
+    evaluate      `evaluation.evaluate(...)[to_move]`, term by term in the same integer
+                  arithmetic. Mobility walks each checker's four lines instead of the
+                  reference's per-line memo (the sums are the same); the win-in-one
+                  test keeps the reference's filters (Euler number, at most 5 groups,
+                  the landing squares next to all other groups) and then tests
+                  `connected` on the candidate moves, which is the reference's test
+                  since a move that connects everything always lands next to every
+                  group other than its own.
+    solvable      always False: LOA has no endgame solver.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from compiled.bits import lowest_bit, popcount
+from compiled.core import ONGOING
+from games.loa import bitboards, evaluation, rules
+from games.loa.rules import LoaState
+
+# ---- constants ----------------------------------------------------------------------
+
+U0 = np.uint64(0)
+U1 = np.uint64(1)
+U2 = np.uint64(2)
+U6 = np.uint64(6)
+U7 = np.uint64(7)
+U8 = np.uint64(8)
+U9 = np.uint64(9)
+FULL = np.uint64(bitboards.FULL)
+FILE_A = np.uint64(bitboards.FILE_A)
+FILE_H = np.uint64(bitboards.FILE_H)
+NOT_FILE_A = np.uint64(bitboards.NOT_FILE_A)
+NOT_FILE_H = np.uint64(bitboards.NOT_FILE_H)
+RANK_1 = np.uint64(bitboards.RANK_1)
+RANK_8 = np.uint64(bitboards.RANK_8)
+EDGES = np.uint64(bitboards.EDGES)
+
+MAX_PLIES = bitboards.MAX_PLIES
+PASS = bitboards.PASS
+#: 12 checkers, each with at most two jumps along each of its four lines.
+MAX_MOVES = 96
+MOVE_LIMIT = PASS + 1
+
+BLACK, WHITE = rules.BLACK, rules.WHITE
+STATUS_ONGOING, BLACK_WON, WHITE_WON, DRAWN = rules.ONGOING, rules.BLACK_WON, rules.WHITE_WON, rules.DRAWN
+
+# ---- tables -------------------------------------------------------------------------
+
+#: LINES[4 * s + kind]: bitboards.LINE_MASKS[s][kind].
+LINES = np.array([mask for s in range(64) for mask in bitboards.LINE_MASKS[s]], dtype=np.uint64)
+
+
+def _jump_tables():
+    """The jumps of bitboards.JUMPS flattened: entry ((4 * s + kind) * 9 + n) * 2 + j is
+    the j-th jump (in the reference's order) from s along kind with n checkers on the
+    line: its target square (-1 when absent), the squares strictly between, the target
+    bit, and the mobility weight of landing there (1 on an edge, else 2)."""
+    size = 64 * 4 * 9 * 2
+    target = np.full(size, -1, dtype=np.int64)
+    between = np.zeros(size, dtype=np.uint64)
+    bit = np.zeros(size, dtype=np.uint64)
+    weight = np.zeros(size, dtype=np.int64)
+    for s in range(64):
+        for kind in range(4):
+            for n in range(9):
+                jumps = bitboards.JUMPS[s][kind][n]
+                assert len(jumps) <= 2
+                for j, (stop, move) in enumerate(jumps):
+                    index = ((4 * s + kind) * 9 + n) * 2 + j
+                    to = move & 63
+                    assert move >> 6 == s and stop >> 64 == 1 << to
+                    target[index] = to
+                    between[index] = stop & bitboards.FULL
+                    bit[index] = 1 << to
+                    weight[index] = 1 if (1 << to) & bitboards.EDGES else 2
+    return target, between, bit, weight
+
+
+JUMP_TARGET, JUMP_BETWEEN, JUMP_BIT, JUMP_WEIGHT = _jump_tables()
+
+KEYS = np.array(rules._KEYS, dtype=np.uint64)
+#: KEYS[0:64] black checkers, KEYS[64:128] white checkers.
+STEP_KEYS = np.array(rules._STEP_KEYS, dtype=np.uint64)
+
+CONCENTRATION = evaluation.CONCENTRATION
+CENTRALISATION = evaluation.CENTRALISATION
+CENTRE_OF_MASS = evaluation.CENTRE_OF_MASS
+QUADS = evaluation.QUADS
+EULER = evaluation.EULER
+MOBILITY = evaluation.MOBILITY
+CAPTURE = evaluation.CAPTURE
+BLOCKED = evaluation.BLOCKED
+WALL = evaluation.WALL
+WIN_IN_ONE = evaluation.WIN_IN_ONE
+THREAT = evaluation.THREAT
+TEMPO = evaluation.TEMPO
+HORIZON = evaluation.HORIZON
+
+MIN_DISTANCE_SUM = np.array(evaluation.MIN_DISTANCE_SUM, dtype=np.int64)
+#: OUTSIDE[7 * c + d]: evaluation.OUTSIDE[c][d].
+OUTSIDE = np.array([mask for c in range(64) for mask in evaluation.OUTSIDE[c]], dtype=np.uint64)
+CENTRE_TABLE = np.array(evaluation.CENTRE_TABLE, dtype=np.int64)
+#: The square table plus 8 (0..13) in four bit planes: the table sum over a board is
+#: sum(2**k * popcount(board & plane k)) - 8 * checkers.
+_TABLE_PLANES = [sum(1 << s for s in range(64) if (evaluation.CENTRE_TABLE[s] + 8) >> k & 1) for k in range(4)]
+assert all(0 <= value + 8 < 16 for value in evaluation.CENTRE_TABLE)
+TABLE_0, TABLE_1, TABLE_2, TABLE_3 = (np.uint64(plane) for plane in _TABLE_PLANES)
+FILE_BIT_0, FILE_BIT_1, FILE_BIT_2 = (np.uint64(mask) for mask in evaluation._FILE_BITS)
+RANK_BIT_0, RANK_BIT_1, RANK_BIT_2 = (np.uint64(mask) for mask in evaluation._RANK_BITS)
+INNER = np.uint64(evaluation._INNER)
+EDGE_VERTICAL = np.uint64(evaluation._EDGE_VERTICAL)
+EDGE_HORIZONTAL = np.uint64(evaluation._EDGE_HORIZONTAL)
+CORNERS = np.uint64(evaluation._CORNERS)
+
+
+# ---- Python side --------------------------------------------------------------------
+
+
+def pack(state: LoaState) -> tuple:
+    """The compiled state of a reference state."""
+    return (np.uint64(state.black), np.uint64(state.white), np.int64(state.to_move),
+            np.int64(state.ply), np.uint64(state.key), np.int64(state.status))
+
+
+def unpack(s: tuple) -> LoaState:
+    """The reference state of a compiled state."""
+    return LoaState(int(s[0]), int(s[1]), int(s[2]), int(s[3]), int(s[4]), int(s[5]))
+
+
+# ---- bitboard helpers ---------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _lowest(board):
+    return board & (~board + U1)
+
+
+@njit(cache=True, nogil=True)
+def connected(board):
+    """bitboards.connected: one 8-connected group (a single checker is one)."""
+    seed = _lowest(board)
+    while True:
+        grown = seed | ((seed << U1) & NOT_FILE_A) | ((seed >> U1) & NOT_FILE_H)
+        grown = (grown | (grown << U8) | (grown >> U8)) & board
+        if grown == seed:
+            return seed == board
+        seed = grown
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _group_of(board, seed):
+    while True:
+        grown = seed | ((seed << U1) & NOT_FILE_A) | ((seed >> U1) & NOT_FILE_H)
+        grown = (grown | (grown << U8) | (grown >> U8)) & board
+        if grown == seed:
+            return seed
+        seed = grown
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _dilate(board):
+    board |= ((board << U1) & NOT_FILE_A) | ((board >> U1) & NOT_FILE_H)
+    return board | (board << U8) | (board >> U8)
+
+
+# ---- the contract -------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def generate_moves(own, opp, out):
+    """rules.generate_moves into out[:n]; returns n."""
+    occupied = own | opp
+    n = 0
+    rest = own
+    while rest != U0:
+        square = lowest_bit(rest)
+        rest &= rest - U1
+        origin = square << 6
+        for kind in range(4):
+            line = 4 * square + kind
+            base = (line * 9 + popcount(occupied & LINES[line])) * 2
+            target = JUMP_TARGET[base]
+            if target < 0:
+                continue
+            if (JUMP_BETWEEN[base] & opp) | (JUMP_BIT[base] & own) == U0:
+                out[n] = origin | target
+                n += 1
+            base += 1
+            target = JUMP_TARGET[base]
+            if target >= 0 and (JUMP_BETWEEN[base] & opp) | (JUMP_BIT[base] & own) == U0:
+                out[n] = origin | target
+                n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def legal_moves(s, out):
+    """LoaState.legal_moves into out[:n]; returns n."""
+    if s[5] != STATUS_ONGOING:
+        return 0
+    if s[2] == BLACK:
+        n = generate_moves(s[0], s[1], out)
+    else:
+        n = generate_moves(s[1], s[0], out)
+    if n == 0:
+        out[0] = PASS
+        n = 1
+    return n
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _settle(mover, other, capture, mover_won, other_won, ply):
+    if connected(mover):
+        return mover_won
+    if capture and connected(other):
+        return other_won
+    if ply >= MAX_PLIES:
+        return np.int64(DRAWN)
+    return np.int64(STATUS_ONGOING)
+
+
+@njit(cache=True, nogil=True)
+def play(s, move):
+    """LoaState.play: the position after `move`, key and status included."""
+    black, white, to_move, ply, key, status = s
+    ply += 1
+    key ^= STEP_KEYS[ply]
+    if move == PASS:
+        status = np.int64(DRAWN) if ply >= MAX_PLIES else np.int64(STATUS_ONGOING)
+        return (black, white, to_move ^ 1, ply, key, status)
+    frm = move >> 6
+    to = move & 63
+    frm_bit = U1 << np.uint64(frm)
+    to_bit = U1 << np.uint64(to)
+    if to_move == BLACK:
+        black ^= frm_bit | to_bit
+        key ^= KEYS[frm] ^ KEYS[to]
+        capture = (white & to_bit) != U0
+        if capture:
+            white ^= to_bit
+            key ^= KEYS[64 + to]
+        status = _settle(black, white, capture, np.int64(BLACK_WON), np.int64(WHITE_WON), ply)
+        return (black, white, np.int64(WHITE), ply, key, status)
+    white ^= frm_bit | to_bit
+    key ^= KEYS[64 + frm] ^ KEYS[64 + to]
+    capture = (black & to_bit) != U0
+    if capture:
+        black ^= to_bit
+        key ^= KEYS[to]
+    status = _settle(white, black, capture, np.int64(WHITE_WON), np.int64(BLACK_WON), ply)
+    return (black, white, np.int64(BLACK), ply, key, status)
+
+
+@njit(cache=True, nogil=True)
+def key(s):
+    return s[4]
+
+
+@njit(cache=True, nogil=True)
+def to_move(s):
+    return s[2]
+
+
+@njit(cache=True, nogil=True)
+def result(s):
+    """ONGOING while the game goes on, else the sign of the side to move's return."""
+    status = s[5]
+    if status == STATUS_ONGOING:
+        return np.int64(ONGOING)
+    if status == DRAWN:
+        return np.int64(0)
+    winner = status - BLACK_WON
+    return np.int64(1) if winner == s[2] else np.int64(-1)
+
+
+@njit(cache=True, nogil=True)
+def margin(s):
+    """LOA has no margins: the side to move's return."""
+    return result(s)
+
+
+@njit(cache=True, nogil=True)
+def solvable(s):
+    """LoaGame.solvable: no exact endgame in LOA."""
+    return False
+
+
+# ---- the evaluation -----------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _mobility(own, opp, occupied):
+    """(weighted mobility in half moves, checkers without a move) of the side `own`."""
+    score = 0
+    movers = U0
+    rest = own
+    while rest != U0:
+        square = lowest_bit(rest)
+        low = _lowest(rest)
+        rest ^= low
+        for kind in range(4):
+            line = 4 * square + kind
+            base = (line * 9 + popcount(occupied & LINES[line])) * 2
+            for j in range(2):
+                index = base + j
+                if JUMP_TARGET[index] < 0:
+                    break
+                bit = JUMP_BIT[index]
+                if (JUMP_BETWEEN[index] & opp) | (bit & own) == U0:
+                    score += JUMP_WEIGHT[index]
+                    if bit & opp != U0:
+                        score += CAPTURE
+                    movers |= low
+    return score, popcount(own & ~movers)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _quads(board):
+    """evaluation.quads: (windows with 3 or 4 checkers, 4 x the Euler number)."""
+    right = board >> U1
+    up = board >> U8
+    diagonal = board >> U9
+    odd = (board ^ right ^ up ^ diagonal) & INNER
+    pair = (board & right) | (up & diagonal)
+    three = odd & pair
+    four = board & right & up & diagonal & INNER
+    crossed = ((board & diagonal & ~(right | up)) | (right & up & ~(board | diagonal))) & INNER
+    ones = (
+        popcount(odd ^ three)
+        + popcount((board ^ up) & EDGE_VERTICAL)
+        + popcount((board ^ right) & EDGE_HORIZONTAL)
+        + popcount(board & CORNERS)
+    )
+    threes = popcount(three)
+    return threes + popcount(four), ones - threes - 2 * popcount(crossed)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _shape(board):
+    """evaluation.shape: (concentration surplus x CONCENTRATION / n, table sum)."""
+    count = popcount(board)
+    files = popcount(board & FILE_BIT_0) + 2 * popcount(board & FILE_BIT_1) + 4 * popcount(board & FILE_BIT_2)
+    ranks = popcount(board & RANK_BIT_0) + 2 * popcount(board & RANK_BIT_1) + 4 * popcount(board & RANK_BIT_2)
+    centre = ((2 * ranks + count) // (2 * count)) * 8 + (2 * files + count) // (2 * count)
+    total = 0
+    for d in range(7):
+        far = board & OUTSIDE[7 * centre + d]
+        if far == U0:
+            break
+        total += popcount(far)
+    table = (popcount(board & TABLE_0) + 2 * popcount(board & TABLE_1) + 4 * popcount(board & TABLE_2)
+             + 8 * popcount(board & TABLE_3) - 8 * count)
+    return (
+        -CONCENTRATION * (total - MIN_DISTANCE_SUM[count]) // count,
+        CENTRALISATION * table // count + CENTRE_OF_MASS * CENTRE_TABLE[centre],
+    )
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _walls(own, opp):
+    """evaluation.walls: enemy edge checkers walled in by own checkers."""
+    south = opp & RANK_1 & (own >> U8) & ((own >> U7) | FILE_A) & ((own >> U9) | FILE_H)
+    north = opp & RANK_8 & (own << U8) & ((own << U9) | FILE_A) & ((own << U7) | FILE_H)
+    west = opp & FILE_A & (own >> U1) & ((own >> U9) | RANK_8) & ((own << U7) | RANK_1)
+    east = opp & FILE_H & (own << U1) & ((own >> U7) | RANK_8) & ((own << U9) | RANK_1)
+    return popcount(south | north | west | east)
+
+
+@njit(cache=True, nogil=True)
+def connects_in_one(own, opp, euler4):
+    """evaluation.connects_in_one: whether the side owning `own` has a move that joins
+    all its checkers (`euler4`: its 4 x Euler number)."""
+    if euler4 > 20:
+        return False
+    # The squares next to every group but at most one: the reference's `anywhere`.
+    every = FULL
+    all_but_one = FULL
+    groups = 0
+    rest = own
+    while rest != U0:
+        group = _group_of(rest, _lowest(rest))
+        rest ^= group
+        groups += 1
+        if groups > 5:
+            return False
+        reach = _dilate(group)
+        all_but_one = (all_but_one & reach) | every
+        every &= reach
+    if groups == 1:
+        return True
+    anywhere = all_but_one
+    if anywhere == U0:
+        return False
+    occupied = own | opp
+    rest = own
+    while rest != U0:
+        square = lowest_bit(rest)
+        low = _lowest(rest)
+        rest ^= low
+        for kind in range(4):
+            line = 4 * square + kind
+            base = (line * 9 + popcount(occupied & LINES[line])) * 2
+            for j in range(2):
+                index = base + j
+                if JUMP_TARGET[index] < 0:
+                    break
+                bit = JUMP_BIT[index]
+                if (bit & anywhere != U0 and (JUMP_BETWEEN[index] & opp) | (bit & own) == U0
+                        and connected((own ^ low) | bit)):
+                    return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def evaluate(s):
+    """evaluation.evaluate(...)[to_move]."""
+    black = s[0]
+    white = s[1]
+    side = s[2]
+    black_quads, black_euler4 = _quads(black)
+    white_quads, white_euler4 = _quads(white)
+    if side == BLACK:
+        if connects_in_one(black, white, black_euler4):
+            return np.int64(WIN_IN_ONE)
+        threat = -THREAT if connects_in_one(white, black, white_euler4) else 0
+        tempo = TEMPO
+    else:
+        if connects_in_one(white, black, white_euler4):
+            return np.int64(WIN_IN_ONE)
+        threat = THREAT if connects_in_one(black, white, black_euler4) else 0
+        tempo = -TEMPO
+    occupied = black | white
+    black_mobility, black_blocked = _mobility(black, white, occupied)
+    white_mobility, white_blocked = _mobility(white, black, occupied)
+    black_concentration, black_table = _shape(black)
+    white_concentration, white_table = _shape(white)
+    value = (
+        black_concentration - white_concentration
+        + black_table - white_table
+        + QUADS * (black_quads - white_quads)
+        - (EULER * black_euler4 >> 2) + (EULER * white_euler4 >> 2)
+        + MOBILITY * (black_mobility - white_mobility)
+        - BLOCKED * (black_blocked - white_blocked)
+        + WALL * (_walls(black, white) - _walls(white, black))
+        + threat
+        + tempo
+    )
+    left = MAX_PLIES - s[3]
+    if left < HORIZON:
+        value = value * left // HORIZON if value >= 0 else -(-value * left // HORIZON)
+    return np.int64(value) if side == BLACK else np.int64(-value)
