@@ -43,6 +43,8 @@ U6 = np.uint64(6)
 U7 = np.uint64(7)
 U8 = np.uint64(8)
 U9 = np.uint64(9)
+U56 = np.uint64(56)
+U255 = np.uint64(255)
 FULL = np.uint64(bitboards.FULL)
 FILE_A = np.uint64(bitboards.FILE_A)
 FILE_H = np.uint64(bitboards.FILE_H)
@@ -67,33 +69,90 @@ STATUS_ONGOING, BLACK_WON, WHITE_WON, DRAWN = rules.ONGOING, rules.BLACK_WON, ru
 LINES = np.array([mask for s in range(64) for mask in bitboards.LINE_MASKS[s]], dtype=np.uint64)
 
 
-def _jump_tables():
-    """The jumps of bitboards.JUMPS flattened: entry ((4 * s + kind) * 9 + n) * 2 + j is
-    the j-th jump (in the reference's order) from s along kind with n checkers on the
-    line: its target square (-1 when absent), the squares strictly between, the target
-    bit, and the mobility weight of landing there (1 on an edge, else 2)."""
-    size = 64 * 4 * 9 * 2
-    target = np.full(size, -1, dtype=np.int64)
-    between = np.zeros(size, dtype=np.uint64)
-    bit = np.zeros(size, dtype=np.uint64)
-    weight = np.zeros(size, dtype=np.int64)
+def _jump_table():
+    """The jumps of bitboards.JUMPS in one array, four words per (square, line kind,
+    checkers on the line): entry 4 * ((4 * s + kind) * 9 + n) holds the squares strictly
+    between and the target bit of the first jump (in the reference's order), then the
+    same two of the second. An absent jump has every bit as its target bit: it always
+    lands on an own checker (the one that jumps), so that the kernels test both jumps
+    without a branch."""
+    table = np.zeros(64 * 4 * 9 * 4, dtype=np.uint64)
     for s in range(64):
         for kind in range(4):
             for n in range(9):
                 jumps = bitboards.JUMPS[s][kind][n]
                 assert len(jumps) <= 2
+                base = 4 * ((4 * s + kind) * 9 + n)
+                table[base + 1] = table[base + 3] = bitboards.FULL
                 for j, (stop, move) in enumerate(jumps):
-                    index = ((4 * s + kind) * 9 + n) * 2 + j
-                    to = move & 63
-                    assert move >> 6 == s and stop >> 64 == 1 << to
-                    target[index] = to
-                    between[index] = stop & bitboards.FULL
-                    bit[index] = 1 << to
-                    weight[index] = 1 if (1 << to) & bitboards.EDGES else 2
-    return target, between, bit, weight
+                    assert move >> 6 == s and stop >> 64 == 1 << (move & 63)
+                    table[base + 2 * j] = stop & bitboards.FULL
+                    table[base + 2 * j + 1] = stop >> 64
+    return table
 
 
-JUMP_TARGET, JUMP_BETWEEN, JUMP_BIT, JUMP_WEIGHT = _jump_tables()
+JUMPS = _jump_table()
+
+
+def _line_table():
+    """The mobility along one line from its contents, the reference's line memo
+    computed ahead for every line shape: a line of L squares whose two ends are on
+    the board's edge (rows, files and diagonals alike; L = 2..8) or whose squares all
+    are (ranks 1 and 8, files a and h). Squares are numbered along the line from 0; a
+    content is sum(3**i * c_i) with c_i 0 empty, 1 black, 2 white. Each word holds
+    black's weighted moves (bits 0-7), black's checkers with a move (bits 8-15), then
+    the same two of white (bits 16-31). Returns the table and the offset of each shape:
+    lengths 2..8, then the all-edge line of 8."""
+    shapes = [(length, False) for length in range(2, 9)] + [(8, True)]
+    offsets = []
+    size = 0
+    for length, _ in shapes:
+        offsets.append(size)
+        size += 3 ** length
+    table = np.zeros(size, dtype=np.uint32)
+    for (length, all_edge), offset in zip(shapes, offsets):
+        edge = [all_edge or i in (0, length - 1) for i in range(length)]
+        for content in range(3 ** length):
+            cells = [content // 3 ** i % 3 for i in range(length)]
+            count = length - cells.count(0)
+            word = 0
+            for side in (1, 2):
+                score = movers = 0
+                for i in range(length):
+                    if cells[i] != side:
+                        continue
+                    for step in (1, -1):
+                        to = i + step * count
+                        if not 0 <= to < length or cells[to] == side:
+                            continue
+                        if any(cells[i + step * k] not in (0, side) for k in range(1, count)):
+                            continue
+                        score += (1 if edge[to] else 2) + (evaluation.CAPTURE if cells[to] else 0)
+                        movers |= 1 << i
+                word |= (score | movers << 8) << (16 * (side - 1))
+            table[offset + content] = word
+    return table, offsets
+
+
+LINE_TABLE, _LINE_OFFSETS = _line_table()
+#: Offsets in LINE_TABLE of an inner row or file and of an edge one.
+INNER_LINE = _LINE_OFFSETS[6]
+EDGE_LINE = _LINE_OFFSETS[7]
+#: TERNARY[m]: the 8 bits of m read in base 3 (a line's checkers of one colour).
+TERNARY = np.array([sum(3 ** i for i in range(8) if m >> i & 1) for m in range(256)], dtype=np.int64)
+#: SPREAD[m]: the 8 bits of m onto file a (bit i to square 8 * i).
+SPREAD = np.array([sum(1 << 8 * i for i in range(8) if m >> i & 1) for m in range(256)], dtype=np.uint64)
+#: Multiplying file a by FILE_GATHER gathers its 8 squares, rank 1 lowest, in the top byte.
+FILE_GATHER = np.uint64(sum(1 << 7 * (8 - k) for k in range(8)))
+#: The diagonals and anti-diagonals of 2 squares or more: mask, file of the first
+#: square, offset of its shape. Multiplying a board masked to one by FILE_A gathers
+#: its squares in the top byte, bit f for the square on file f.
+_DIAGONALS = [(mask, min(s & 7 for s in range(64) if mask >> s & 1), mask.bit_count())
+              for mask, kind in evaluation._LINES if kind >= 2]
+DIAGONAL_MASK = np.array([mask for mask, _, _ in _DIAGONALS], dtype=np.uint64)
+DIAGONAL_FILE = np.array([first for _, first, _ in _DIAGONALS], dtype=np.uint64)
+DIAGONAL_OFFSET = np.array([_LINE_OFFSETS[length - 2] for _, _, length in _DIAGONALS], dtype=np.int64)
+
 
 KEYS = np.array(rules._KEYS, dtype=np.uint64)
 #: KEYS[0:64] black checkers, KEYS[64:128] white checkers.
@@ -185,7 +244,10 @@ def _dilate(board):
 
 @njit(cache=True, nogil=True)
 def generate_moves(own, opp, out):
-    """rules.generate_moves into out[:n]; returns n."""
+    """rules.generate_moves into out[:n]; returns n.
+
+    Every jump is written at out[n] and counted only when legal: a checker has at most
+    8 jumps, so out[n] stays below MAX_MOVES."""
     occupied = own | opp
     n = 0
     rest = own
@@ -195,18 +257,13 @@ def generate_moves(own, opp, out):
         origin = square << 6
         for kind in range(4):
             line = 4 * square + kind
-            base = (line * 9 + popcount(occupied & LINES[line])) * 2
-            target = JUMP_TARGET[base]
-            if target < 0:
-                continue
-            if (JUMP_BETWEEN[base] & opp) | (JUMP_BIT[base] & own) == U0:
-                out[n] = origin | target
-                n += 1
-            base += 1
-            target = JUMP_TARGET[base]
-            if target >= 0 and (JUMP_BETWEEN[base] & opp) | (JUMP_BIT[base] & own) == U0:
-                out[n] = origin | target
-                n += 1
+            base = (line * 9 + popcount(occupied & LINES[line])) * 4
+            bit = JUMPS[base + 1]
+            out[n] = origin | lowest_bit(bit)
+            n += (JUMPS[base] & opp) | (bit & own) == U0
+            bit = JUMPS[base + 3]
+            out[n] = origin | lowest_bit(bit)
+            n += (JUMPS[base + 2] & opp) | (bit & own) == U0
     return n
 
 
@@ -306,29 +363,48 @@ def solvable(s):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _mobility(own, opp, occupied):
-    """(weighted mobility in half moves, checkers without a move) of the side `own`."""
-    score = 0
-    movers = U0
-    rest = own
-    while rest != U0:
-        square = lowest_bit(rest)
-        low = _lowest(rest)
-        rest ^= low
-        for kind in range(4):
-            line = 4 * square + kind
-            base = (line * 9 + popcount(occupied & LINES[line])) * 2
-            for j in range(2):
-                index = base + j
-                if JUMP_TARGET[index] < 0:
-                    break
-                bit = JUMP_BIT[index]
-                if (JUMP_BETWEEN[index] & opp) | (bit & own) == U0:
-                    score += JUMP_WEIGHT[index]
-                    if bit & opp != U0:
-                        score += CAPTURE
-                    movers |= low
-    return score, popcount(own & ~movers)
+def _line_word(black_line, white_line, offset):
+    """The LINE_TABLE word of a line whose checkers are the low bits of `black_line`
+    and `white_line`."""
+    return np.int64(LINE_TABLE[offset + TERNARY[black_line] + 2 * TERNARY[white_line]])
+
+
+@njit(cache=True, nogil=True)
+def _mobility(black, white):
+    """evaluation.mobility: (black's weighted mobility in half moves, black's checkers
+    without a move, the same two for white), line by line through LINE_TABLE."""
+    black_score = 0
+    white_score = 0
+    black_movers = U0
+    white_movers = U0
+    for rank in range(8):
+        shift = np.uint64(8 * rank)
+        word = _line_word((black >> shift) & U255, (white >> shift) & U255,
+                          EDGE_LINE if rank == 0 or rank == 7 else INNER_LINE)
+        black_score += word & 255
+        white_score += (word >> 16) & 255
+        black_movers |= np.uint64((word >> 8) & 255) << shift
+        white_movers |= np.uint64(word >> 24) << shift
+    for file in range(8):
+        shift = np.uint64(file)
+        word = _line_word((((black >> shift) & FILE_A) * FILE_GATHER) >> U56,
+                          (((white >> shift) & FILE_A) * FILE_GATHER) >> U56,
+                          EDGE_LINE if file == 0 or file == 7 else INNER_LINE)
+        black_score += word & 255
+        white_score += (word >> 16) & 255
+        black_movers |= SPREAD[(word >> 8) & 255] << shift
+        white_movers |= SPREAD[word >> 24] << shift
+    for line in range(DIAGONAL_MASK.shape[0]):
+        mask = DIAGONAL_MASK[line]
+        shift = DIAGONAL_FILE[line]
+        word = _line_word((((black & mask) * FILE_A) >> U56) >> shift,
+                          (((white & mask) * FILE_A) >> U56) >> shift, DIAGONAL_OFFSET[line])
+        black_score += word & 255
+        white_score += (word >> 16) & 255
+        black_movers |= ((np.uint64((word >> 8) & 255) << shift) * FILE_A) & mask
+        white_movers |= ((np.uint64(word >> 24) << shift) * FILE_A) & mask
+    return (black_score, popcount(black & ~black_movers),
+            white_score, popcount(white & ~white_movers))
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -416,13 +492,10 @@ def connects_in_one(own, opp, euler4):
         rest ^= low
         for kind in range(4):
             line = 4 * square + kind
-            base = (line * 9 + popcount(occupied & LINES[line])) * 2
-            for j in range(2):
-                index = base + j
-                if JUMP_TARGET[index] < 0:
-                    break
-                bit = JUMP_BIT[index]
-                if (bit & anywhere != U0 and (JUMP_BETWEEN[index] & opp) | (bit & own) == U0
+            base = (line * 9 + popcount(occupied & LINES[line])) * 4
+            for index in range(base, base + 4, 2):
+                bit = JUMPS[index + 1]
+                if (bit & anywhere != U0 and (JUMPS[index] & opp) | (bit & own) == U0
                         and connected((own ^ low) | bit)):
                     return True
     return False
@@ -446,9 +519,7 @@ def evaluate(s):
             return np.int64(WIN_IN_ONE)
         threat = THREAT if connects_in_one(black, white, black_euler4) else 0
         tempo = -TEMPO
-    occupied = black | white
-    black_mobility, black_blocked = _mobility(black, white, occupied)
-    white_mobility, white_blocked = _mobility(white, black, occupied)
+    black_mobility, black_blocked, white_mobility, white_blocked = _mobility(black, white)
     black_concentration, black_table = _shape(black)
     white_concentration, white_table = _shape(white)
     value = (
