@@ -109,28 +109,31 @@ def _line_table():
     for length, _ in shapes:
         offsets.append(size)
         size += 3 ** length
-    table = np.zeros(size, dtype=np.uint32)
+    table = np.zeros(size, dtype=np.int64)
     for (length, all_edge), offset in zip(shapes, offsets):
-        edge = [all_edge or i in (0, length - 1) for i in range(length)]
-        for content in range(3 ** length):
-            cells = [content // 3 ** i % 3 for i in range(length)]
-            count = length - cells.count(0)
-            word = 0
-            for side in (1, 2):
-                score = movers = 0
-                for i in range(length):
-                    if cells[i] != side:
-                        continue
-                    for step in (1, -1):
-                        to = i + step * count
-                        if not 0 <= to < length or cells[to] == side:
-                            continue
-                        if any(cells[i + step * k] not in (0, side) for k in range(1, count)):
-                            continue
-                        score += (1 if edge[to] else 2) + (evaluation.CAPTURE if cells[to] else 0)
-                        movers |= 1 << i
-                word |= (score | movers << 8) << (16 * (side - 1))
-            table[offset + content] = word
+        weight = np.array([1 if all_edge or i in (0, length - 1) else 2 for i in range(length)])
+        contents = np.arange(3 ** length)
+        cells = contents[:, None] // 3 ** np.arange(length) % 3
+        count = (cells != 0).sum(axis=1)
+        rows = np.arange(len(contents))
+        for side, opp in ((1, 2), (2, 1)):
+            score = np.zeros(len(contents), dtype=np.int64)
+            movers = np.zeros(len(contents), dtype=np.int64)
+            for i in range(length):
+                for step in (1, -1):
+                    to = i + step * count
+                    legal = (cells[:, i] == side) & (to >= 0) & (to < length)
+                    to = np.clip(to, 0, length - 1)
+                    landing = cells[rows, to]
+                    legal &= landing != side
+                    for k in range(1, length):
+                        between = i + step * k
+                        if 0 <= between < length:
+                            legal &= ~((k < count) & (cells[:, between] == opp))
+                    score += legal * (weight[to] + evaluation.CAPTURE * (landing != 0))
+                    movers |= legal.astype(np.int64) << i
+            table[offset:offset + len(contents)] |= (score | movers << 8) << (16 * (side - 1))
+    table = table.astype(np.uint32)
     return table, offsets
 
 
