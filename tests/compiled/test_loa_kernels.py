@@ -283,3 +283,32 @@ def clustered_positions(draw):
 @given(clustered_positions())
 def test_clustered_position(state) -> None:
     check_position(state)
+
+
+@st.composite
+def board_pairs(draw):
+    """Two disjoint boards of any density (the AND of 1 to 4 random boards), black not
+    empty."""
+    def sparse():
+        board = (1 << 64) - 1
+        for _ in range(draw(st.integers(1, 4))):
+            board &= draw(st.integers(0, (1 << 64) - 1))
+        return board
+    black = sparse() | 1 << draw(st.integers(0, 63))
+    return black, sparse() & ~black
+
+
+@settings(max_examples=500, deadline=None)
+@given(board_pairs())
+def test_evaluation_terms(boards) -> None:
+    """Each term against the reference, on boards denser than a game reaches."""
+    black, white = boards
+    b, w = np.uint64(black), np.uint64(white)
+    assert kernels._mobility(b, w) == evaluation.mobility(black, white)[:4]
+    assert kernels._quads(b) == evaluation.quads(black)
+    assert kernels._walls(b, w) == evaluation.walls(black, white)
+    if black.bit_count() <= 12:
+        assert kernels._shape(b) == evaluation.shape(black)
+        entries = evaluation.mobility(black, white)[4]
+        euler4 = evaluation.quads(black)[1]
+        assert kernels.connects_in_one(b, w, euler4) == evaluation.connects_in_one(black, euler4, entries, 0)
