@@ -40,6 +40,11 @@ The kernel contract of a two-player game (`compiled/<game>/kernels.py`):
     solvable(s) -> bool           the reference game's `solvable(state)`
 All are `@njit(cache=True, nogil=True)`.
 
+Every function compiles for exactly one signature (the tests check it). Above all, a
+recursive function must be called with exactly the types of its own recursive calls,
+literals wrapped (`np.int64(0)`): numba's cache cannot reload a recursive function
+compiled for two signatures and crashes the process when it tries (numba issue 6061).
+
 Numba's cache does not notice a change in a module that a cached function calls, so the
 cache lives in a directory named after a digest of every source file it depends on
 (`compiled/` and `games/`): any change starts a fresh cache.
