@@ -12,38 +12,27 @@ pytest.importorskip("numba")
 import numpy as np  # noqa: E402
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
-from numba import njit  # noqa: E402
 
 from compiled.core import ONGOING  # noqa: E402
-from compiled.loa import kernels  # noqa: E402
+from compiled.driver import CompiledAlphaBeta  # noqa: E402
+from compiled.loa import kernels, search  # noqa: E402
+from compiled.table import ArrayTable  # noqa: E402
 from games import find_game  # noqa: E402
 from games.loa import evaluation  # noqa: E402
 from games.loa.bitboards import MAX_PLIES, PASS  # noqa: E402
 from games.loa.rules import make_state  # noqa: E402
+from search.alphabeta import AlphaBeta  # noqa: E402
+from search.limits import StopSignal  # noqa: E402
 from search.perft import perft as reference_perft  # noqa: E402
+from search.tt import TranspositionTable  # noqa: E402
 from tests.conftest import load_vectors, perft_records  # noqa: E402
 
 GAME = find_game("loa")
 RECORDS = load_vectors("loa")
 
 
-@njit(cache=True, nogil=True)
-def _perft(s, depth, buffers):
-    if depth <= 0:
-        return 1
-    out = buffers[depth]
-    n = kernels.legal_moves(s, out)
-    if depth == 1:
-        return n
-    total = 0
-    for i in range(n):
-        total += _perft(kernels.play(s, out[i]), depth - 1, buffers)
-    return total
-
-
 def compiled_perft(state, depth: int) -> int:
-    buffers = np.empty((depth + 1, kernels.MAX_MOVES), dtype=np.int64)
-    return _perft(kernels.pack(state), np.int64(depth), buffers)
+    return int(search.perft(kernels.pack(state), np.int64(depth)))
 
 
 def board(text: str):
@@ -312,3 +301,36 @@ def test_evaluation_terms(boards) -> None:
         entries = evaluation.mobility(black, white)[4]
         euler4 = evaluation.quads(black)[1]
         assert kernels.connects_in_one(b, w, euler4) == evaluation.connects_in_one(black, euler4, entries, 0)
+
+
+# ---- the generated search ------------------------------------------------------------
+
+
+def searched(searcher, state, depth: int):
+    stop = StopSignal()
+    stop.arm(None, None, depth)
+    return [(r.depth, r.score, r.pv, r.nodes, r.seldepth) for r in searcher.search(state, stop)]
+
+
+def late_positions(seed: int, count: int):
+    """Ongoing positions from the last plies of seeded games, alternately random ones
+    (most reach the 150-ply cap: the draw horizon) and ones ended by a connection (the
+    win in one and the threat)."""
+    found = []
+    while len(found) < count:
+        states = list(playout_states(seed, 1, greedy=0.4 * (len(found) % 2)))
+        seed += 1
+        found.append(next(state for state in states[-8:] if state.outcome() is None))
+    return found
+
+
+@pytest.mark.parametrize("depth, seed, count", [
+    (3, 0, 2),
+    (4, 10, 4),
+    pytest.param(5, 20, 6, marks=pytest.mark.slow),
+])
+def test_search_late_positions(depth: int, seed: int, count: int) -> None:
+    for state in late_positions(seed, count):
+        fast = CompiledAlphaBeta(GAME, ArrayTable(GAME.name, GAME.key_scheme, 1 << 20))
+        slow = AlphaBeta(GAME, TranspositionTable(GAME.name, GAME.key_scheme, 6 << 20))
+        assert searched(fast, state, depth) == searched(slow, state, depth), GAME.format_board(state)
