@@ -14,8 +14,8 @@ What each kernel mirrors:
                   settles it (the mover first, then the opponent after a capture, then
                   the 150-ply draw)
     evaluate      `evaluation.evaluate(...)[to_move]`, term by term in the same integer
-                  arithmetic. Mobility walks each checker's four lines instead of the
-                  reference's per-line memo (the sums are the same); the win-in-one
+                  arithmetic. Mobility reads one table word per line, the reference's
+                  per-line memo computed ahead for every line content; the win-in-one
                   test keeps the reference's filters (Euler number, at most 5 groups,
                   the landing squares next to all other groups) and then tests
                   `connected` on the candidate moves, which is the reference's test
@@ -38,8 +38,6 @@ from games.loa.rules import LoaState
 
 U0 = np.uint64(0)
 U1 = np.uint64(1)
-U2 = np.uint64(2)
-U6 = np.uint64(6)
 U7 = np.uint64(7)
 U8 = np.uint64(8)
 U9 = np.uint64(9)
@@ -52,7 +50,6 @@ NOT_FILE_A = np.uint64(bitboards.NOT_FILE_A)
 NOT_FILE_H = np.uint64(bitboards.NOT_FILE_H)
 RANK_1 = np.uint64(bitboards.RANK_1)
 RANK_8 = np.uint64(bitboards.RANK_8)
-EDGES = np.uint64(bitboards.EDGES)
 
 MAX_PLIES = bitboards.MAX_PLIES
 PASS = bitboards.PASS
