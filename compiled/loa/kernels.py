@@ -213,7 +213,14 @@ def _lowest(board):
 
 @njit(cache=True, nogil=True)
 def connected(board):
-    """bitboards.connected: one 8-connected group (a single checker is one)."""
+    """bitboards.connected: one 8-connected group (a single checker is one).
+
+    A checker with no neighbour settles it at once (connected only when alone); else
+    the group of the lowest checker is grown as the reference does."""
+    side = ((board << U1) & NOT_FILE_A) | ((board >> U1) & NOT_FILE_H)
+    around = side | ((side | board) << U8) | ((side | board) >> U8)
+    if board & ~around != U0:
+        return board & (board - U1) == U0
     seed = _lowest(board)
     while True:
         grown = seed | ((seed << U1) & NOT_FILE_A) | ((seed >> U1) & NOT_FILE_H)
