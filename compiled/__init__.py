@@ -59,10 +59,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 _SOURCES = (ROOT, ROOT.parent / "games")
 
-#: Why the compiled core cannot be used in this process, or None when it can.
-missing_reason: str | None = None
-
-
 def source_digest() -> str:
     """A digest of every source file compiled code depends on."""
     digest = hashlib.sha256()
@@ -87,10 +83,20 @@ def cache_dir() -> Path:
     return root / source_digest()
 
 
-try:
-    import numba
-    import numpy  # noqa: F401
-except ImportError as error:  # pragma: no cover - depends on the installation
-    missing_reason = f"numba cannot be imported ({error})"
-else:
-    numba.config.CACHE_DIR = str(cache_dir())
+_configured: list[str | None] = []
+
+
+def configure() -> str | None:
+    """Import numba and point its cache at `cache_dir()` (once per process); returns why
+    the compiled core cannot run here, or None when it can. Every compiled module calls
+    it before it defines a compiled function."""
+    if not _configured:
+        try:
+            import numba
+            import numpy  # noqa: F401
+        except ImportError as error:  # depends on the installation
+            _configured.append(f"numba cannot be imported ({error})")
+        else:
+            numba.config.CACHE_DIR = str(cache_dir())
+            _configured.append(None)
+    return _configured[0]

@@ -1,5 +1,5 @@
 """What the daemon asks of the compiled core: whether a game has one, its tables, its
-searchers and its perft. Imported only where numba imports (`compiled.missing_reason`
+searchers and its perft. Imported only where numba imports (`compiled.configure()`
 is None)."""
 
 from __future__ import annotations

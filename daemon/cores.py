@@ -22,7 +22,7 @@ def compiled_missing() -> str | None:
     """Why the compiled core cannot run in this process, or None when it can."""
     import compiled
 
-    return compiled.missing_reason
+    return compiled.configure()
 
 
 def default_core() -> str:

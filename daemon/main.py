@@ -33,10 +33,13 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
                         help="address to listen on with --tcp (default 127.0.0.1)")
     parser.add_argument("--log-level", default="info",
                         choices=("debug", "info", "warning", "error"), help="stderr log level")
-    parser.add_argument("--core", choices=cores.CORES,
+    parser.add_argument("--core", choices=cores.CORES, default=os.environ.get("ENGINE_CORE") or None,
                         help="the search core of every session: compiled (numba; the default"
-                             " where numba imports) or python (the reference)")
+                             " where numba imports) or python (the reference); default"
+                             " $ENGINE_CORE")
     args = parser.parse_args(argv)
+    if args.core is not None and args.core not in cores.CORES:
+        parser.error(f"ENGINE_CORE must be one of {', '.join(cores.CORES)}, got {args.core!r}")
     if args.tcp is not None and not 0 <= args.tcp <= 65535:
         parser.error(f"port out of range: {args.tcp}")
     return args
