@@ -1,0 +1,1 @@
+"""Othello's compiled kernels (see `compiled.othello.kernels`)."""
