@@ -286,11 +286,10 @@ def legal_moves(s, out):
     if s[5] != 0:
         out[0] = PASS_MOVE
         return 1
-    n = 0
-    while moves != U0:
-        out[n] = lowest_bit(moves)
+    n = popcount(moves)
+    for i in range(n):
+        out[i] = lowest_bit(moves)
         moves &= moves - U1
-        n += 1
     return n
 
 
