@@ -1,1 +1,1 @@
-"""Othello's compiled kernels (see `compiled.othello.kernels`)."""
+"""Othello compiled with numba: the kernels of `games.othello`."""

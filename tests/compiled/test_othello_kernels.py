@@ -13,7 +13,7 @@ from hypothesis import given, settings, strategies as st  # noqa: E402
 from numba import njit  # noqa: E402
 
 from compiled.core import ONGOING  # noqa: E402
-from compiled.othello import kernels as K  # noqa: E402
+from compiled.othello import kernels as K, search as compiled_search  # noqa: E402
 from games import find_game  # noqa: E402
 from games.othello.bitboard import flips, move_mask  # noqa: E402
 from games.othello.evaluation import EDGE_STABILITY  # noqa: E402
@@ -38,23 +38,8 @@ def compiled_play(s: tuple, move: int) -> tuple:
     return K.pack(K.unpack(K.play(s, np.int64(move))))
 
 
-@njit(cache=True, nogil=True)
-def _perft(s, depth, buffers):
-    if depth <= 0:
-        return np.int64(1)
-    moves = buffers[depth]
-    n = K.legal_moves(s, moves)
-    if depth == 1:
-        return np.int64(n)
-    total = np.int64(0)
-    for i in range(n):
-        total += _perft(K.play(s, moves[i]), depth - 1, buffers)
-    return total
-
-
 def compiled_perft(state, depth: int) -> int:
-    buffers = np.empty((max(depth, 1) + 1, K.MAX_MOVES), dtype=np.int64)
-    return int(_perft(K.pack(state), np.int64(depth), buffers))
+    return int(compiled_search.perft(K.pack(state), np.int64(depth)))
 
 
 @njit(cache=True, nogil=True)
