@@ -95,19 +95,30 @@ SIDE_KEY = np.uint64(_KEYS[128])
 #: MOVE_KEYS[colour, square]: the disc key of a new disc and the change of side.
 MOVE_KEYS = np.array([[key ^ _KEYS[128] for key in _KEYS[colour * 64:colour * 64 + 64]]
                       for colour in (0, 1)], dtype=np.uint64)
-#: FLIP_KEYS[square]: a disc changing colour there.
-FLIP_KEYS = np.array([black ^ white for black, white in zip(_KEYS[:64], _KEYS[64:128])],
-                     dtype=np.uint64)
-#: FLIP_BYTE_KEYS[b, v]: the flip keys of the squares 8 * b + j for the bits j of byte
-#: value v. Eight look-ups key any set of flips: a loop over the flipped discs costs
-#: more in branch mispredictions than the rest of `play`.
-FLIP_BYTE_KEYS = np.array([[np.bitwise_xor.reduce(FLIP_KEYS[8 * b:8 * b + 8][[j for j in range(8) if v >> j & 1]],
-                                                  initial=np.uint64(0))
-                            for v in range(256)] for b in range(8)], dtype=np.uint64)
+_FLIP_KEYS = [black ^ white for black, white in zip(_KEYS[:64], _KEYS[64:128])]
+
+
+def _flip_byte_keys() -> np.ndarray:
+    """FLIP_BYTE_KEYS[b, v]: the key change of the discs on the squares 8 * b + j, for
+    the set bits j of the byte value v, turning over. Eight look-ups key any set of
+    flips, where a loop over the flipped discs costs more in branch mispredictions than
+    the rest of `play`."""
+    table = np.zeros((8, 256), dtype=np.uint64)
+    for byte in range(8):
+        for value in range(256):
+            key = 0
+            for bit in range(8):
+                if value >> bit & 1:
+                    key ^= _FLIP_KEYS[8 * byte + bit]
+            table[byte, value] = np.uint64(key)
+    return table
+
+
+FLIP_BYTE_KEYS = _flip_byte_keys()
 #: DISC_KEYS[colour, square].
 DISC_KEYS = np.array([_KEYS[:64], _KEYS[64:128]], dtype=np.uint64)
 
-#: EDGE_STABILITY[own_line << 8 | opp_line], small enough for int8 (it stays in cache).
+#: EDGE_STABILITY[own_line << 8 | opp_line], in int8: 64 KiB rather than 512 of cache.
 EDGE_STABILITY = np.array(evaluation.EDGE_STABILITY, dtype=np.int8)
 #: WEIGHTS[empties, term], the terms in the reference's order: mobility, potential
 #: mobility, frontier, corners, X-squares, C-squares, stable edge discs, parity, discs.
@@ -294,6 +305,14 @@ def legal_moves(s, out):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def move_count(s):
+    """The number of legal moves (`legal_moves` without writing them)."""
+    if s[5] != 0:
+        return 1
+    return popcount(s[2])
+
+
+@njit(cache=True, nogil=True, inline="always")
 def flip_key(flipped):
     """The key change of the discs `flipped` turning over."""
     return (FLIP_BYTE_KEYS[0, flipped & BYTE] ^ FLIP_BYTE_KEYS[1, (flipped >> U8) & BYTE]
@@ -368,6 +387,7 @@ def evaluate_boards(own, opp, own_moves, opp_moves):
     empties = popcount(empty)
     weights = WEIGHTS[empties]
 
+    # The squares next to an empty square, an enemy disc, an own disc (8 directions).
     row = empty | ((empty << U1) & NOT_FILE_A) | ((empty >> U1) & NOT_FILE_H)
     next_to_empty = row | (row << U8) | (row >> U8)
     row = opp | ((opp << U1) & NOT_FILE_A) | ((opp >> U1) & NOT_FILE_H)
@@ -379,6 +399,7 @@ def evaluate_boards(own, opp, own_moves, opp_moves):
     mobility = popcount(own_moves) - popcount(opp_moves)
 
     corners = popcount(own & CORNERS) - popcount(opp & CORNERS)
+    # The X-square (diagonal) and the C-squares (along the edges) of each empty corner.
     free = empty & CORNERS
     x_squares = (((free & CORNER_A1) << U9) | ((free & CORNER_H1) << U7)
                  | ((free & CORNER_A8) >> U7) | ((free & CORNER_H8) >> U9))
@@ -387,6 +408,7 @@ def evaluate_boards(own, opp, own_moves, opp_moves):
     x_count = popcount(opp & x_squares) - popcount(own & x_squares)
     c_count = popcount(opp & c_squares) - popcount(own & c_squares)
 
+    # Row 1, row 8, the a-file and the h-file, each gathered into a byte.
     edges = (_edge(own & BYTE, opp & BYTE)
              + _edge(own >> U56, opp >> U56)
              + _edge(((own & FILE_A) * FILE_TO_BYTE) >> U56, ((opp & FILE_A) * FILE_TO_BYTE) >> U56)

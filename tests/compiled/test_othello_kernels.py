@@ -25,7 +25,7 @@ GAME = find_game("othello")
 RECORDS = load_vectors("othello")
 POSITIONS = [record for record in RECORDS if not record["terminal"]]
 FULL = (1 << 64) - 1
-KERNELS = (K.legal_moves, K.play, K.key, K.to_move, K.result, K.margin, K.evaluate,
+KERNELS = (K.legal_moves, K.move_count, K.play, K.key, K.to_move, K.result, K.margin, K.evaluate,
            K.solvable, K.make_state)
 
 
@@ -60,6 +60,7 @@ def check_position(state) -> None:
     moves = state.legal_moves()
     assert list(out[:n]) == moves
     assert n <= K.MAX_MOVES and all(0 <= move < K.MOVE_LIMIT for move in moves)
+    assert K.move_count(s) == n
     assert K.key(s) == state.key and K.to_move(s) == state.to_move
     outcome = state.outcome()
     if outcome is None:
