@@ -22,21 +22,27 @@ from compiled.core import (
     ABORTED,
     BUDGET,
     DEADLINE,
+    GENERATION,
+    HARD_ONLY,
     MAX_NODES,
     NODES,
     PARTIAL_MOVE,
     PARTIAL_SCORE,
     SELDEPTH,
     STOP,
-    new_control,
-    new_stats,
+    new_work,
+    reset_work,
 )
 from compiled.table import ArrayTable
 from games.base import Game, State
 from search.alphabeta import AlphaBeta
-from search.core import MATE, MAX_PLY, Aborted, SearchReport
+from search.core import MATE, Aborted, SearchReport
 from search.limits import StopSignal
 from search.solver import WINDOW_LIMIT
+
+
+#: The solver table holds keys as int64 bit patterns.
+_KEY_BITS = (1 << 64) - 1
 
 
 def game_modules(name: str) -> tuple[ModuleType, ModuleType]:
@@ -47,16 +53,17 @@ def game_modules(name: str) -> tuple[ModuleType, ModuleType]:
 
 
 class ControlBridge:
-    """Keeps a control block (`compiled.core`) in step with a StopSignal.
+    """Keeps the control slots of a work block (`compiled.core`) in step with a
+    StopSignal.
 
     The signal's `stop()` and `arm()` write through at once (from any thread); between
     compiled calls, `sync` copies the signal's whole state and `settle` hands back a node
     budget that the compiled side started counting.
     """
 
-    def __init__(self, stop: StopSignal):
+    def __init__(self, stop: StopSignal, work: np.ndarray):
         self.stop = stop
-        self.control = new_control()
+        self.control = work
         stop.listen(self._update)
         self._update()
 
@@ -94,18 +101,14 @@ class CompiledAlphaBeta(AlphaBeta):
         if not isinstance(table, ArrayTable):
             raise ValueError("the compiled search needs an ArrayTable")
         self.kernels, self.compiled = game_modules(game.name)
-        self._killer_block = np.full((MAX_PLY + 1, 2), -1, dtype=np.int64)
-        self._history_block = np.zeros(self.kernels.MOVE_LIMIT, dtype=np.int64)
+        self._work = new_work(self.kernels.MOVE_LIMIT)
         self._moves = self.compiled.new_move_buffer()
-        self._stats = new_stats()
         self._bridge: ControlBridge | None = None
         self._packed: tuple | None = None
 
     def search(self, root: State, stop: StopSignal) -> Iterator[SearchReport]:
-        self._killer_block.fill(-1)
-        self._history_block.fill(0)
-        self._stats = new_stats()
-        self._bridge = ControlBridge(stop)
+        reset_work(self._work)
+        self._bridge = ControlBridge(stop, self._work)
         self._packed = self.kernels.pack(root)
         yield from super().search(root, stop)
 
@@ -113,20 +116,18 @@ class CompiledAlphaBeta(AlphaBeta):
         bridge = self._bridge
         assert bridge is not None
         bridge.sync()
+        work = self._work
         # The first iteration answers only to `stop` (see AlphaBeta._deepen).
-        hard_only = self._poll != bridge.stop.should_stop
-        table = self.table
-        stats = self._stats
+        work[HARD_ONLY] = self._poll != bridge.stop.should_stop
+        work[GENERATION] = self.table.generation
         score, move = self.compiled.root_iteration(
-            self._packed, np.array(moves, dtype=np.int64), depth, table.keys, table.data,
-            table.generation, self._killer_block, self._history_block, bridge.control, stats,
-            self._moves, hard_only)
+            self._packed, np.array(moves, dtype=np.int64), depth, self.table.cells, work, self._moves)
         bridge.settle()
-        self.nodes = int(stats[NODES])
-        self.seldepth = int(stats[SELDEPTH])
-        if stats[ABORTED]:
-            partial = int(stats[PARTIAL_MOVE])
-            self._partial = None if partial < 0 else (partial, int(stats[PARTIAL_SCORE]))
+        self.nodes = int(work[NODES])
+        self.seldepth = int(work[SELDEPTH])
+        if work[ABORTED]:
+            partial = int(work[PARTIAL_MOVE])
+            self._partial = None if partial < 0 else (partial, int(work[PARTIAL_SCORE]))
             raise Aborted
         return int(score), int(move)
 
@@ -136,40 +137,39 @@ class CompiledAlphaBeta(AlphaBeta):
         bridge = self._bridge
         assert bridge is not None
         table = self.compiled.new_solver_table()
-        stats = new_stats()
-        stats[NODES] = self.nodes
+        work = self._work
+        work[HARD_ONLY] = 0
         last = fallback
         for alpha, beta in ((-1, 1), (-WINDOW_LIMIT, WINDOW_LIMIT)):
             bridge.sync()
-            value = int(self.compiled.solve(self._packed, alpha, beta, *table, bridge.control, stats,
-                                            self._moves))
+            value = int(self.compiled.solve(self._packed, alpha, beta, table, work, self._moves))
             bridge.settle()
-            if stats[ABORTED]:
+            if work[ABORTED]:
                 break
             line = self._solver_line(root, table)
             exact = alpha < value < beta
             score = 0 if value == 0 else (MATE - len(line)) * (1 if value > 0 else -1)
             last = SearchReport(
-                depth=len(line), seldepth=len(line), score=score, nodes=int(stats[NODES]),
+                depth=len(line), seldepth=len(line), score=score, nodes=int(work[NODES]),
                 elapsed_ms=int((time.monotonic() - started) * 1000),
                 hashfull=self.table.hashfull(), pv=tuple(line),
                 margin=value if exact else None,
             )
             yield last
-        return attrs.evolve(last, nodes=int(stats[NODES]), final=True,
+        return attrs.evolve(last, nodes=int(work[NODES]), final=True,
                             elapsed_ms=int((time.monotonic() - started) * 1000))
 
-    def _solver_line(self, root: State, table: tuple[np.ndarray, ...], limit: int = 128) -> list[int]:
+    def _solver_line(self, root: State, table: np.ndarray, limit: int = 128) -> list[int]:
         """The moves the solver's table holds as best from `root` on, while legal."""
-        keys, _, _, moves = table
-        mask = len(keys) - 1
+        search = self.compiled
         line: list[int] = []
         state = root
         seen = {state.key}
         while len(line) < limit:
-            index = state.key & mask
-            move = int(moves[index])
-            if int(keys[index]) != state.key or move < 0 or move not in state.legal_moves():
+            slot = table[state.key & (len(table) - 1)]
+            move = int(slot[search.S_MOVE])
+            if (int(slot[search.S_KEY]) & _KEY_BITS != state.key or move < 0
+                    or move not in state.legal_moves()):
                 break
             line.append(move)
             state = state.play(move)

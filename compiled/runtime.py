@@ -41,7 +41,7 @@ def warm(game: Game) -> None:
     """Call every compiled function a search of `game` uses once, from the start
     position, so that numba loads them from its cache (or compiles them, the first
     time) now rather than during the first timed search."""
-    from compiled.core import STOP, new_control, new_stats
+    from compiled.core import STOP, new_work
     from search.limits import StopSignal
     from search.multiplayer import ALGORITHMS
 
@@ -56,7 +56,6 @@ def warm(game: Game) -> None:
     perft(game, start, 2)
     if two_player:
         kernels, search = game_modules(game.name)
-        control = new_control()
-        control[STOP] = 1
-        search.solve(kernels.pack(start), -1, 1, *search.new_solver_table(), control, new_stats(),
-                     search.new_move_buffer())
+        work = new_work(kernels.MOVE_LIMIT)
+        work[STOP] = 1
+        search.solve(kernels.pack(start), -1, 1, search.new_solver_table(), work, search.new_move_buffer())

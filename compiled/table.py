@@ -1,5 +1,6 @@
-"""The transposition table of the compiled core: two numpy uint64 arrays.
+"""The transposition table of the compiled core: one (slots, 2) numpy uint64 array.
 
+Each slot is a key word and a data word side by side, so a probe costs one cache miss.
 Entries are packed exactly as in `search.tt` (value, depth, bound, generation, move) and
 stored under the same replacement rule, so a search fills either table the same way,
 and a hash file written by one core loads into the other. A slot is empty when its
@@ -61,21 +62,21 @@ def entry_move(entry):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def tt_probe(keys, data, key):
+def tt_probe(cells, key):
     """The packed entry stored for `key`, 0 when there is none."""
-    index = key & np.uint64(len(keys) - 1)
-    if keys[index] == key:
-        return data[index]
+    index = key & np.uint64(len(cells) - 1)
+    if cells[index, 0] == key:
+        return cells[index, 1]
     return _U0
 
 
 @njit(cache=True, nogil=True)
-def tt_store(keys, data, key, depth, bound, value, move, generation):
+def tt_store(cells, key, depth, bound, value, move, generation):
     """Record a search result under `search.tt`'s replacement rule; `move` -1 is none
     (the slot's move for the same key is then kept)."""
-    index = key & np.uint64(len(keys) - 1)
-    old = data[index]
-    same = keys[index] == key and old != _U0
+    index = key & np.uint64(len(cells) - 1)
+    old = cells[index, 1]
+    same = cells[index, 0] == key and old != _U0
     if old != _U0 and not same:
         if np.int64((old >> _S33) & _M8) == generation and np.int64((old >> _S24) & _M7) > depth:
             return
@@ -87,8 +88,8 @@ def tt_store(keys, data, key, depth, bound, value, move, generation):
         value = -MAX_VALUE
     if depth > MAX_DEPTH:
         depth = MAX_DEPTH
-    keys[index] = key
-    data[index] = (
+    cells[index, 0] = key
+    cells[index, 1] = (
         np.uint64(value + VALUE_OFFSET)
         | (np.uint64(depth) << _S24)
         | (np.uint64(bound) << _S31)
@@ -98,16 +99,16 @@ def tt_store(keys, data, key, depth, bound, value, move, generation):
 
 
 @njit(cache=True, nogil=True)
-def _store_all(keys, data, pair_keys, pair_data, generation):
+def _store_all(cells, pair_keys, pair_data, generation):
     for i in range(len(pair_keys)):
         entry = pair_data[i]
-        tt_store(keys, data, pair_keys[i], entry_depth(entry), entry_bound(entry),
+        tt_store(cells, pair_keys[i], entry_depth(entry), entry_bound(entry),
                  entry_value(entry), entry_move(entry), generation)
 
 
 class ArrayTable:
-    """A bounded transposition table for one game's keys, in numpy arrays that a
-    compiled search reads and writes directly. The same interface as
+    """A bounded transposition table for one game's keys, in a numpy array (`cells`)
+    that a compiled search reads and writes directly. The same interface as
     `search.tt.TranspositionTable`; one search writes at a time."""
 
     def __init__(self, game: str, key_scheme: int, memory_bytes: int):
@@ -116,13 +117,11 @@ class ArrayTable:
         self.memory_bytes = memory_bytes
         self.slots = capacity_for(memory_bytes, SLOT_BYTES)
         self.mask = self.slots - 1
-        self.keys = np.zeros(self.slots, dtype=np.uint64)
-        self.data = np.zeros(self.slots, dtype=np.uint64)
+        self.cells = np.zeros((self.slots, 2), dtype=np.uint64)
         self.generation = 0
 
     def clear(self) -> None:
-        self.keys = np.zeros(self.slots, dtype=np.uint64)
-        self.data = np.zeros(self.slots, dtype=np.uint64)
+        self.cells = np.zeros((self.slots, 2), dtype=np.uint64)
         self.generation = 0
 
     def new_search(self) -> None:
@@ -132,34 +131,34 @@ class ArrayTable:
     def probe(self, key: int) -> int | None:
         """The packed entry stored for `key`, or None."""
         index = key & self.mask
-        data = int(self.data[index])
-        if data and int(self.keys[index]) == key:
+        data = int(self.cells[index, 1])
+        if data and int(self.cells[index, 0]) == key:
             return data
         return None
 
     def store(self, key: int, depth: int, bound: int, value: int, move: int | None) -> None:
         """Record a search result, subject to the replacement rule."""
-        tt_store(self.keys, self.data, np.uint64(key), depth, bound, value,
+        tt_store(self.cells, np.uint64(key), depth, bound, value,
                  -1 if move is None else move, self.generation)
 
     def hashfull(self) -> int:
         """Per mille of the first thousand slots used by the current search or before."""
-        sample = self.data[:1000]
+        sample = self.cells[:1000, 1]
         return (1000 * int(np.count_nonzero(sample))) // len(sample)
 
     def entries(self) -> int:
-        return int(np.count_nonzero(self.data))
+        return int(np.count_nonzero(self.cells[:, 1]))
 
     def pairs(self) -> list[tuple[int, int]]:
         """Every (key, packed entry) held."""
-        used = np.nonzero(self.data)[0]
-        return list(zip(self.keys[used].tolist(), self.data[used].tolist()))
+        used = self.cells[self.cells[:, 1] != 0]
+        return list(zip(used[:, 0].tolist(), used[:, 1].tolist()))
 
     def absorb(self, pairs: list[tuple[int, int]]) -> None:
         """Store (key, packed entry) pairs, as from a hash file or another table."""
         if pairs:
             keys, data = zip(*pairs)
-            _store_all(self.keys, self.data, np.array(keys, dtype=np.uint64),
+            _store_all(self.cells, np.array(keys, dtype=np.uint64),
                        np.array(data, dtype=np.uint64), self.generation)
 
     def save(self, path: str) -> int:

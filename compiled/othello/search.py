@@ -14,15 +14,29 @@ counts may differ; its values may not).
 import numpy as np
 from numba import njit
 
-from compiled.core import ABORTED, NODES, ONGOING, PARTIAL_MOVE, PARTIAL_SCORE, POLL, SELDEPTH, must_stop
+from compiled.core import (
+    ABORTED,
+    GENERATION,
+    HISTORY,
+    KILLERS,
+    NODES,
+    ONGOING,
+    PARTIAL_MOVE,
+    PARTIAL_SCORE,
+    POLL,
+    SELDEPTH,
+    must_stop,
+)
 from compiled.othello.kernels import MAX_MOVES, evaluate, key, legal_moves, margin, play, result
 from compiled.table import entry_bound, entry_depth, entry_move, entry_value, tt_probe, tt_store
 from search.core import INFINITY, MATE, MATE_BOUND, MAX_PLY
 from search.solver import ORDERING_MIN_MOVES, WINDOW_LIMIT
 from search.tt import EXACT, LOWER, UPPER
 
-#: Slots of the solver's table (a power of two): keys, bounds and moves, 32 bytes each.
+#: Slots of the solver's table (a power of two): key, bounds and move, 32 bytes each.
 SOLVER_SLOTS = 1 << 18
+#: The columns of a solver slot (the key's bits held as an int64).
+S_KEY, S_LOWER, S_UPPER, S_MOVE = 0, 1, 2, 3
 #: The move of an empty solver slot.
 EMPTY = -2
 
@@ -67,15 +81,14 @@ def _promote(row, count, move):
 
 
 @njit(cache=True, nogil=True)
-def _search(s, depth, alpha, beta, ply, keys, data, generation, killers, history, control,
-            stats, moves, hard_only):
-    nodes = stats[NODES] + 1
-    stats[NODES] = nodes
-    if (nodes & POLL) == 0 and must_stop(control, nodes, hard_only):
-        stats[ABORTED] = 1
+def _search(s, depth, alpha, beta, ply, cells, work, moves):
+    nodes = work[NODES] + 1
+    work[NODES] = nodes
+    if (nodes & POLL) == 0 and must_stop(work, nodes):
+        work[ABORTED] = 1
         return 0
-    if ply > stats[SELDEPTH]:
-        stats[SELDEPTH] = ply
+    if ply > work[SELDEPTH]:
+        work[SELDEPTH] = ply
     outcome = result(s)
     if outcome != ONGOING:
         if outcome > 0:
@@ -87,7 +100,7 @@ def _search(s, depth, alpha, beta, ply, keys, data, generation, killers, history
         return evaluate(s)
 
     position = key(s)
-    entry = tt_probe(keys, data, position)
+    entry = tt_probe(cells, position)
     tt_move = -1
     if entry != 0:
         tt_move = entry_move(entry)
@@ -106,14 +119,15 @@ def _search(s, depth, alpha, beta, ply, keys, data, generation, killers, history
     # A stable sort by history, highest first, as the reference's list.sort(reverse=True).
     for i in range(1, count):
         move = row[i]
-        score = history[move]
+        score = work[HISTORY + move]
         j = i
-        while j > 0 and history[row[j - 1]] < score:
+        while j > 0 and work[HISTORY + row[j - 1]] < score:
             row[j] = row[j - 1]
             j -= 1
         row[j] = move
-    _promote(row, count, killers[ply, 1])
-    _promote(row, count, killers[ply, 0])
+    killer = KILLERS + 2 * ply
+    _promote(row, count, work[killer + 1])
+    _promote(row, count, work[killer])
     _promote(row, count, tt_move)
 
     original_alpha = alpha
@@ -123,15 +137,12 @@ def _search(s, depth, alpha, beta, ply, keys, data, generation, killers, history
         move = row[i]
         child = play(s, move)
         if i == 0:
-            score = -_search(child, depth - 1, -beta, -alpha, ply + 1, keys, data, generation,
-                             killers, history, control, stats, moves, hard_only)
+            score = -_search(child, depth - 1, -beta, -alpha, ply + 1, cells, work, moves)
         else:
-            score = -_search(child, depth - 1, -alpha - 1, -alpha, ply + 1, keys, data, generation,
-                             killers, history, control, stats, moves, hard_only)
-            if stats[ABORTED] == 0 and alpha < score < beta:
-                score = -_search(child, depth - 1, -beta, -alpha, ply + 1, keys, data, generation,
-                                 killers, history, control, stats, moves, hard_only)
-        if stats[ABORTED] != 0:
+            score = -_search(child, depth - 1, -alpha - 1, -alpha, ply + 1, cells, work, moves)
+            if work[ABORTED] == 0 and alpha < score < beta:
+                score = -_search(child, depth - 1, -beta, -alpha, ply + 1, cells, work, moves)
+        if work[ABORTED] != 0:
             return 0
         if score > best_score:
             best_score = score
@@ -139,10 +150,10 @@ def _search(s, depth, alpha, beta, ply, keys, data, generation, killers, history
             if score > alpha:
                 alpha = score
                 if score >= beta:
-                    if move != killers[ply, 0]:
-                        killers[ply, 1] = killers[ply, 0]
-                        killers[ply, 0] = move
-                    history[move] += depth * depth
+                    if move != work[killer]:
+                        work[killer + 1] = work[killer]
+                        work[killer] = move
+                    work[HISTORY + move] += depth * depth
                     break
 
     if best_score >= beta:
@@ -156,70 +167,69 @@ def _search(s, depth, alpha, beta, ply, keys, data, generation, killers, history
         stored += ply
     elif stored < -MATE_BOUND:
         stored -= ply
-    tt_store(keys, data, position, depth, bound, stored, best_move, generation)
+    tt_store(cells, position, depth, bound, stored, best_move, work[GENERATION])
     return best_score
 
 
 @njit(cache=True, nogil=True)
-def root_iteration(s, root_moves, depth, keys, data, generation, killers, history, control, stats,
-                   moves, hard_only):
-    """Search every move of `root_moves` (in that order) to `depth` from `s`; returns
-    (score, best move). When stopped, stats[ABORTED] is set and the iteration's best so
-    far is in stats[PARTIAL_MOVE] (-1 none) and stats[PARTIAL_SCORE]."""
+def root_iteration(s, root_moves, depth, cells, work, moves):
+    """Search every move of `root_moves` (in that order) to `depth` from `s` with the
+    table `cells` and the work block `work` (`compiled.core`); returns (score, best
+    move). When stopped, work[ABORTED] is set and the iteration's best so far is in
+    work[PARTIAL_MOVE] (-1 none) and work[PARTIAL_SCORE]."""
     alpha = np.int64(-INFINITY)
     beta = np.int64(INFINITY)
     ply = np.int64(1)
     best_move = root_moves[0]
-    stats[PARTIAL_MOVE] = -1
-    stats[ABORTED] = 0
+    work[PARTIAL_MOVE] = -1
+    work[ABORTED] = 0
     for index in range(len(root_moves)):
         move = root_moves[index]
         child = play(s, move)
         if index == 0:
-            score = -_search(child, depth - 1, -beta, -alpha, ply, keys, data, generation, killers,
-                             history, control, stats, moves, hard_only)
+            score = -_search(child, depth - 1, -beta, -alpha, ply, cells, work, moves)
         else:
-            score = -_search(child, depth - 1, -alpha - 1, -alpha, ply, keys, data, generation, killers,
-                             history, control, stats, moves, hard_only)
-            if stats[ABORTED] == 0 and score > alpha:
-                score = -_search(child, depth - 1, -beta, -alpha, ply, keys, data, generation, killers,
-                                 history, control, stats, moves, hard_only)
-        if stats[ABORTED] != 0:
+            score = -_search(child, depth - 1, -alpha - 1, -alpha, ply, cells, work, moves)
+            if work[ABORTED] == 0 and score > alpha:
+                score = -_search(child, depth - 1, -beta, -alpha, ply, cells, work, moves)
+        if work[ABORTED] != 0:
             return alpha, best_move
         if score > alpha:
             alpha = score
             best_move = move
-            stats[PARTIAL_MOVE] = move
-            stats[PARTIAL_SCORE] = score
-    tt_store(keys, data, key(s), depth, EXACT, alpha, best_move, generation)
+            work[PARTIAL_MOVE] = move
+            work[PARTIAL_SCORE] = score
+    tt_store(cells, key(s), depth, EXACT, alpha, best_move, work[GENERATION])
     return alpha, best_move
 
 
-def new_solver_table() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The solver's table: keys, lower bounds, upper bounds, best moves (EMPTY slots)."""
-    return (np.zeros(SOLVER_SLOTS, dtype=np.uint64), np.zeros(SOLVER_SLOTS, dtype=np.int64),
-            np.zeros(SOLVER_SLOTS, dtype=np.int64), np.full(SOLVER_SLOTS, EMPTY, dtype=np.int64))
+def new_solver_table() -> np.ndarray:
+    """The solver's table: (SOLVER_SLOTS, 4) int64, columns S_KEY, S_LOWER, S_UPPER,
+    S_MOVE; all slots EMPTY."""
+    table = np.zeros((SOLVER_SLOTS, 4), dtype=np.int64)
+    table[:, S_MOVE] = EMPTY
+    return table
 
 
 @njit(cache=True, nogil=True)
-def _solve(s, alpha, beta, ply, skeys, slower, supper, smoves, counts, control, stats, moves):
-    nodes = stats[NODES] + 1
-    stats[NODES] = nodes
-    if (nodes & POLL) == 0 and must_stop(control, nodes, False):
-        stats[ABORTED] = 1
+def _solve(s, alpha, beta, ply, table, counts, work, moves):
+    nodes = work[NODES] + 1
+    work[NODES] = nodes
+    if (nodes & POLL) == 0 and must_stop(work, nodes):
+        work[ABORTED] = 1
         return 0
     if result(s) != ONGOING:
         return margin(s)
-    position = key(s)
-    index = position & np.uint64(len(skeys) - 1)
-    known = skeys[index] == position and smoves[index] != EMPTY
+    position = np.int64(key(s))
+    index = position & np.int64(len(table) - 1)
+    known = table[index, S_KEY] == position and table[index, S_MOVE] != EMPTY
     remembered = -1
     lower = -WINDOW_LIMIT
     upper = WINDOW_LIMIT
     if known:
-        lower = slower[index]
-        upper = supper[index]
-        remembered = smoves[index]
+        lower = table[index, S_LOWER]
+        upper = table[index, S_UPPER]
+        remembered = table[index, S_MOVE]
         if lower >= beta:
             return lower
         if upper <= alpha:
@@ -254,15 +264,12 @@ def _solve(s, alpha, beta, ply, skeys, slower, supper, smoves, counts, control, 
         move = row[i]
         child = play(s, move)
         if i == 0:
-            value = -_solve(child, -beta, -alpha, ply + 1, skeys, slower, supper, smoves, counts,
-                            control, stats, moves)
+            value = -_solve(child, -beta, -alpha, ply + 1, table, counts, work, moves)
         else:
-            value = -_solve(child, -alpha - 1, -alpha, ply + 1, skeys, slower, supper, smoves, counts,
-                            control, stats, moves)
-            if stats[ABORTED] == 0 and alpha < value < beta:
-                value = -_solve(child, -beta, -value, ply + 1, skeys, slower, supper, smoves, counts,
-                                control, stats, moves)
-        if stats[ABORTED] != 0:
+            value = -_solve(child, -alpha - 1, -alpha, ply + 1, table, counts, work, moves)
+            if work[ABORTED] == 0 and alpha < value < beta:
+                value = -_solve(child, -beta, -value, ply + 1, table, counts, work, moves)
+        if work[ABORTED] != 0:
             return 0
         if value > best:
             best = value
@@ -281,18 +288,18 @@ def _solve(s, alpha, beta, ply, skeys, slower, supper, smoves, counts, control, 
     else:
         lower = best
         upper = best
-    skeys[index] = position
-    slower[index] = lower
-    supper[index] = upper
-    smoves[index] = best_move
+    table[index, S_KEY] = position
+    table[index, S_LOWER] = lower
+    table[index, S_UPPER] = upper
+    table[index, S_MOVE] = best_move
     return best
 
 
 @njit(cache=True, nogil=True)
-def solve(s, alpha, beta, skeys, slower, supper, smoves, control, stats, moves):
+def solve(s, alpha, beta, table, work, moves):
     """The exact value (final margin, side to move's view) of `s` if it lies in
-    (alpha, beta), else a bound on the side it failed. Sets stats[ABORTED] when
+    (alpha, beta), else a bound on the side it failed. Sets work[ABORTED] when
     stopped. The table (`new_solver_table()`) carries bounds between calls."""
-    stats[ABORTED] = 0
+    work[ABORTED] = 0
     counts = np.empty((MAX_PLY + 2, MAX_MOVES), dtype=np.int64)
-    return _solve(s, np.int64(alpha), np.int64(beta), np.int64(0), skeys, slower, supper, smoves, counts, control, stats, moves)
+    return _solve(s, np.int64(alpha), np.int64(beta), np.int64(0), table, counts, work, moves)
