@@ -131,6 +131,12 @@ class CompiledAlphaBeta(AlphaBeta):
             raise Aborted
         return int(score), int(move)
 
+    def _principal_variation(self, root: State, first: int, length: int) -> tuple[int, ...]:
+        line = np.empty(max(length, 1), dtype=np.int64)
+        count = self.compiled.principal_variation(self._packed, first, length, self.table.cells,
+                                                  self._moves, line)
+        return tuple(line[:count].tolist())
+
     def _solve(self, root: State, stop: StopSignal, started: float,
                fallback: SearchReport) -> Generator[SearchReport, None, SearchReport]:
         """The compiled solver in place of `search.solver.Solver` (see AlphaBeta._solve)."""

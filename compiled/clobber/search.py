@@ -203,6 +203,42 @@ def root_iteration(s, root_moves, depth, cells, work, moves):
     return alpha, best_move
 
 
+@njit(cache=True, nogil=True)
+def principal_variation(s, first, length, cells, moves, line):
+    """`AlphaBeta._principal_variation`: `first`, then the table's moves while they stay
+    legal and no position repeats, at most `length`; written to `line`, returns the count."""
+    line[0] = first
+    count = 1
+    seen = np.empty(length + 1, dtype=np.uint64)
+    seen[0] = key(s)
+    s = play(s, first)
+    seen[1] = key(s)
+    known = 2
+    row = moves[0]
+    while count < length:
+        entry = tt_probe(cells, key(s))
+        move = entry_move(entry)
+        if entry == 0 or move < 0:
+            break
+        legal = False
+        for i in range(legal_moves(s, row)):
+            if row[i] == move:
+                legal = True
+                break
+        if not legal:
+            break
+        line[count] = move
+        count += 1
+        s = play(s, move)
+        position = key(s)
+        for i in range(known):
+            if seen[i] == position:
+                return count
+        seen[known] = position
+        known += 1
+    return count
+
+
 def new_solver_table() -> np.ndarray:
     """The solver's table: (SOLVER_SLOTS, 4) int64, columns S_KEY, S_LOWER, S_UPPER,
     S_MOVE; all slots EMPTY."""
