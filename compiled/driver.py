@@ -1,0 +1,179 @@
+"""The Python side of a compiled search: the same generator of reports as the reference
+searcher, each iteration (or solver pass) run by compiled code with the GIL released.
+
+`CompiledAlphaBeta` is `search.alphabeta.AlphaBeta` with its root iteration and its
+solver replaced by the compiled ones of the game's generated `search` module; iterative
+deepening, the stop rules between iterations, the reports and the principal variation
+stay the reference's code. `ControlBridge` mirrors a `StopSignal` into the control
+block that the compiled search polls.
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+from types import ModuleType
+from typing import Generator, Iterator
+
+import attrs
+import numpy as np
+
+from compiled.core import (
+    ABORTED,
+    BUDGET,
+    DEADLINE,
+    MAX_NODES,
+    NODES,
+    PARTIAL_MOVE,
+    PARTIAL_SCORE,
+    SELDEPTH,
+    STOP,
+    new_control,
+    new_stats,
+)
+from compiled.table import ArrayTable
+from games.base import Game, State
+from search.alphabeta import AlphaBeta
+from search.core import MATE, MAX_PLY, Aborted, SearchReport
+from search.limits import StopSignal
+from search.solver import WINDOW_LIMIT
+
+
+def game_modules(name: str) -> tuple[ModuleType, ModuleType]:
+    """The compiled kernels and search modules of the game called `name`; raises
+    ImportError when the game has no compiled core."""
+    return (importlib.import_module(f"compiled.{name}.kernels"),
+            importlib.import_module(f"compiled.{name}.search"))
+
+
+class ControlBridge:
+    """Keeps a control block (`compiled.core`) in step with a StopSignal.
+
+    The signal's `stop()` and `arm()` write through at once (from any thread); between
+    compiled calls, `sync` copies the signal's whole state and `settle` hands back a node
+    budget that the compiled side started counting.
+    """
+
+    def __init__(self, stop: StopSignal):
+        self.stop = stop
+        self.control = new_control()
+        stop.listen(self._update)
+        self._update()
+
+    def _update(self) -> None:
+        control, stop = self.control, self.stop
+        deadline = stop.deadline
+        control[DEADLINE] = 0 if deadline is None else max(1, int(deadline * 1_000_000_000))
+        budget = stop.pending_node_budget
+        if budget is not None:
+            control[BUDGET] = budget
+        else:
+            control[MAX_NODES] = -1 if stop.max_nodes is None else stop.max_nodes
+        control[STOP] = 1 if stop.stopped else 0
+
+    def sync(self) -> None:
+        """Copy the signal into the control block (before a compiled call)."""
+        self._update()
+
+    def settle(self) -> None:
+        """After a compiled call: a budget the compiled side counted is counted here too."""
+        control = self.control
+        if self.stop.pending_node_budget is not None and control[BUDGET] < 0 <= control[MAX_NODES]:
+            self.stop.count_budget(int(control[MAX_NODES]) - self.stop.pending_node_budget)
+
+
+class CompiledAlphaBeta(AlphaBeta):
+    """`AlphaBeta` over the compiled core: the same nodes, scores and moves, faster.
+
+    Needs an `ArrayTable`; raises ValueError like `AlphaBeta` and ImportError when the
+    game has no compiled core.
+    """
+
+    def __init__(self, game: Game, table: ArrayTable):
+        super().__init__(game, table)
+        if not isinstance(table, ArrayTable):
+            raise ValueError("the compiled search needs an ArrayTable")
+        self.kernels, self.compiled = game_modules(game.name)
+        self._killer_block = np.full((MAX_PLY + 1, 2), -1, dtype=np.int64)
+        self._history_block = np.zeros(self.kernels.MOVE_LIMIT, dtype=np.int64)
+        self._moves = self.compiled.new_move_buffer()
+        self._stats = new_stats()
+        self._bridge: ControlBridge | None = None
+        self._packed: tuple | None = None
+
+    def search(self, root: State, stop: StopSignal) -> Iterator[SearchReport]:
+        self._killer_block.fill(-1)
+        self._history_block.fill(0)
+        self._stats = new_stats()
+        self._bridge = ControlBridge(stop)
+        self._packed = self.kernels.pack(root)
+        yield from super().search(root, stop)
+
+    def _root(self, root: State, moves: list[int], depth: int) -> tuple[int, int]:
+        bridge = self._bridge
+        assert bridge is not None
+        bridge.sync()
+        # The first iteration answers only to `stop` (see AlphaBeta._deepen).
+        hard_only = self._poll != bridge.stop.should_stop
+        table = self.table
+        stats = self._stats
+        score, move = self.compiled.root_iteration(
+            self._packed, np.array(moves, dtype=np.int64), depth, table.keys, table.data,
+            table.generation, self._killer_block, self._history_block, bridge.control, stats,
+            self._moves, hard_only)
+        bridge.settle()
+        self.nodes = int(stats[NODES])
+        self.seldepth = int(stats[SELDEPTH])
+        if stats[ABORTED]:
+            partial = int(stats[PARTIAL_MOVE])
+            self._partial = None if partial < 0 else (partial, int(stats[PARTIAL_SCORE]))
+            raise Aborted
+        return int(score), int(move)
+
+    def _solve(self, root: State, stop: StopSignal, started: float,
+               fallback: SearchReport) -> Generator[SearchReport, None, SearchReport]:
+        """The compiled solver in place of `search.solver.Solver` (see AlphaBeta._solve)."""
+        bridge = self._bridge
+        assert bridge is not None
+        table = self.compiled.new_solver_table()
+        stats = new_stats()
+        stats[NODES] = self.nodes
+        last = fallback
+        for alpha, beta in ((-1, 1), (-WINDOW_LIMIT, WINDOW_LIMIT)):
+            bridge.sync()
+            value = int(self.compiled.solve(self._packed, alpha, beta, *table, bridge.control, stats,
+                                            self._moves))
+            bridge.settle()
+            if stats[ABORTED]:
+                break
+            line = self._solver_line(root, table)
+            exact = alpha < value < beta
+            score = 0 if value == 0 else (MATE - len(line)) * (1 if value > 0 else -1)
+            last = SearchReport(
+                depth=len(line), seldepth=len(line), score=score, nodes=int(stats[NODES]),
+                elapsed_ms=int((time.monotonic() - started) * 1000),
+                hashfull=self.table.hashfull(), pv=tuple(line),
+                margin=value if exact else None,
+            )
+            yield last
+        return attrs.evolve(last, nodes=int(stats[NODES]), final=True,
+                            elapsed_ms=int((time.monotonic() - started) * 1000))
+
+    def _solver_line(self, root: State, table: tuple[np.ndarray, ...], limit: int = 128) -> list[int]:
+        """The moves the solver's table holds as best from `root` on, while legal."""
+        keys, _, _, moves = table
+        mask = len(keys) - 1
+        line: list[int] = []
+        state = root
+        seen = {state.key}
+        while len(line) < limit:
+            index = state.key & mask
+            move = int(moves[index])
+            if int(keys[index]) != state.key or move < 0 or move not in state.legal_moves():
+                break
+            line.append(move)
+            state = state.play(move)
+            if state.key in seen:
+                break
+            seen.add(state.key)
+        return line
