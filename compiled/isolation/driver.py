@@ -12,7 +12,7 @@ from typing import Iterator
 
 import numpy as np
 
-from compiled.core import ABORTED, NODES, PARTIAL_MOVE, SELDEPTH, new_stats
+from compiled.core import ABORTED, BUDGET, NODES, PARTIAL_MOVE, SELDEPTH, new_stats
 from compiled.driver import ControlBridge
 from compiled.isolation import kernels
 from compiled.isolation import search as compiled_search
@@ -21,6 +21,17 @@ from games.base import Game, State
 from search.core import MAX_PLY, Aborted, SearchReport
 from search.limits import StopSignal
 from search.multiplayer import MultiPlayerSearch
+
+class _Bridge(ControlBridge):
+    """`ControlBridge` that also withdraws a node budget once the signal has counted it
+    itself (as `should_stop` does between iterations): left in the control block, the
+    compiled side would count it a second time from a later node."""
+
+    def _update(self) -> None:
+        super()._update()
+        if self.stop.pending_node_budget is None:
+            self.control[BUDGET] = -1
+
 
 _ROOTS = {
     "paranoid": compiled_search.paranoid_root,
@@ -52,7 +63,7 @@ class CompiledMultiPlayerSearch(MultiPlayerSearch):
         self._killer_block.fill(-1)
         self._history_block.fill(0)
         self._stats = new_stats()
-        self._bridge = ControlBridge(stop)
+        self._bridge = _Bridge(stop)
         self._packed = kernels.pack(root)  # type: ignore[arg-type]
         yield from super().search(root, stop)
 

@@ -61,7 +61,7 @@ def _perft(s, depth, moves, ply):
 def perft(s, depth):
     """Leaf count at exactly `depth` plies (`search.perft.perft`)."""
     moves = np.empty((max(depth, 1) + 1, MAX_MOVES), dtype=np.int64)
-    return _perft(s, depth, moves, 0)
+    return _perft(s, np.int64(depth), moves, np.int64(0))
 
 
 @njit(cache=True, nogil=True, inline="always")
