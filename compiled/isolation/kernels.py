@@ -257,24 +257,41 @@ def _moves_left(start, own):
     return count
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _region_apart(start, free, others):
+    """(the region of a knight on `start`, whether it holds one of the squares `others`),
+    the fill stopping at the first of them."""
+    reached = U0
+    front = SQUARE[start]
+    while front != U0:
+        front = knight_spread(front) & free & ~reached
+        if front & others != U0:
+            return reached, True
+        reached |= front
+    return reached, False
+
+
 @njit(cache=True, nogil=True)
 def _decided(s, free, out):
-    """The reference `evaluation._decided` into out[:3]; False when the knights can meet."""
+    """The reference `evaluation._decided` into out[:3]; False when the knights can meet.
+
+    Two knights' regions meet exactly when one holds a square next to the other knight
+    (a region is the union of the free components around its knight), so each region is
+    filled only until it reaches a square next to a later knight."""
     k0, k1, k2, alive = s[1], s[2], s[3], s[5]
-    seen = U0
+    n1 = KNIGHT[k1] & free if alive & 2 else U0
+    n2 = KNIGHT[k2] & free if alive & 4 else U0
     r0 = r1 = r2 = U0
     if alive & 1:
-        r0 = region(k0, free)
-        seen = r0
-    if alive & 2:
-        r1 = region(k1, free)
-        if r1 & seen != U0:
+        r0, met = _region_apart(k0, free, n1 | n2)
+        if met:
             return False
-        seen |= r1
+    if alive & 2:
+        r1, met = _region_apart(k1, free, n2)
+        if met:
+            return False
     if alive & 4:
         r2 = region(k2, free)
-        if r2 & seen != U0:
-            return False
     left0 = _moves_left(k0, r0) if alive & 1 else 0
     left1 = _moves_left(k1, r1) if alive & 2 else 0
     left2 = _moves_left(k2, r2) if alive & 4 else 0

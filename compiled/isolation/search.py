@@ -18,9 +18,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from compiled.core import ABORTED, NODES, PARTIAL_MOVE, PARTIAL_SCORE, POLL, SELDEPTH, must_stop
+from compiled.core import ABORTED, NODES, PARTIAL_MOVE, PARTIAL_SCORE, POLL, SELDEPTH, STATS_SIZE, must_stop
 from compiled.isolation.kernels import (
     MAX_MOVES,
+    MOVE_LIMIT,
     evaluate,
     key,
     legal_moves,
@@ -36,11 +37,6 @@ from search.multiplayer import WIN_VALUE
 from search.tt import EXACT, LOWER, UPPER
 
 PLAYERS = 3
-
-
-def new_move_buffer() -> np.ndarray:
-    """The per-ply move lists of one search."""
-    return np.empty((MAX_PLY + 2, MAX_MOVES), dtype=np.int64)
 
 
 @njit(cache=True, nogil=True)
@@ -74,73 +70,117 @@ def _utility(v0, v1, v2, me):
     return v2 - max(v0, v1)
 
 
+# The scratch block of one iteration, a single int64 array so that the recursion passes
+# (and reference-counts) one array instead of six: the stats block's counters, the
+# evaluation triple, the history table, the killers and the per-ply move lists.
+W_VALUES = 8
+W_HISTORY = 16
+W_KILLERS = W_HISTORY + MOVE_LIMIT
+W_MOVES = W_KILLERS + 2 * (MAX_PLY + 1)
+W_SIZE = W_MOVES + (MAX_PLY + 2) * MAX_MOVES
+
+
+@njit(cache=True, nogil=True)
+def _new_work(killers, history, stats):
+    """The iteration's scratch block, loaded with the driver's killers, history and stats."""
+    work = np.zeros(W_SIZE, dtype=np.int64)
+    for i in range(STATS_SIZE):
+        work[i] = stats[i]
+    work[PARTIAL_MOVE] = -1
+    work[ABORTED] = 0
+    for i in range(MOVE_LIMIT):
+        work[W_HISTORY + i] = history[i]
+    for ply in range(MAX_PLY + 1):
+        work[W_KILLERS + 2 * ply] = killers[ply, 0]
+        work[W_KILLERS + 2 * ply + 1] = killers[ply, 1]
+    return work
+
+
+@njit(cache=True, nogil=True)
+def _save_work(work, killers, history, stats):
+    """Hand the killers, history and stats back to the driver's blocks."""
+    for i in range(STATS_SIZE):
+        stats[i] = work[i]
+    for i in range(MOVE_LIMIT):
+        history[i] = work[W_HISTORY + i]
+    for ply in range(MAX_PLY + 1):
+        killers[ply, 0] = work[W_KILLERS + 2 * ply]
+        killers[ply, 1] = work[W_KILLERS + 2 * ply + 1]
+
+
 @njit(cache=True, nogil=True, inline="always")
-def _enter(ply, control, stats, hard_only):
+def _enter(ply, control, work, hard_only):
     """Count a node, poll every POLL + 1 nodes; True when the search must stop."""
-    nodes = stats[NODES] + 1
-    stats[NODES] = nodes
+    nodes = work[NODES] + 1
+    work[NODES] = nodes
     if (nodes & POLL) == 0 and must_stop(control, nodes, hard_only):
-        stats[ABORTED] = 1
+        work[ABORTED] = 1
         return True
-    if ply > stats[SELDEPTH]:
-        stats[SELDEPTH] = ply
+    if ply > work[SELDEPTH]:
+        work[SELDEPTH] = ply
     return False
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _static_utility(s, me, values):
-    evaluate(s, values)
-    return _utility(values[0], values[1], values[2], me)
+def _terminal_utility(work, ply, me):
+    return _utility(WIN_VALUE * work[W_VALUES] - ply, WIN_VALUE * work[W_VALUES + 1] - ply,
+                    WIN_VALUE * work[W_VALUES + 2] - ply, me)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _static_utility(s, me, work):
+    evaluate(s, work[W_VALUES:W_VALUES + PLAYERS])
+    return _utility(work[W_VALUES], work[W_VALUES + 1], work[W_VALUES + 2], me)
 
 
 @njit(cache=True, nogil=True)
-def _promote(row, count, move):
-    """Move `move` to the front of row[:count] if it is there, keeping the others' order."""
+def _promote(work, base, count, move):
+    """Move `move` to the front of the list at work[base:base + count] if it is there,
+    keeping the others' order."""
     if move < 0:
         return
     for i in range(count):
-        if row[i] == move:
-            for j in range(i, 0, -1):
-                row[j] = row[j - 1]
-            row[0] = move
+        if work[base + i] == move:
+            for j in range(base + i, base, -1):
+                work[j] = work[j - 1]
+            work[base] = move
             return
 
 
 @njit(cache=True, nogil=True)
-def _order(row, count, tt_move, ply, killers, history):
+def _order(work, base, count, tt_move, ply):
     """`MultiPlayerSearch._ordered`: a stable sort by history, highest first, then the
     second killer, the first killer and the table move to the front."""
-    for i in range(1, count):
-        move = row[i]
-        score = history[move]
+    for i in range(base + 1, base + count):
+        move = work[i]
+        score = work[W_HISTORY + move]
         j = i
-        while j > 0 and history[row[j - 1]] < score:
-            row[j] = row[j - 1]
+        while j > base and work[W_HISTORY + work[j - 1]] < score:
+            work[j] = work[j - 1]
             j -= 1
-        row[j] = move
-    _promote(row, count, killers[ply, 1])
-    _promote(row, count, killers[ply, 0])
-    _promote(row, count, tt_move)
+        work[j] = move
+    _promote(work, base, count, work[W_KILLERS + 2 * ply + 1])
+    _promote(work, base, count, work[W_KILLERS + 2 * ply])
+    _promote(work, base, count, tt_move)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _cutoff(move, depth, ply, killers, history):
-    if move != killers[ply, 0]:
-        killers[ply, 1] = killers[ply, 0]
-        killers[ply, 0] = move
-    history[move] += depth * depth
+def _cutoff(move, depth, ply, work):
+    killer = W_KILLERS + 2 * ply
+    if move != work[killer]:
+        work[killer + 1] = work[killer]
+        work[killer] = move
+    work[W_HISTORY + move] += depth * depth
 
 
 @njit(cache=True, nogil=True)
-def _paranoid(s, depth, alpha, beta, ply, me, salt, keys, data, generation, killers, history,
-              control, stats, hard_only, moves, values):
-    if _enter(ply, control, stats, hard_only):
+def _paranoid(s, depth, alpha, beta, ply, me, salt, keys, data, generation, control, work, hard_only):
+    if _enter(ply, control, work, hard_only):
         return 0
-    if returns(s, values):
-        return _utility(WIN_VALUE * values[0] - ply, WIN_VALUE * values[1] - ply,
-                        WIN_VALUE * values[2] - ply, me)
+    if returns(s, work[W_VALUES:W_VALUES + PLAYERS]):
+        return _terminal_utility(work, ply, me)
     if depth <= 0 or ply >= MAX_PLY:
-        return _static_utility(s, me, values)
+        return _static_utility(s, me, work)
     position = key(s) ^ salt
     entry = tt_probe(keys, data, position)
     tt_move = -1
@@ -152,33 +192,33 @@ def _paranoid(s, depth, alpha, beta, ply, me, salt, keys, data, generation, kill
             if bound == EXACT or (bound == LOWER and value >= beta) or (bound == UPPER and value <= alpha):
                 return value
     maximising = to_move(s) == me
-    row = moves[ply]
-    count = legal_moves(s, row)
-    _order(row, count, tt_move, ply, killers, history)
+    base = W_MOVES + ply * MAX_MOVES
+    count = legal_moves(s, work[base:base + MAX_MOVES])
+    _order(work, base, count, tt_move, ply)
     original_alpha = alpha
     original_beta = beta
     best = -INFINITY if maximising else INFINITY
-    best_move = row[0]
+    best_move = work[base]
     for i in range(count):
-        move = row[i]
+        move = work[base + i]
         value = _paranoid(play(s, move), depth - 1, alpha, beta, ply + 1, me, salt, keys, data,
-                          generation, killers, history, control, stats, hard_only, moves, values)
-        if stats[ABORTED] != 0:
+                          generation, control, work, hard_only)
+        if work[ABORTED] != 0:
             return 0
         if maximising:
             if value > best:
                 best = value
                 best_move = move
                 if ply == 0:
-                    stats[PARTIAL_MOVE] = move
-                    stats[PARTIAL_SCORE] = value
+                    work[PARTIAL_MOVE] = move
+                    work[PARTIAL_SCORE] = value
                 alpha = max(alpha, value)
         elif value < best:
             best = value
             best_move = move
             beta = min(beta, value)
         if alpha >= beta:
-            _cutoff(move, depth, ply, killers, history)
+            _cutoff(move, depth, ply, work)
             break
     if best >= original_beta:
         bound = LOWER
@@ -195,70 +235,66 @@ def paranoid_root(s, depth, me, salt, keys, data, generation, killers, history, 
                   hard_only):
     """One paranoid iteration to `depth` from `s` for searcher `me`: its utility (see the
     module docstring for the stats block)."""
-    stats[PARTIAL_MOVE] = -1
-    stats[ABORTED] = 0
-    moves = np.empty((MAX_PLY + 2, MAX_MOVES), dtype=np.int64)
-    values = np.zeros(PLAYERS, dtype=np.int64)
+    work = _new_work(killers, history, stats)
     # Typed values, not literals: a literal argument would compile another specialisation
     # of the recursive function, and numba's cache cannot reload those.
-    return _paranoid(s, np.int64(depth), np.int64(-INFINITY), np.int64(INFINITY), np.int64(0), me, salt,
-                     keys, data, generation, killers, history, control, stats, hard_only, moves, values)
+    value = _paranoid(s, np.int64(depth), np.int64(-INFINITY), np.int64(INFINITY), np.int64(0), me,
+                      salt, keys, data, generation, control, work, hard_only)
+    _save_work(work, killers, history, stats)
+    return value
 
 
 @njit(cache=True, nogil=True)
-def _brs(s, depth, alpha, beta, ply, opponents, me, killers, history, control, stats, hard_only,
-         moves, values):
+def _brs(s, depth, alpha, beta, ply, opponents, me, control, work, hard_only):
     """`MultiPlayerSearch._brs` (opponents False) and `_brs_opponents` (True) in one."""
     if not opponents:
-        if _enter(ply, control, stats, hard_only):
+        if _enter(ply, control, work, hard_only):
             return 0
-        if returns(s, values):
-            return _utility(WIN_VALUE * values[0] - ply, WIN_VALUE * values[1] - ply,
-                            WIN_VALUE * values[2] - ply, me)
+        if returns(s, work[W_VALUES:W_VALUES + PLAYERS]):
+            return _terminal_utility(work, ply, me)
         if depth <= 0 or ply >= MAX_PLY:
-            return _static_utility(s, me, values)
+            return _static_utility(s, me, work)
         if to_move(s) == me:
             best = -INFINITY
-            row = moves[ply]
-            count = legal_moves(s, row)
-            _order(row, count, -1, ply, killers, history)
+            base = W_MOVES + ply * MAX_MOVES
+            count = legal_moves(s, work[base:base + MAX_MOVES])
+            _order(work, base, count, -1, ply)
             for i in range(count):
-                move = row[i]
+                move = work[base + i]
                 # Straight to the opponents' layer, whoever the rules say moves next.
-                value = _brs(play(s, move), depth - 1, alpha, beta, ply + 1, np.bool_(True), me, killers,
-                             history, control, stats, hard_only, moves, values)
-                if stats[ABORTED] != 0:
+                value = _brs(play(s, move), depth - 1, alpha, beta, ply + 1, np.bool_(True), me,
+                             control, work, hard_only)
+                if work[ABORTED] != 0:
                     return 0
                 if value > best:
                     best = value
                     if ply == 0:
-                        stats[PARTIAL_MOVE] = move
-                        stats[PARTIAL_SCORE] = value
+                        work[PARTIAL_MOVE] = move
+                        work[PARTIAL_SCORE] = value
                     alpha = max(alpha, value)
                     if alpha >= beta:
-                        _cutoff(move, depth, ply, killers, history)
+                        _cutoff(move, depth, ply, work)
                         break
             return best
     # The layer where any one opponent moves, and play returns to the searcher.
-    if returns(s, values):
-        if _enter(ply, control, stats, hard_only):
+    if returns(s, work[W_VALUES:W_VALUES + PLAYERS]):
+        if _enter(ply, control, work, hard_only):
             return 0
-        return _utility(WIN_VALUE * values[0] - ply, WIN_VALUE * values[1] - ply,
-                        WIN_VALUE * values[2] - ply, me)
+        return _terminal_utility(work, ply, me)
     if depth <= 0:
-        if _enter(ply, control, stats, hard_only):
+        if _enter(ply, control, work, hard_only):
             return 0
-        return _static_utility(s, me, values)
+        return _static_utility(s, me, work)
     best = INFINITY
-    row = moves[ply]
+    base = W_MOVES + ply * MAX_MOVES
     for player in range(PLAYERS):
         if player == me:
             continue
-        count = moves_for(s, player, row)
+        count = moves_for(s, player, work[base:base + MAX_MOVES])
         for i in range(count):
-            value = _brs(play_for(s, player, row[i], me), depth - 1, alpha, beta, ply + 1, np.bool_(False), me,
-                         killers, history, control, stats, hard_only, moves, values)
-            if stats[ABORTED] != 0:
+            value = _brs(play_for(s, player, work[base + i], me), depth - 1, alpha, beta, ply + 1,
+                         np.bool_(False), me, control, work, hard_only)
+            if work[ABORTED] != 0:
                 return 0
             if value < best:
                 best = value
@@ -267,9 +303,9 @@ def _brs(s, depth, alpha, beta, ply, opponents, me, killers, history, control, s
                     return best
     if best == INFINITY:
         # No opponent can move (a settled state never gets here); value it as it is.
-        if _enter(ply, control, stats, hard_only):
+        if _enter(ply, control, work, hard_only):
             return 0
-        return _static_utility(s, me, values)
+        return _static_utility(s, me, work)
     return best
 
 
@@ -277,42 +313,41 @@ def _brs(s, depth, alpha, beta, ply, opponents, me, killers, history, control, s
 def brs_root(s, depth, me, salt, keys, data, generation, killers, history, control, stats,
              hard_only):
     """One best-reply iteration (the table is not used, as in the reference)."""
-    stats[PARTIAL_MOVE] = -1
-    stats[ABORTED] = 0
-    moves = np.empty((MAX_PLY + 2, MAX_MOVES), dtype=np.int64)
-    values = np.zeros(PLAYERS, dtype=np.int64)
-    return _brs(s, np.int64(depth), np.int64(-INFINITY), np.int64(INFINITY), np.int64(0), np.bool_(False),
-                me, killers, history, control, stats, hard_only, moves, values)
+    work = _new_work(killers, history, stats)
+    value = _brs(s, np.int64(depth), np.int64(-INFINITY), np.int64(INFINITY), np.int64(0),
+                 np.bool_(False), me, control, work, hard_only)
+    _save_work(work, killers, history, stats)
+    return value
 
 
 @njit(cache=True, nogil=True)
-def _maxn(s, depth, ply, me, control, stats, hard_only, moves, values):
+def _maxn(s, depth, ply, me, control, work, hard_only):
     """`MultiPlayerSearch._maxn`: the per-player values every player's best choice leads to."""
-    if _enter(ply, control, stats, hard_only):
+    if _enter(ply, control, work, hard_only):
         return 0, 0, 0
-    if returns(s, values):
-        return WIN_VALUE * values[0] - ply, WIN_VALUE * values[1] - ply, WIN_VALUE * values[2] - ply
+    if returns(s, work[W_VALUES:W_VALUES + PLAYERS]):
+        return (WIN_VALUE * work[W_VALUES] - ply, WIN_VALUE * work[W_VALUES + 1] - ply,
+                WIN_VALUE * work[W_VALUES + 2] - ply)
     if depth <= 0 or ply >= MAX_PLY:
-        evaluate(s, values)
-        return values[0], values[1], values[2]
+        evaluate(s, work[W_VALUES:W_VALUES + PLAYERS])
+        return work[W_VALUES], work[W_VALUES + 1], work[W_VALUES + 2]
     player = to_move(s)
-    row = moves[ply]
-    count = legal_moves(s, row)
+    base = W_MOVES + ply * MAX_MOVES
+    count = legal_moves(s, work[base:base + MAX_MOVES])
     b0 = b1 = b2 = 0
     best_utility = 0
     for i in range(count):
-        move = row[i]
-        c0, c1, c2 = _maxn(play(s, move), depth - 1, ply + 1, me, control, stats, hard_only, moves,
-                           values)
-        if stats[ABORTED] != 0:
+        move = work[base + i]
+        c0, c1, c2 = _maxn(play(s, move), depth - 1, ply + 1, me, control, work, hard_only)
+        if work[ABORTED] != 0:
             return 0, 0, 0
         child_utility = _utility(c0, c1, c2, player)
         if i == 0 or child_utility > best_utility:
             b0, b1, b2 = c0, c1, c2
             best_utility = child_utility
             if ply == 0:
-                stats[PARTIAL_MOVE] = move
-                stats[PARTIAL_SCORE] = _utility(c0, c1, c2, me)
+                work[PARTIAL_MOVE] = move
+                work[PARTIAL_SCORE] = _utility(c0, c1, c2, me)
     return b0, b1, b2
 
 
@@ -320,9 +355,7 @@ def _maxn(s, depth, ply, me, control, stats, hard_only, moves, values):
 def maxn_root(s, depth, me, salt, keys, data, generation, killers, history, control, stats,
               hard_only):
     """One max^n iteration: the searcher's utility of the values its tree leads to."""
-    stats[PARTIAL_MOVE] = -1
-    stats[ABORTED] = 0
-    moves = np.empty((MAX_PLY + 2, MAX_MOVES), dtype=np.int64)
-    values = np.zeros(PLAYERS, dtype=np.int64)
-    v0, v1, v2 = _maxn(s, np.int64(depth), np.int64(0), me, control, stats, hard_only, moves, values)
+    work = _new_work(killers, history, stats)
+    v0, v1, v2 = _maxn(s, np.int64(depth), np.int64(0), me, control, work, hard_only)
+    _save_work(work, killers, history, stats)
     return _utility(v0, v1, v2, me)
