@@ -5,6 +5,8 @@ depths, scores, moves, lines and node counts."""
 from __future__ import annotations
 
 import random
+import threading
+import time
 
 import pytest
 
@@ -108,12 +110,40 @@ def test_finished_and_forced_positions() -> None:
         state = state.play(state.legal_moves()[0])
 
 
-def test_a_stopped_search_still_answers() -> None:
+def test_stopped_and_expired_searches_answer_alike() -> None:
+    """A search stopped or past its deadline before it starts still completes depth 1
+    (which answers only to `stop` at its polls) and answers with it."""
+    state = GAME.initial_state({"seed": "8"})
+    for algorithm in ALGORITHMS:
+        results = []
+        for searcher_class, table in zip((MultiPlayerSearch, CompiledMultiPlayerSearch), tables()):
+            for stopped in (True, False):
+                stop = StopSignal()
+                if stopped:
+                    stop.stop()
+                else:
+                    stop.arm(time.monotonic() - 1, None, None)
+                results.append([(r.depth, r.score, r.nodes, r.pv, r.final)
+                                for r in searcher_class(GAME, table, algorithm).search(state, stop)])
+        assert results[:2] == results[2:]
+        assert results[0][-1][0] == 1 and results[0][-1][4]
+
+
+def test_a_stop_from_another_thread_ends_the_search() -> None:
+    _, table = tables(1 << 16)
     stop = StopSignal()
+    reports_seen = []
+
+    def search() -> None:
+        reports_seen.extend(CompiledMultiPlayerSearch(GAME, table, "paranoid").search(GAME.initial_state({}), stop))
+
+    thread = threading.Thread(target=search)
+    thread.start()
+    time.sleep(0.3)
     stop.stop()
-    _, table = tables()
-    final = list(CompiledMultiPlayerSearch(GAME, table, "paranoid").search(GAME.initial_state({}), stop))[-1]
-    assert final.final and final.depth == 1 and final.pv[0] in GAME.initial_state({}).legal_moves()
+    thread.join(5)
+    assert not thread.is_alive()
+    assert reports_seen[-1].final and reports_seen[-1].pv
 
 
 def test_perft() -> None:
