@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-import compiled  # noqa: F401  (the cache directory)
+import compiled.bits  # noqa: F401  (numba configured first)
 from search.tt import (
     MAX_DEPTH,
     MAX_VALUE,

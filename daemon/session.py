@@ -13,6 +13,9 @@ import os
 import time
 from typing import AsyncIterator, Callable, Protocol
 
+import attrs
+
+from daemon import cores
 from daemon.runner import SearchRun, run_blocking
 from daemon.transport import TooLong
 from games import all_games, find_game
@@ -31,12 +34,10 @@ from protocol.errors import Code, ProtocolError
 from protocol.format import format_bestmove, format_info, format_margin, format_perft
 from protocol.options import OPTIONS, find_option
 from protocol.parse import split_tokens, parse_line
-from search import new_searcher
 from search.alphabeta import AlphaBeta
 from search.core import SearchReport
 from search.limits import Limits, StopSignal, move_budget_ms
 from search.multiplayer import MultiPlayerSearch
-from search.perft import perft
 from search.tt import HashFileError, TranspositionTable, peek_game, unpack_move
 
 LOG = logging.getLogger("engine.session")
@@ -100,14 +101,17 @@ class ActiveSearch:
 class Session:
     """The state and command handlers of one connection."""
 
-    def __init__(self, sink: Sink):
+    def __init__(self, sink: Sink, core: str = cores.PYTHON):
         self.sink = sink
         self.game: Game | None = None
         self.start: State | None = None
         self.state: State | None = None
-        self.options: dict[str, object] = {spec.name: spec.default for spec in OPTIONS}
+        #: The option values before any `setoption`: the specs', but `Core` the process's.
+        self.defaults: dict[str, object] = {spec.name: spec.default for spec in OPTIONS}
+        self.defaults["Core"] = core
+        self.options: dict[str, object] = dict(self.defaults)
         #: One transposition table per game the session has played, kept until `hash
-        #: clear` or `setoption name Hash`.
+        #: clear` or `setoption name Hash`; of the session's core (see daemon.cores).
         self.tables: dict[str, TranspositionTable] = {}
         self.searcher: AlphaBeta | MultiPlayerSearch | None = None
         self.active: ActiveSearch | None = None
@@ -181,7 +185,7 @@ class Session:
                 self.write(f"id name {ENGINE_NAME}")
                 self.write(f"id author {ENGINE_AUTHOR}")
                 for spec in OPTIONS:
-                    self.write(spec.announce())
+                    self.write(attrs.evolve(spec, default=self.defaults[spec.name]).announce())
                 self.write("uciok")
             case c.IsReady():
                 self.write("readyok")
@@ -189,6 +193,7 @@ class Session:
                 self.write("games " + " ".join(all_games()))
             case c.SetGame(game_name, params):
                 self._set_game(game_name, dict(params))
+                await self._warm_core()
             case c.NewGame():
                 self._require_game(name)
                 self.state = self.start
@@ -203,7 +208,7 @@ class Session:
             case c.Perft(depth):
                 game, state = self._require_position(name)
                 started = time.monotonic()
-                nodes = await run_blocking(perft, state, depth)
+                nodes = await run_blocking(cores.perft, self._core, game, state, depth)
                 self.write(format_perft(depth, nodes, int((time.monotonic() - started) * 1000)))
             case c.Go():
                 await self._go(command, name, received)
@@ -266,11 +271,21 @@ class Session:
             return
         table = self.tables.get(game.name)
         if table is None:
-            table = self.tables[game.name] = self._new_table(game)
-        self.searcher = new_searcher(game, table, str(self.options["MultiPlayerSearch"]))
+            table = self._new_table(game)
+        table = self.tables[game.name] = cores.adapt_table(self._core, game, table)
+        self.searcher = cores.new_searcher(self._core, game, table, str(self.options["MultiPlayerSearch"]))
+
+    @property
+    def _core(self) -> str:
+        return str(self.options["Core"])
+
+    async def _warm_core(self) -> None:
+        """Have the current game's compiled functions loaded before the first search."""
+        if self.game is not None:
+            await run_blocking(cores.warm, self._core, self.game)
 
     def _new_table(self, game: Game) -> TranspositionTable:
-        return TranspositionTable(game.name, game.key_scheme, int(self.options["Hash"]) << 20)
+        return cores.new_table(self._core, game, int(self.options["Hash"]) << 20)
 
     def _set_position(self, board: tuple[str, ...], moves: tuple[str, ...], name: str) -> None:
         game = self._require_game(name)
@@ -306,6 +321,13 @@ class Session:
         elif spec.name == "MultiPlayerSearch":
             self.options[spec.name] = parsed
             self._adopt_tables()
+        elif spec.name == "Core":
+            missing = cores.compiled_missing() if parsed == cores.COMPILED else None
+            if missing:
+                raise ProtocolError(Code.BAD_VALUE, "setoption", f"Core compiled is not available: {missing}")
+            self.options[spec.name] = parsed
+            self._adopt_tables()
+            await self._warm_core()
         elif spec.name == "HashFile":
             if parsed and os.path.exists(str(parsed)):
                 await self._load_hash_file(str(parsed))
