@@ -165,3 +165,14 @@ def test_deeper_searches_match_the_reference(algorithm: str) -> None:
     depth = {"paranoid": 8, "brs": 7, "maxn": 6}[algorithm]
     for state in POSITIONS + playout_positions(21, 12):
         check_same(algorithm, state, depth, slots=1 << 14)
+
+
+def test_every_compiled_function_has_one_signature() -> None:
+    """Numba's cache cannot reload a recursive function compiled for two signatures."""
+    from compiled import runtime
+
+    runtime.warm(GAME)
+    functions = [S._perft, S._paranoid, S._brs, S._maxn, S.paranoid_root, S.brs_root, S.maxn_root,
+                 K.legal_moves, K.moves_for, K.play, K.play_for, K.returns, K.evaluate, K._longest]
+    for function in functions:
+        assert len(function.signatures) <= 1, function
