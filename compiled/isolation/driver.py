@@ -22,6 +22,7 @@ from search.core import MAX_PLY, Aborted, SearchReport
 from search.limits import StopSignal
 from search.multiplayer import MultiPlayerSearch
 
+
 class _Bridge(ControlBridge):
     """`ControlBridge` that also withdraws a node budget once the signal has counted it
     itself (as `should_stop` does between iterations): left in the control block, the

@@ -91,7 +91,8 @@ def check_position(state) -> None:
         assert list(buffer[:n]) == state.moves_for(player)
         for move in state.moves_for(player):
             for next_player in range(3):
-                assert K.unpack(K.play_for(s, player, move, next_player)) == state.play_for(player, move, next_player)
+                expected = state.play_for(player, move, next_player)
+                assert K.unpack(K.play_for(s, player, move, next_player)) == expected
 
 
 def test_perft_from_seeded_starts() -> None:

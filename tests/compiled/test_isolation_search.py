@@ -135,7 +135,8 @@ def test_a_stop_from_another_thread_ends_the_search() -> None:
     reports_seen = []
 
     def search() -> None:
-        reports_seen.extend(CompiledMultiPlayerSearch(GAME, table, "paranoid").search(GAME.initial_state({}), stop))
+        searcher = CompiledMultiPlayerSearch(GAME, table, "paranoid")
+        reports_seen.extend(searcher.search(GAME.initial_state({}), stop))
 
     thread = threading.Thread(target=search)
     thread.start()
