@@ -142,6 +142,15 @@ def legal_moves(s, out):
 
 
 @njit(cache=True, nogil=True)
+def move_count(s):
+    """len(legal_moves()), without listing them (perft's last ply)."""
+    blocked, alive = s[0], s[5]
+    if alive & (alive - 1) == 0 or _turns_used(blocked, alive) >= MAX_TURNS:
+        return 0
+    return popcount(_move_mask(blocked, s[1], s[2], s[3], s[4]))
+
+
+@njit(cache=True, nogil=True)
 def moves_for(s, player, out):
     """The reference `moves_for(player)` into out[:n]; returns n."""
     if (s[5] >> player) & 1 == 0:

@@ -25,6 +25,7 @@ from compiled.isolation.kernels import (
     evaluate,
     key,
     legal_moves,
+    move_count,
     moves_for,
     play,
     play_for,
@@ -43,10 +44,10 @@ PLAYERS = 3
 def _perft(s, depth, moves, ply):
     if depth <= 0:
         return 1
+    if depth == 1:
+        return move_count(s)
     row = moves[ply]
     count = legal_moves(s, row)
-    if depth == 1:
-        return count
     total = 0
     for i in range(count):
         total += _perft(play(s, row[i]), depth - 1, moves, ply + 1)

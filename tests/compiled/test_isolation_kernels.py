@@ -76,6 +76,7 @@ def check_position(state) -> None:
     n = K.legal_moves(s, buffer)
     moves = state.legal_moves()
     assert list(buffer[:n]) == moves
+    assert K.move_count(s) == n
     assert all(0 <= move < K.MOVE_LIMIT for move in moves)
     values = np.zeros(3, dtype=np.int64)
     outcome = state.outcome()
