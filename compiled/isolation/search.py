@@ -1,0 +1,362 @@
+"""The compiled three-player searches of Knight Isolation: perft and one root iteration
+of each of `search.multiplayer`'s algorithms (paranoid, best-reply, max^n).
+
+They mirror `MultiPlayerSearch` line for line: the same node counting (`_enter`), the
+same terminal values (returns times WIN_VALUE, less the ply), the same searcher's
+utility, the same move ordering (a stable sort by history, highest first, then the
+second killer, the first killer and the table move brought to the front), the same
+table keys (`key ^ salt`), bounds and replacement, so that at a fixed depth both cores
+visit the same nodes in the same order and return the same score and move.
+
+An iteration is one call of `paranoid_root`, `brs_root` or `maxn_root`; the Python
+driver (`compiled.isolation.driver`) deepens. A stopped iteration sets stats[ABORTED]
+and unwinds at once; the best root move found so far is in stats[PARTIAL_MOVE] (-1 none).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from compiled.core import ABORTED, NODES, PARTIAL_MOVE, PARTIAL_SCORE, POLL, SELDEPTH, STATS_SIZE, must_stop
+from compiled.isolation.kernels import (
+    MAX_MOVES,
+    MOVE_LIMIT,
+    evaluate,
+    key,
+    legal_moves,
+    move_count,
+    moves_for,
+    play,
+    play_for,
+    returns,
+    to_move,
+)
+from compiled.table import entry_bound, entry_depth, entry_move, entry_value, tt_probe, tt_store
+from search.core import INFINITY, MAX_PLY
+from search.multiplayer import WIN_VALUE
+from search.tt import EXACT, LOWER, UPPER
+
+PLAYERS = 3
+
+
+@njit(cache=True, nogil=True)
+def _perft(s, depth, moves, ply):
+    if depth <= 0:
+        return 1
+    if depth == 1:
+        return move_count(s)
+    row = moves[ply]
+    count = legal_moves(s, row)
+    total = 0
+    for i in range(count):
+        total += _perft(play(s, row[i]), depth - 1, moves, ply + 1)
+    return total
+
+
+@njit(cache=True, nogil=True)
+def perft(s, depth):
+    """Leaf count at exactly `depth` plies (`search.perft.perft`)."""
+    moves = np.empty((max(depth, 1) + 1, MAX_MOVES), dtype=np.int64)
+    return _perft(s, np.int64(depth), moves, np.int64(0))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _utility(v0, v1, v2, me):
+    """v[me] minus the best of the others' values (`search.multiplayer.utility`)."""
+    if me == 0:
+        return v0 - max(v1, v2)
+    if me == 1:
+        return v1 - max(v0, v2)
+    return v2 - max(v0, v1)
+
+
+# The scratch block of one iteration, a single int64 array so that the recursion passes
+# (and reference-counts) one array instead of six: the stats block's counters, the
+# evaluation triple, the history table, the killers and the per-ply move lists.
+W_VALUES = 8
+W_HISTORY = 16
+W_KILLERS = W_HISTORY + MOVE_LIMIT
+W_MOVES = W_KILLERS + 2 * (MAX_PLY + 1)
+W_SIZE = W_MOVES + (MAX_PLY + 2) * MAX_MOVES
+
+
+@njit(cache=True, nogil=True)
+def _new_work(killers, history, stats):
+    """The iteration's scratch block, loaded with the driver's killers, history and stats."""
+    work = np.zeros(W_SIZE, dtype=np.int64)
+    for i in range(STATS_SIZE):
+        work[i] = stats[i]
+    work[PARTIAL_MOVE] = -1
+    work[ABORTED] = 0
+    for i in range(MOVE_LIMIT):
+        work[W_HISTORY + i] = history[i]
+    for ply in range(MAX_PLY + 1):
+        work[W_KILLERS + 2 * ply] = killers[ply, 0]
+        work[W_KILLERS + 2 * ply + 1] = killers[ply, 1]
+    return work
+
+
+@njit(cache=True, nogil=True)
+def _save_work(work, killers, history, stats):
+    """Hand the killers, history and stats back to the driver's blocks."""
+    for i in range(STATS_SIZE):
+        stats[i] = work[i]
+    for i in range(MOVE_LIMIT):
+        history[i] = work[W_HISTORY + i]
+    for ply in range(MAX_PLY + 1):
+        killers[ply, 0] = work[W_KILLERS + 2 * ply]
+        killers[ply, 1] = work[W_KILLERS + 2 * ply + 1]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _enter(ply, control, work, hard_only):
+    """Count a node, poll every POLL + 1 nodes; True when the search must stop."""
+    nodes = work[NODES] + 1
+    work[NODES] = nodes
+    if (nodes & POLL) == 0 and must_stop(control, nodes, hard_only):
+        work[ABORTED] = 1
+        return True
+    if ply > work[SELDEPTH]:
+        work[SELDEPTH] = ply
+    return False
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _terminal_utility(work, ply, me):
+    return _utility(WIN_VALUE * work[W_VALUES] - ply, WIN_VALUE * work[W_VALUES + 1] - ply,
+                    WIN_VALUE * work[W_VALUES + 2] - ply, me)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _static_utility(s, me, work):
+    evaluate(s, work[W_VALUES:W_VALUES + PLAYERS])
+    return _utility(work[W_VALUES], work[W_VALUES + 1], work[W_VALUES + 2], me)
+
+
+@njit(cache=True, nogil=True)
+def _promote(work, base, count, move):
+    """Move `move` to the front of the list at work[base:base + count] if it is there,
+    keeping the others' order."""
+    if move < 0:
+        return
+    for i in range(count):
+        if work[base + i] == move:
+            for j in range(base + i, base, -1):
+                work[j] = work[j - 1]
+            work[base] = move
+            return
+
+
+@njit(cache=True, nogil=True)
+def _order(work, base, count, tt_move, ply):
+    """`MultiPlayerSearch._ordered`: a stable sort by history, highest first, then the
+    second killer, the first killer and the table move to the front."""
+    for i in range(base + 1, base + count):
+        move = work[i]
+        score = work[W_HISTORY + move]
+        j = i
+        while j > base and work[W_HISTORY + work[j - 1]] < score:
+            work[j] = work[j - 1]
+            j -= 1
+        work[j] = move
+    _promote(work, base, count, work[W_KILLERS + 2 * ply + 1])
+    _promote(work, base, count, work[W_KILLERS + 2 * ply])
+    _promote(work, base, count, tt_move)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _cutoff(move, depth, ply, work):
+    killer = W_KILLERS + 2 * ply
+    if move != work[killer]:
+        work[killer + 1] = work[killer]
+        work[killer] = move
+    work[W_HISTORY + move] += depth * depth
+
+
+@njit(cache=True, nogil=True)
+def _paranoid(s, depth, alpha, beta, ply, me, salt, keys, data, generation, control, work, hard_only):
+    if _enter(ply, control, work, hard_only):
+        return 0
+    if returns(s, work[W_VALUES:W_VALUES + PLAYERS]):
+        return _terminal_utility(work, ply, me)
+    if depth <= 0 or ply >= MAX_PLY:
+        return _static_utility(s, me, work)
+    position = key(s) ^ salt
+    entry = tt_probe(keys, data, position)
+    tt_move = -1
+    if entry != 0:
+        tt_move = entry_move(entry)
+        if entry_depth(entry) >= depth and ply != 0:
+            value = entry_value(entry)
+            bound = entry_bound(entry)
+            if bound == EXACT or (bound == LOWER and value >= beta) or (bound == UPPER and value <= alpha):
+                return value
+    maximising = to_move(s) == me
+    base = W_MOVES + ply * MAX_MOVES
+    count = legal_moves(s, work[base:base + MAX_MOVES])
+    _order(work, base, count, tt_move, ply)
+    original_alpha = alpha
+    original_beta = beta
+    best = -INFINITY if maximising else INFINITY
+    best_move = work[base]
+    for i in range(count):
+        move = work[base + i]
+        value = _paranoid(play(s, move), depth - 1, alpha, beta, ply + 1, me, salt, keys, data,
+                          generation, control, work, hard_only)
+        if work[ABORTED] != 0:
+            return 0
+        if maximising:
+            if value > best:
+                best = value
+                best_move = move
+                if ply == 0:
+                    work[PARTIAL_MOVE] = move
+                    work[PARTIAL_SCORE] = value
+                alpha = max(alpha, value)
+        elif value < best:
+            best = value
+            best_move = move
+            beta = min(beta, value)
+        if alpha >= beta:
+            _cutoff(move, depth, ply, work)
+            break
+    if best >= original_beta:
+        bound = LOWER
+    elif best <= original_alpha:
+        bound = UPPER
+    else:
+        bound = EXACT
+    tt_store(keys, data, position, depth, bound, best, best_move, generation)
+    return best
+
+
+@njit(cache=True, nogil=True)
+def paranoid_root(s, depth, me, salt, keys, data, generation, killers, history, control, stats,
+                  hard_only):
+    """One paranoid iteration to `depth` from `s` for searcher `me`: its utility (see the
+    module docstring for the stats block)."""
+    work = _new_work(killers, history, stats)
+    # Typed values, not literals: a literal argument would compile another specialisation
+    # of the recursive function, and numba's cache cannot reload those.
+    value = _paranoid(s, np.int64(depth), np.int64(-INFINITY), np.int64(INFINITY), np.int64(0), me,
+                      salt, keys, data, generation, control, work, hard_only)
+    _save_work(work, killers, history, stats)
+    return value
+
+
+@njit(cache=True, nogil=True)
+def _brs(s, depth, alpha, beta, ply, opponents, me, control, work, hard_only):
+    """`MultiPlayerSearch._brs` (opponents False) and `_brs_opponents` (True) in one."""
+    if not opponents:
+        if _enter(ply, control, work, hard_only):
+            return 0
+        if returns(s, work[W_VALUES:W_VALUES + PLAYERS]):
+            return _terminal_utility(work, ply, me)
+        if depth <= 0 or ply >= MAX_PLY:
+            return _static_utility(s, me, work)
+        if to_move(s) == me:
+            best = -INFINITY
+            base = W_MOVES + ply * MAX_MOVES
+            count = legal_moves(s, work[base:base + MAX_MOVES])
+            _order(work, base, count, -1, ply)
+            for i in range(count):
+                move = work[base + i]
+                # Straight to the opponents' layer, whoever the rules say moves next.
+                value = _brs(play(s, move), depth - 1, alpha, beta, ply + 1, np.bool_(True), me,
+                             control, work, hard_only)
+                if work[ABORTED] != 0:
+                    return 0
+                if value > best:
+                    best = value
+                    if ply == 0:
+                        work[PARTIAL_MOVE] = move
+                        work[PARTIAL_SCORE] = value
+                    alpha = max(alpha, value)
+                    if alpha >= beta:
+                        _cutoff(move, depth, ply, work)
+                        break
+            return best
+    # The layer where any one opponent moves, and play returns to the searcher.
+    if returns(s, work[W_VALUES:W_VALUES + PLAYERS]):
+        if _enter(ply, control, work, hard_only):
+            return 0
+        return _terminal_utility(work, ply, me)
+    if depth <= 0:
+        if _enter(ply, control, work, hard_only):
+            return 0
+        return _static_utility(s, me, work)
+    best = INFINITY
+    base = W_MOVES + ply * MAX_MOVES
+    for player in range(PLAYERS):
+        if player == me:
+            continue
+        count = moves_for(s, player, work[base:base + MAX_MOVES])
+        for i in range(count):
+            value = _brs(play_for(s, player, work[base + i], me), depth - 1, alpha, beta, ply + 1,
+                         np.bool_(False), me, control, work, hard_only)
+            if work[ABORTED] != 0:
+                return 0
+            if value < best:
+                best = value
+                beta = min(beta, value)
+                if alpha >= beta:
+                    return best
+    if best == INFINITY:
+        # No opponent can move (a settled state never gets here); value it as it is.
+        if _enter(ply, control, work, hard_only):
+            return 0
+        return _static_utility(s, me, work)
+    return best
+
+
+@njit(cache=True, nogil=True)
+def brs_root(s, depth, me, salt, keys, data, generation, killers, history, control, stats,
+             hard_only):
+    """One best-reply iteration (the table is not used, as in the reference)."""
+    work = _new_work(killers, history, stats)
+    value = _brs(s, np.int64(depth), np.int64(-INFINITY), np.int64(INFINITY), np.int64(0),
+                 np.bool_(False), me, control, work, hard_only)
+    _save_work(work, killers, history, stats)
+    return value
+
+
+@njit(cache=True, nogil=True)
+def _maxn(s, depth, ply, me, control, work, hard_only):
+    """`MultiPlayerSearch._maxn`: the per-player values every player's best choice leads to."""
+    if _enter(ply, control, work, hard_only):
+        return 0, 0, 0
+    if returns(s, work[W_VALUES:W_VALUES + PLAYERS]):
+        return (WIN_VALUE * work[W_VALUES] - ply, WIN_VALUE * work[W_VALUES + 1] - ply,
+                WIN_VALUE * work[W_VALUES + 2] - ply)
+    if depth <= 0 or ply >= MAX_PLY:
+        evaluate(s, work[W_VALUES:W_VALUES + PLAYERS])
+        return work[W_VALUES], work[W_VALUES + 1], work[W_VALUES + 2]
+    player = to_move(s)
+    base = W_MOVES + ply * MAX_MOVES
+    count = legal_moves(s, work[base:base + MAX_MOVES])
+    b0 = b1 = b2 = 0
+    best_utility = 0
+    for i in range(count):
+        move = work[base + i]
+        c0, c1, c2 = _maxn(play(s, move), depth - 1, ply + 1, me, control, work, hard_only)
+        if work[ABORTED] != 0:
+            return 0, 0, 0
+        child_utility = _utility(c0, c1, c2, player)
+        if i == 0 or child_utility > best_utility:
+            b0, b1, b2 = c0, c1, c2
+            best_utility = child_utility
+            if ply == 0:
+                work[PARTIAL_MOVE] = move
+                work[PARTIAL_SCORE] = _utility(c0, c1, c2, me)
+    return b0, b1, b2
+
+
+@njit(cache=True, nogil=True)
+def maxn_root(s, depth, me, salt, keys, data, generation, killers, history, control, stats,
+              hard_only):
+    """One max^n iteration: the searcher's utility of the values its tree leads to."""
+    work = _new_work(killers, history, stats)
+    v0, v1, v2 = _maxn(s, np.int64(depth), np.int64(0), me, control, work, hard_only)
+    _save_work(work, killers, history, stats)
+    return _utility(v0, v1, v2, me)
