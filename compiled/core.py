@@ -41,7 +41,8 @@ POLL = np.int64(POLL_MASK)
 
 
 def new_work(move_limit: int) -> np.ndarray:
-    """A work block for a game whose moves are below `move_limit`, reset."""
+    """A work block for a game whose moves are below `move_limit`, reset (a search may
+    ask a larger `move_limit` for room of its own after the history table)."""
     work = np.zeros(HISTORY + move_limit, dtype=np.int64)
     reset_work(work)
     return work

@@ -75,6 +75,8 @@ class ControlBridge:
         if budget is not None:
             control[BUDGET] = budget
         else:
+            # Counted already (by the signal between iterations): not to count again.
+            control[BUDGET] = -1
             control[MAX_NODES] = -1 if stop.max_nodes is None else stop.max_nodes
         control[STOP] = 1 if stop.stopped else 0
 

@@ -12,26 +12,15 @@ from typing import Iterator
 
 import numpy as np
 
-from compiled.core import ABORTED, BUDGET, NODES, PARTIAL_MOVE, SELDEPTH, new_stats
+from compiled.core import ABORTED, GENERATION, HARD_ONLY, NODES, PARTIAL_MOVE, SELDEPTH, reset_work
 from compiled.driver import ControlBridge
 from compiled.isolation import kernels
 from compiled.isolation import search as compiled_search
 from compiled.table import ArrayTable
 from games.base import Game, State
-from search.core import MAX_PLY, Aborted, SearchReport
+from search.core import Aborted, SearchReport
 from search.limits import StopSignal
 from search.multiplayer import MultiPlayerSearch
-
-
-class _Bridge(ControlBridge):
-    """`ControlBridge` that also withdraws a node budget once the signal has counted it
-    itself (as `should_stop` does between iterations): left in the control block, the
-    compiled side would count it a second time from a later node."""
-
-    def _update(self) -> None:
-        super()._update()
-        if self.stop.pending_node_budget is None:
-            self.control[BUDGET] = -1
 
 
 _ROOTS = {
@@ -54,17 +43,13 @@ class CompiledMultiPlayerSearch(MultiPlayerSearch):
         if game.name != "isolation":
             raise ValueError(f"the compiled multi-player search plays isolation, not {game.name!r}")
         self._root_function = _ROOTS[algorithm]
-        self._killer_block = np.full((MAX_PLY + 1, 2), -1, dtype=np.int64)
-        self._history_block = np.zeros(kernels.MOVE_LIMIT, dtype=np.int64)
-        self._stats = new_stats()
+        self._work = compiled_search.new_search_work()
         self._bridge: ControlBridge | None = None
         self._packed: tuple | None = None
 
     def search(self, root: State, stop: StopSignal) -> Iterator[SearchReport]:
-        self._killer_block.fill(-1)
-        self._history_block.fill(0)
-        self._stats = new_stats()
-        self._bridge = _Bridge(stop)
+        reset_work(self._work)
+        self._bridge = ControlBridge(stop, self._work)
         self._packed = kernels.pack(root)  # type: ignore[arg-type]
         yield from super().search(root, stop)
 
@@ -72,19 +57,17 @@ class CompiledMultiPlayerSearch(MultiPlayerSearch):
         bridge = self._bridge
         assert bridge is not None
         bridge.sync()
+        work = self._work
         # The first iteration answers only to `stop` (see MultiPlayerSearch.search).
-        hard_only = self._poll != bridge.stop.should_stop
-        table = self.table
-        stats = self._stats
-        score = self._root_function(
-            self._packed, depth, self._me, np.uint64(self._salt), table.keys, table.data,
-            table.generation, self._killer_block, self._history_block, bridge.control, stats,
-            hard_only)
+        work[HARD_ONLY] = self._poll != bridge.stop.should_stop
+        work[GENERATION] = self.table.generation
+        score = self._root_function(self._packed, depth, self._me, np.uint64(self._salt),
+                                    self.table.cells, work)
         bridge.settle()
-        self.nodes = int(stats[NODES])
-        self.seldepth = int(stats[SELDEPTH])
-        partial = int(stats[PARTIAL_MOVE])
+        self.nodes = int(work[NODES])
+        self.seldepth = int(work[SELDEPTH])
+        partial = int(work[PARTIAL_MOVE])
         self._root_best = None if partial < 0 else partial
-        if stats[ABORTED]:
+        if work[ABORTED]:
             raise Aborted
         return int(score)

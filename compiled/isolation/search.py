@@ -8,9 +8,12 @@ second killer, the first killer and the table move brought to the front), the sa
 table keys (`key ^ salt`), bounds and replacement, so that at a fixed depth both cores
 visit the same nodes in the same order and return the same score and move.
 
-An iteration is one call of `paranoid_root`, `brs_root` or `maxn_root`; the Python
-driver (`compiled.isolation.driver`) deepens. A stopped iteration sets stats[ABORTED]
-and unwinds at once; the best root move found so far is in stats[PARTIAL_MOVE] (-1 none).
+An iteration is one call of `paranoid_root`, `brs_root` or `maxn_root` with the table
+`cells` and a work block from `new_search_work()`: the shared slots of `compiled.core`
+(control, counters, killers, history) followed by this module's evaluation triple and
+per-ply move lists. The Python driver (`compiled.isolation.driver`) deepens. A stopped
+iteration sets work[ABORTED] and unwinds at once; the best root move found so far is in
+work[PARTIAL_MOVE] (-1 none).
 """
 
 from __future__ import annotations
@@ -18,7 +21,19 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from compiled.core import ABORTED, NODES, PARTIAL_MOVE, PARTIAL_SCORE, POLL, SELDEPTH, STATS_SIZE, must_stop
+from compiled.core import (
+    ABORTED,
+    GENERATION,
+    HISTORY,
+    KILLERS,
+    NODES,
+    PARTIAL_MOVE,
+    PARTIAL_SCORE,
+    POLL,
+    SELDEPTH,
+    must_stop,
+    new_work,
+)
 from compiled.isolation.kernels import (
     MAX_MOVES,
     MOVE_LIMIT,
@@ -71,50 +86,24 @@ def _utility(v0, v1, v2, me):
     return v2 - max(v0, v1)
 
 
-# The scratch block of one iteration, a single int64 array so that the recursion passes
-# (and reference-counts) one array instead of six: the stats block's counters, the
-# evaluation triple, the history table, the killers and the per-ply move lists.
-W_VALUES = 8
-W_HISTORY = 16
-W_KILLERS = W_HISTORY + MOVE_LIMIT
-W_MOVES = W_KILLERS + 2 * (MAX_PLY + 1)
+# This search's part of the work block, after the shared slots and the history table:
+# the evaluation triple and the per-ply move lists.
+W_VALUES = HISTORY + MOVE_LIMIT
+W_MOVES = W_VALUES + PLAYERS
 W_SIZE = W_MOVES + (MAX_PLY + 2) * MAX_MOVES
 
 
-@njit(cache=True, nogil=True)
-def _new_work(killers, history, stats):
-    """The iteration's scratch block, loaded with the driver's killers, history and stats."""
-    work = np.zeros(W_SIZE, dtype=np.int64)
-    for i in range(STATS_SIZE):
-        work[i] = stats[i]
-    work[PARTIAL_MOVE] = -1
-    work[ABORTED] = 0
-    for i in range(MOVE_LIMIT):
-        work[W_HISTORY + i] = history[i]
-    for ply in range(MAX_PLY + 1):
-        work[W_KILLERS + 2 * ply] = killers[ply, 0]
-        work[W_KILLERS + 2 * ply + 1] = killers[ply, 1]
-    return work
-
-
-@njit(cache=True, nogil=True)
-def _save_work(work, killers, history, stats):
-    """Hand the killers, history and stats back to the driver's blocks."""
-    for i in range(STATS_SIZE):
-        stats[i] = work[i]
-    for i in range(MOVE_LIMIT):
-        history[i] = work[W_HISTORY + i]
-    for ply in range(MAX_PLY + 1):
-        killers[ply, 0] = work[W_KILLERS + 2 * ply]
-        killers[ply, 1] = work[W_KILLERS + 2 * ply + 1]
+def new_search_work():
+    """A work block for these searches (see the module docstring)."""
+    return new_work(W_SIZE - HISTORY)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _enter(ply, control, work, hard_only):
+def _enter(ply, work):
     """Count a node, poll every POLL + 1 nodes; True when the search must stop."""
     nodes = work[NODES] + 1
     work[NODES] = nodes
-    if (nodes & POLL) == 0 and must_stop(control, nodes, hard_only):
+    if (nodes & POLL) == 0 and must_stop(work, nodes):
         work[ABORTED] = 1
         return True
     if ply > work[SELDEPTH]:
@@ -154,36 +143,36 @@ def _order(work, base, count, tt_move, ply):
     second killer, the first killer and the table move to the front."""
     for i in range(base + 1, base + count):
         move = work[i]
-        score = work[W_HISTORY + move]
+        score = work[HISTORY + move]
         j = i
-        while j > base and work[W_HISTORY + work[j - 1]] < score:
+        while j > base and work[HISTORY + work[j - 1]] < score:
             work[j] = work[j - 1]
             j -= 1
         work[j] = move
-    _promote(work, base, count, work[W_KILLERS + 2 * ply + 1])
-    _promote(work, base, count, work[W_KILLERS + 2 * ply])
+    _promote(work, base, count, work[KILLERS + 2 * ply + 1])
+    _promote(work, base, count, work[KILLERS + 2 * ply])
     _promote(work, base, count, tt_move)
 
 
 @njit(cache=True, nogil=True, inline="always")
 def _cutoff(move, depth, ply, work):
-    killer = W_KILLERS + 2 * ply
+    killer = KILLERS + 2 * ply
     if move != work[killer]:
         work[killer + 1] = work[killer]
         work[killer] = move
-    work[W_HISTORY + move] += depth * depth
+    work[HISTORY + move] += depth * depth
 
 
 @njit(cache=True, nogil=True)
-def _paranoid(s, depth, alpha, beta, ply, me, salt, keys, data, generation, control, work, hard_only):
-    if _enter(ply, control, work, hard_only):
+def _paranoid(s, depth, alpha, beta, ply, me, salt, cells, work):
+    if _enter(ply, work):
         return 0
     if returns(s, work[W_VALUES:W_VALUES + PLAYERS]):
         return _terminal_utility(work, ply, me)
     if depth <= 0 or ply >= MAX_PLY:
         return _static_utility(s, me, work)
     position = key(s) ^ salt
-    entry = tt_probe(keys, data, position)
+    entry = tt_probe(cells, position)
     tt_move = -1
     if entry != 0:
         tt_move = entry_move(entry)
@@ -202,8 +191,7 @@ def _paranoid(s, depth, alpha, beta, ply, me, salt, keys, data, generation, cont
     best_move = work[base]
     for i in range(count):
         move = work[base + i]
-        value = _paranoid(play(s, move), depth - 1, alpha, beta, ply + 1, me, salt, keys, data,
-                          generation, control, work, hard_only)
+        value = _paranoid(play(s, move), depth - 1, alpha, beta, ply + 1, me, salt, cells, work)
         if work[ABORTED] != 0:
             return 0
         if maximising:
@@ -227,29 +215,26 @@ def _paranoid(s, depth, alpha, beta, ply, me, salt, keys, data, generation, cont
         bound = UPPER
     else:
         bound = EXACT
-    tt_store(keys, data, position, depth, bound, best, best_move, generation)
+    tt_store(cells, position, depth, bound, best, best_move, work[GENERATION])
     return best
 
 
 @njit(cache=True, nogil=True)
-def paranoid_root(s, depth, me, salt, keys, data, generation, killers, history, control, stats,
-                  hard_only):
-    """One paranoid iteration to `depth` from `s` for searcher `me`: its utility (see the
-    module docstring for the stats block)."""
-    work = _new_work(killers, history, stats)
+def paranoid_root(s, depth, me, salt, cells, work):
+    """One paranoid iteration to `depth` from `s` for searcher `me`: its utility."""
+    work[PARTIAL_MOVE] = -1
+    work[ABORTED] = 0
     # Typed values, not literals: a literal argument would compile another specialisation
     # of the recursive function, and numba's cache cannot reload those.
-    value = _paranoid(s, np.int64(depth), np.int64(-INFINITY), np.int64(INFINITY), np.int64(0), me,
-                      salt, keys, data, generation, control, work, hard_only)
-    _save_work(work, killers, history, stats)
-    return value
+    return _paranoid(s, np.int64(depth), np.int64(-INFINITY), np.int64(INFINITY), np.int64(0), me,
+                     salt, cells, work)
 
 
 @njit(cache=True, nogil=True)
-def _brs(s, depth, alpha, beta, ply, opponents, me, control, work, hard_only):
+def _brs(s, depth, alpha, beta, ply, opponents, me, work):
     """`MultiPlayerSearch._brs` (opponents False) and `_brs_opponents` (True) in one."""
     if not opponents:
-        if _enter(ply, control, work, hard_only):
+        if _enter(ply, work):
             return 0
         if returns(s, work[W_VALUES:W_VALUES + PLAYERS]):
             return _terminal_utility(work, ply, me)
@@ -263,8 +248,7 @@ def _brs(s, depth, alpha, beta, ply, opponents, me, control, work, hard_only):
             for i in range(count):
                 move = work[base + i]
                 # Straight to the opponents' layer, whoever the rules say moves next.
-                value = _brs(play(s, move), depth - 1, alpha, beta, ply + 1, np.bool_(True), me,
-                             control, work, hard_only)
+                value = _brs(play(s, move), depth - 1, alpha, beta, ply + 1, np.bool_(True), me, work)
                 if work[ABORTED] != 0:
                     return 0
                 if value > best:
@@ -279,11 +263,11 @@ def _brs(s, depth, alpha, beta, ply, opponents, me, control, work, hard_only):
             return best
     # The layer where any one opponent moves, and play returns to the searcher.
     if returns(s, work[W_VALUES:W_VALUES + PLAYERS]):
-        if _enter(ply, control, work, hard_only):
+        if _enter(ply, work):
             return 0
         return _terminal_utility(work, ply, me)
     if depth <= 0:
-        if _enter(ply, control, work, hard_only):
+        if _enter(ply, work):
             return 0
         return _static_utility(s, me, work)
     best = INFINITY
@@ -294,7 +278,7 @@ def _brs(s, depth, alpha, beta, ply, opponents, me, control, work, hard_only):
         count = moves_for(s, player, work[base:base + MAX_MOVES])
         for i in range(count):
             value = _brs(play_for(s, player, work[base + i], me), depth - 1, alpha, beta, ply + 1,
-                         np.bool_(False), me, control, work, hard_only)
+                         np.bool_(False), me, work)
             if work[ABORTED] != 0:
                 return 0
             if value < best:
@@ -304,27 +288,25 @@ def _brs(s, depth, alpha, beta, ply, opponents, me, control, work, hard_only):
                     return best
     if best == INFINITY:
         # No opponent can move (a settled state never gets here); value it as it is.
-        if _enter(ply, control, work, hard_only):
+        if _enter(ply, work):
             return 0
         return _static_utility(s, me, work)
     return best
 
 
 @njit(cache=True, nogil=True)
-def brs_root(s, depth, me, salt, keys, data, generation, killers, history, control, stats,
-             hard_only):
+def brs_root(s, depth, me, salt, cells, work):
     """One best-reply iteration (the table is not used, as in the reference)."""
-    work = _new_work(killers, history, stats)
-    value = _brs(s, np.int64(depth), np.int64(-INFINITY), np.int64(INFINITY), np.int64(0),
-                 np.bool_(False), me, control, work, hard_only)
-    _save_work(work, killers, history, stats)
-    return value
+    work[PARTIAL_MOVE] = -1
+    work[ABORTED] = 0
+    return _brs(s, np.int64(depth), np.int64(-INFINITY), np.int64(INFINITY), np.int64(0),
+                np.bool_(False), me, work)
 
 
 @njit(cache=True, nogil=True)
-def _maxn(s, depth, ply, me, control, work, hard_only):
+def _maxn(s, depth, ply, me, work):
     """`MultiPlayerSearch._maxn`: the per-player values every player's best choice leads to."""
-    if _enter(ply, control, work, hard_only):
+    if _enter(ply, work):
         return 0, 0, 0
     if returns(s, work[W_VALUES:W_VALUES + PLAYERS]):
         return (WIN_VALUE * work[W_VALUES] - ply, WIN_VALUE * work[W_VALUES + 1] - ply,
@@ -339,7 +321,7 @@ def _maxn(s, depth, ply, me, control, work, hard_only):
     best_utility = 0
     for i in range(count):
         move = work[base + i]
-        c0, c1, c2 = _maxn(play(s, move), depth - 1, ply + 1, me, control, work, hard_only)
+        c0, c1, c2 = _maxn(play(s, move), depth - 1, ply + 1, me, work)
         if work[ABORTED] != 0:
             return 0, 0, 0
         child_utility = _utility(c0, c1, c2, player)
@@ -353,10 +335,9 @@ def _maxn(s, depth, ply, me, control, work, hard_only):
 
 
 @njit(cache=True, nogil=True)
-def maxn_root(s, depth, me, salt, keys, data, generation, killers, history, control, stats,
-              hard_only):
+def maxn_root(s, depth, me, salt, cells, work):
     """One max^n iteration: the searcher's utility of the values its tree leads to."""
-    work = _new_work(killers, history, stats)
-    v0, v1, v2 = _maxn(s, np.int64(depth), np.int64(0), me, control, work, hard_only)
-    _save_work(work, killers, history, stats)
+    work[PARTIAL_MOVE] = -1
+    work[ABORTED] = 0
+    v0, v1, v2 = _maxn(s, np.int64(depth), np.int64(0), me, work)
     return _utility(v0, v1, v2, me)
