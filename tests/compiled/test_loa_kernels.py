@@ -15,6 +15,7 @@ from hypothesis import strategies as st  # noqa: E402
 
 from compiled.core import ONGOING  # noqa: E402
 from compiled.driver import CompiledAlphaBeta  # noqa: E402
+from compiled.loa import evaluation as terms  # noqa: E402
 from compiled.loa import kernels, search  # noqa: E402
 from compiled.table import ArrayTable  # noqa: E402
 from games import find_game  # noqa: E402
@@ -293,14 +294,14 @@ def test_evaluation_terms(boards) -> None:
     """Each term against the reference, on boards denser than a game reaches."""
     black, white = boards
     b, w = np.uint64(black), np.uint64(white)
-    assert kernels._mobility(b, w) == evaluation.mobility(black, white)[:4]
-    assert kernels._quads(b) == evaluation.quads(black)
-    assert kernels._walls(b, w) == evaluation.walls(black, white)
+    assert terms._mobility(b, w) == evaluation.mobility(black, white)[:4]
+    assert terms._quads(b) == evaluation.quads(black)
+    assert terms._walls(b, w) == evaluation.walls(black, white)
     if black.bit_count() <= 12:
-        assert kernels._shape(b) == evaluation.shape(black)
+        assert terms._shape(b) == evaluation.shape(black)
         entries = evaluation.mobility(black, white)[4]
         euler4 = evaluation.quads(black)[1]
-        assert kernels.connects_in_one(b, w, euler4) == evaluation.connects_in_one(black, euler4, entries, 0)
+        assert terms.connects_in_one(b, w, euler4) == evaluation.connects_in_one(black, euler4, entries, 0)
 
 
 # ---- the generated search ------------------------------------------------------------
