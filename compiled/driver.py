@@ -24,6 +24,8 @@ from compiled.core import (
     DEADLINE,
     GENERATION,
     HARD_ONLY,
+    HISTORY,
+    KILLERS,
     MAX_NODES,
     NODES,
     PARTIAL_MOVE,
@@ -40,6 +42,10 @@ from search.core import MATE, Aborted, SearchReport
 from search.limits import StopSignal
 from search.solver import WINDOW_LIMIT
 
+
+#: The games whose compiled functions are loaded in this process (`runtime.warm`). A
+#: compiled searcher of another game runs the reference's code until its game is here.
+LOADED: set[str] = set()
 
 #: The solver table holds keys as int64 bit patterns.
 _KEY_BITS = (1 << 64) - 1
@@ -91,9 +97,25 @@ class ControlBridge:
             self.stop.count_budget(int(control[MAX_NODES]) - self.stop.pending_node_budget)
 
 
+def load_heuristics(work: np.ndarray, killers: list[list[int | None]], history: dict[int, int],
+                    nodes: int, seldepth: int) -> None:
+    """Carry the reference searcher's killers, history and counters into a work block,
+    where a search that ran its first iterations on the reference goes on compiled."""
+    for ply, (first, second) in enumerate(killers):
+        work[KILLERS + 2 * ply] = -1 if first is None else first
+        work[KILLERS + 2 * ply + 1] = -1 if second is None else second
+    for move, score in history.items():
+        work[HISTORY + move] = score
+    work[NODES] = nodes
+    work[SELDEPTH] = seldepth
+
+
 class CompiledAlphaBeta(AlphaBeta):
     """`AlphaBeta` over the compiled core: the same nodes, scores and moves, faster.
 
+    Until the game's compiled functions are loaded (`LOADED`), its iterations run the
+    reference's code on the same table; from the first iteration after, compiled code,
+    with the reference's killers and history carried over, so the search is the same.
     Needs an `ArrayTable`; raises ValueError like `AlphaBeta` and ImportError when the
     game has no compiled core.
     """
@@ -107,14 +129,21 @@ class CompiledAlphaBeta(AlphaBeta):
         self._moves = self.compiled.new_move_buffer()
         self._bridge: ControlBridge | None = None
         self._packed: tuple | None = None
+        self._compiled_iterations = False
 
     def search(self, root: State, stop: StopSignal) -> Iterator[SearchReport]:
         reset_work(self._work)
         self._bridge = ControlBridge(stop, self._work)
         self._packed = self.kernels.pack(root)
+        self._compiled_iterations = False
         yield from super().search(root, stop)
 
     def _root(self, root: State, moves: list[int], depth: int) -> tuple[int, int]:
+        if self.game.name not in LOADED:
+            return super()._root(root, moves, depth)
+        if not self._compiled_iterations:
+            load_heuristics(self._work, self._killers, self._history, self.nodes, self.seldepth)
+            self._compiled_iterations = True
         bridge = self._bridge
         assert bridge is not None
         bridge.sync()
@@ -134,6 +163,8 @@ class CompiledAlphaBeta(AlphaBeta):
         return int(score), int(move)
 
     def _principal_variation(self, root: State, first: int, length: int) -> tuple[int, ...]:
+        if self.game.name not in LOADED:
+            return super()._principal_variation(root, first, length)
         line = np.empty(max(length, 1), dtype=np.int64)
         count = self.compiled.principal_variation(self._packed, first, length, self.table.cells,
                                                   self._moves, line)
@@ -142,6 +173,8 @@ class CompiledAlphaBeta(AlphaBeta):
     def _solve(self, root: State, stop: StopSignal, started: float,
                fallback: SearchReport) -> Generator[SearchReport, None, SearchReport]:
         """The compiled solver in place of `search.solver.Solver` (see AlphaBeta._solve)."""
+        if self.game.name not in LOADED:
+            return (yield from super()._solve(root, stop, started, fallback))
         bridge = self._bridge
         assert bridge is not None
         table = self.compiled.new_solver_table()

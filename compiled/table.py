@@ -20,7 +20,9 @@ from search.tt import (
     MAX_VALUE,
     VALUE_OFFSET,
     capacity_for,
+    pack,
     read_hash_file,
+    unpack_move,
     write_hash_file,
 )
 
@@ -137,9 +139,18 @@ class ArrayTable:
         return None
 
     def store(self, key: int, depth: int, bound: int, value: int, move: int | None) -> None:
-        """Record a search result, subject to the replacement rule."""
-        tt_store(self.cells, np.uint64(key), depth, bound, value,
-                 -1 if move is None else move, self.generation)
+        """Record a search result, subject to the replacement rule (in Python: the
+        reference search uses it before the compiled functions are loaded)."""
+        index = key & self.mask
+        slot = self.cells[index]
+        old_key, old = int(slot[0]), int(slot[1])
+        if old and old_key != key:
+            if (old >> 33) & 0xFF == self.generation and (old >> 24) & 0x7F > depth:
+                return
+        if move is None and old and old_key == key:
+            move = unpack_move(old)
+        slot[0] = key
+        slot[1] = pack(depth, bound, value, move, self.generation)
 
     def hashfull(self) -> int:
         """Per mille of the first thousand slots used by the current search or before."""

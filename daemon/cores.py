@@ -70,8 +70,23 @@ def perft(core: str, game: Game, state: State, depth: int) -> int:
     return reference_perft(state, depth)
 
 
-def warm(core: str, game: Game) -> None:
-    """Load (or compile, the first time) the compiled functions `game` searches with, so
-    that the first search does not pay for it. Nothing to do for the Python core."""
+def prepare(core: str, game: Game) -> None:
+    """Start loading `game`'s compiled functions in the background (see
+    `compiled.runtime`); its searches run on Python until they are loaded."""
     if effective(core, game) == COMPILED:
-        _runtime().warm(game)
+        _runtime().load_in_background(game)
+
+
+def wait_loaded(core: str, game: Game, timeout: float) -> None:
+    """Block up to `timeout` seconds while `game`'s compiled functions load."""
+    if effective(core, game) == COMPILED:
+        _runtime().wait_loaded(game, timeout)
+
+
+def loading(core: str, game: Game) -> bool:
+    """Whether `game`'s compiled searches still wait for their functions to load."""
+    if effective(core, game) != COMPILED:
+        return False
+    from compiled.driver import LOADED
+
+    return game.name not in LOADED

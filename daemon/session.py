@@ -53,6 +53,8 @@ GUARD_MS = 6
 SEARCH_MARGIN_MS = 12
 #: After `stop`, the loop waits this long for the search's own final report.
 STOP_GRACE_MS = 100
+#: `isready` waits at most this long (seconds) for the game's compiled code to load.
+LOAD_WAIT_S = 2.0
 #: With clocks (no movetime), the loop forces `bestmove` this long after the budget.
 CLOCK_GRACE_MS = 50
 
@@ -188,12 +190,15 @@ class Session:
                     self.write(attrs.evolve(spec, default=self.defaults[spec.name]).announce())
                 self.write("uciok")
             case c.IsReady():
+                if self.active is None and self.game is not None and cores.loading(self._core, self.game):
+                    # Ready means searching at full speed, unless loading takes long (a
+                    # cold cache compiles for seconds: searches start on Python then).
+                    await run_blocking(cores.wait_loaded, self._core, self.game, LOAD_WAIT_S)
                 self.write("readyok")
             case c.Games():
                 self.write("games " + " ".join(all_games()))
             case c.SetGame(game_name, params):
                 self._set_game(game_name, dict(params))
-                await self._warm_core()
             case c.NewGame():
                 self._require_game(name)
                 self.state = self.start
@@ -274,15 +279,12 @@ class Session:
             table = self._new_table(game)
         table = self.tables[game.name] = cores.adapt_table(self._core, game, table)
         self.searcher = cores.new_searcher(self._core, game, table, str(self.options["MultiPlayerSearch"]))
+        cores.prepare(self._core, game)
 
     @property
     def _core(self) -> str:
         return str(self.options["Core"])
 
-    async def _warm_core(self) -> None:
-        """Have the current game's compiled functions loaded before the first search."""
-        if self.game is not None:
-            await run_blocking(cores.warm, self._core, self.game)
 
     def _new_table(self, game: Game) -> TranspositionTable:
         return cores.new_table(self._core, game, int(self.options["Hash"]) << 20)
@@ -327,7 +329,6 @@ class Session:
                 raise ProtocolError(Code.BAD_VALUE, "setoption", f"Core compiled is not available: {missing}")
             self.options[spec.name] = parsed
             self._adopt_tables()
-            await self._warm_core()
         elif spec.name == "HashFile":
             if parsed and os.path.exists(str(parsed)):
                 await self._load_hash_file(str(parsed))
@@ -405,6 +406,8 @@ class Session:
         if self._winding_down is not None:
             await self._winding_down.wait()
             self._winding_down = None
+        if cores.loading(self._core, game):
+            self.write("info string compiled core still loading: searching on the Python core until it is ready")
         stop = StopSignal()
         active = ActiveSearch(state, limits, stop)
         if not active.pondering:

@@ -27,7 +27,7 @@ from compiled.core import (
     SELDEPTH,
     must_stop,
 )
-from compiled.clobber.kernels import MAX_MOVES, evaluate, key, legal_moves, margin, play, result
+from compiled.clobber.kernels import MAX_MOVES, MOVE_LIMIT, evaluate, key, legal_moves, margin, play, result
 from compiled.table import entry_bound, entry_depth, entry_move, entry_value, tt_probe, tt_store
 from search.core import INFINITY, MATE, MATE_BOUND, MAX_PLY
 from search.solver import ORDERING_MIN_MOVES, WINDOW_LIMIT
@@ -237,6 +237,23 @@ def principal_variation(s, first, length, cells, moves, line):
         seen[known] = position
         known += 1
     return count
+
+
+def warm(s) -> None:
+    """Call every entry point once from `s` (a position with moves), so that numba loads
+    them from its cache, or compiles them the first time."""
+    from compiled.core import STOP, new_work
+
+    moves = new_move_buffer()
+    cells = np.zeros((1 << 10, 2), dtype=np.uint64)
+    work = new_work(MOVE_LIMIT)
+    count = legal_moves(s, moves[0])
+    root_moves = moves[0, :count].copy()
+    root_iteration(s, root_moves, np.int64(2), cells, work, moves)
+    principal_variation(s, root_moves[0], np.int64(2), cells, moves, np.empty(2, dtype=np.int64))
+    perft(s, np.int64(2))
+    work[STOP] = 1
+    solve(s, -1, 1, new_solver_table(), work, moves)
 
 
 def new_solver_table() -> np.ndarray:

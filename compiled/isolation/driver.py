@@ -13,7 +13,7 @@ from typing import Iterator
 import numpy as np
 
 from compiled.core import ABORTED, GENERATION, HARD_ONLY, NODES, PARTIAL_MOVE, SELDEPTH, reset_work
-from compiled.driver import ControlBridge
+from compiled.driver import LOADED, ControlBridge, load_heuristics
 from compiled.isolation import kernels
 from compiled.isolation import search as compiled_search
 from compiled.table import ArrayTable
@@ -46,14 +46,23 @@ class CompiledMultiPlayerSearch(MultiPlayerSearch):
         self._work = compiled_search.new_search_work()
         self._bridge: ControlBridge | None = None
         self._packed: tuple | None = None
+        self._compiled_iterations = False
 
     def search(self, root: State, stop: StopSignal) -> Iterator[SearchReport]:
         reset_work(self._work)
         self._bridge = ControlBridge(stop, self._work)
+        self._compiled_iterations = False
         self._packed = kernels.pack(root)  # type: ignore[arg-type]
         yield from super().search(root, stop)
 
     def _root_search(self, root: State, depth: int) -> int:
+        # Until the compiled functions are loaded, the reference's iterations (see
+        # compiled.driver.CompiledAlphaBeta).
+        if "isolation" not in LOADED:
+            return super()._root_search(root, depth)
+        if not self._compiled_iterations:
+            load_heuristics(self._work, self._killers, self._history, self.nodes, self.seldepth)
+            self._compiled_iterations = True
         bridge = self._bridge
         assert bridge is not None
         bridge.sync()

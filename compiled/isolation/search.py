@@ -341,3 +341,13 @@ def maxn_root(s, depth, me, salt, cells, work):
     work[ABORTED] = 0
     v0, v1, v2 = _maxn(s, np.int64(depth), np.int64(0), me, work)
     return _utility(v0, v1, v2, me)
+
+
+def warm(s) -> None:
+    """Call every entry point once from `s` (a position with moves), so that numba loads
+    them from its cache, or compiles them the first time."""
+    cells = np.zeros((1 << 10, 2), dtype=np.uint64)
+    work = new_search_work()
+    for root in (paranoid_root, brs_root, maxn_root):
+        root(s, np.int64(2), to_move(s), np.uint64(0), cells, work)
+    perft(s, np.int64(2))

@@ -26,6 +26,13 @@ from search.tt import TranspositionTable  # noqa: E402
 SLOTS = 1 << 12
 
 
+@pytest.fixture(autouse=True, scope="module")
+def loaded() -> None:
+    from compiled import runtime
+
+    runtime.warm(GAME)
+
+
 def tables(slots: int = SLOTS) -> tuple[TranspositionTable, ArrayTable]:
     reference = TranspositionTable(GAME.name, GAME.key_scheme, slots * 96)
     compiled = ArrayTable(GAME.name, GAME.key_scheme, slots * 16)

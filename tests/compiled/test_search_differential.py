@@ -18,11 +18,17 @@ from search.alphabeta import AlphaBeta  # noqa: E402
 from search.limits import StopSignal  # noqa: E402
 from search.tt import TranspositionTable  # noqa: E402
 
-from compiled.driver import CompiledAlphaBeta, game_modules  # noqa: E402
+from compiled.driver import LOADED, CompiledAlphaBeta, game_modules  # noqa: E402
 from compiled import runtime  # noqa: E402
 
 GAMES = [name for name in TWO_PLAYER_GAMES if runtime.supports(find_game(name))]
 SLOTS = 1 << 16
+
+
+@pytest.fixture(autouse=True, scope="module")
+def loaded() -> None:
+    for name in GAMES:
+        runtime.warm(find_game(name))
 
 
 def tables(game):
@@ -104,6 +110,31 @@ def test_solver_proves_the_same_values(name: str) -> None:
         if checked == 3:
             break
     assert checked
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_a_search_started_before_loading_goes_on_compiled_identically(name: str) -> None:
+    """Iterations on the reference's code until the compiled functions are there, then
+    compiled ones from the reference's killers and history: the same search."""
+    game = find_game(name)
+    state = playout(game, 11, seed=3)
+    compiled_table, reference_table = tables(game)
+    depth = game.bench_depth + 1
+    expected = searched(AlphaBeta(game, reference_table), state, depth)
+    searcher = CompiledAlphaBeta(game, compiled_table)
+    stop = StopSignal()
+    stop.arm(None, None, depth)
+    LOADED.discard(name)
+    try:
+        reports = []
+        for report in searcher.search(state, stop):
+            reports.append((report.depth, report.score, report.pv, report.nodes, report.seldepth, report.margin))
+            if report.depth == 2:
+                LOADED.add(name)
+    finally:
+        LOADED.add(name)
+    assert searcher._compiled_iterations
+    assert reports == expected
 
 
 @pytest.mark.parametrize("name", GAMES)
