@@ -40,6 +40,11 @@ The kernel contract of a two-player game (`compiled/<game>/kernels.py`):
     solvable(s) -> bool           the reference game's `solvable(state)`
 All are `@njit(cache=True, nogil=True)`.
 
+Every function compiles for exactly one signature (the tests check it). Above all, a
+recursive function must be called with exactly the types of its own recursive calls,
+literals wrapped (`np.int64(0)`): numba's cache cannot reload a recursive function
+compiled for two signatures and crashes the process when it tries (numba issue 6061).
+
 Numba's cache does not notice a change in a module that a cached function calls, so the
 cache lives in a directory named after a digest of every source file it depends on
 (`compiled/` and `games/`): any change starts a fresh cache.
@@ -53,10 +58,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 _SOURCES = (ROOT, ROOT.parent / "games")
-
-#: Why the compiled core cannot be used in this process, or None when it can.
-missing_reason: str | None = None
-
 
 def source_digest() -> str:
     """A digest of every source file compiled code depends on."""
@@ -82,10 +83,20 @@ def cache_dir() -> Path:
     return root / source_digest()
 
 
-try:
-    import numba
-    import numpy  # noqa: F401
-except ImportError as error:  # pragma: no cover - depends on the installation
-    missing_reason = f"numba cannot be imported ({error})"
-else:
-    numba.config.CACHE_DIR = str(cache_dir())
+_configured: list[str | None] = []
+
+
+def configure() -> str | None:
+    """Import numba and point its cache at `cache_dir()` (once per process); returns why
+    the compiled core cannot run here, or None when it can. Every compiled module calls
+    it before it defines a compiled function."""
+    if not _configured:
+        try:
+            import numba
+            import numpy  # noqa: F401
+        except ImportError as error:  # depends on the installation
+            _configured.append(f"numba cannot be imported ({error})")
+        else:
+            numba.config.CACHE_DIR = str(cache_dir())
+            _configured.append(None)
+    return _configured[0]

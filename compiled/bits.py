@@ -7,12 +7,14 @@ helper here takes and returns fixed types so that a game's kernels compile once.
 
 from __future__ import annotations
 
-from llvmlite import ir
-from numba import njit, types
-from numba.core import cgutils
-from numba.extending import intrinsic
+import compiled
 
-import compiled  # noqa: F401  (sets the cache directory before anything compiles)
+compiled.configure()
+
+from llvmlite import ir  # noqa: E402
+from numba import njit, types  # noqa: E402
+from numba.core import cgutils  # noqa: E402
+from numba.extending import intrinsic  # noqa: E402
 
 
 @intrinsic

@@ -1,19 +1,22 @@
-"""What every compiled search shares: result codes, the control block polled for
-stopping, the search statistics block.
+"""What every compiled search shares: result codes and the work block.
 
-The control block is an int64 numpy array written by Python (any thread) and read by a
-running compiled search every POLL_MASK + 1 nodes:
+A compiled search keeps everything it carries between nodes and iterations in one int64
+numpy array, the work block, so that a recursive call passes one array rather than
+seven (numba passes each array as 7-9 machine words: measured, 40% of the node rate).
 
-    control[STOP]       non-zero: stop now
-    control[DEADLINE]   CLOCK_MONOTONIC nanoseconds after which the search stops, 0 none
-    control[MAX_NODES]  the node count at which the search stops, -1 none
-    control[BUDGET]     a node budget not yet turned into MAX_NODES (counted from the
-                        first poll after it is set), -1 none
-
-A stats block (int64 array) carries counters across the iterations of one search:
-stats[NODES], stats[SELDEPTH], and the running root iteration's best so far
-(stats[PARTIAL_MOVE], -1 none, and stats[PARTIAL_SCORE]); stats[ABORTED] is set when
-an iteration was stopped.
+    work[STOP]           non-zero: stop now                       written by Python,
+    work[DEADLINE]       CLOCK_MONOTONIC ns to stop at, 0 none    from any thread, and
+    work[MAX_NODES]      the node count to stop at, -1 none       polled every POLL + 1
+    work[BUDGET]         a node budget not yet counted (from the  nodes
+                         first poll after it is set), -1 none
+    work[NODES], work[SELDEPTH]              counters of the whole search
+    work[PARTIAL_MOVE], work[PARTIAL_SCORE]  the running root iteration's best so far
+                                             (move -1: none yet)
+    work[ABORTED]        set when an iteration or solver pass was stopped
+    work[GENERATION]     the transposition table's current generation
+    work[HARD_ONLY]      non-zero: only STOP ends the search (its first iteration)
+    work[KILLERS + 2 * ply + i], i = 0, 1    the killer moves of a ply, -1 none
+    work[HISTORY + move]                     the history score of a move
 """
 
 from __future__ import annotations
@@ -22,45 +25,49 @@ import numpy as np
 from numba import njit
 
 from compiled.bits import monotonic_ns
-from search.core import POLL_MASK
+from search.core import MAX_PLY, POLL_MASK
 
 #: `result(s)` of a position whose game goes on.
 ONGOING = 2
 
 STOP, DEADLINE, MAX_NODES, BUDGET = 0, 1, 2, 3
-CONTROL_SIZE = 4
+NODES, SELDEPTH, PARTIAL_MOVE, PARTIAL_SCORE, ABORTED = 4, 5, 6, 7, 8
+GENERATION, HARD_ONLY = 9, 10
+KILLERS = 11
+HISTORY = KILLERS + 2 * (MAX_PLY + 1)
 
-NODES, SELDEPTH, PARTIAL_MOVE, PARTIAL_SCORE, ABORTED = 0, 1, 2, 3, 4
-STATS_SIZE = 5
-
-#: Bitwise mask of the node counts at which a search polls its control block.
+#: Bitwise mask of the node counts at which a search polls its control slots.
 POLL = np.int64(POLL_MASK)
 
 
-def new_control() -> np.ndarray:
-    control = np.zeros(CONTROL_SIZE, dtype=np.int64)
-    control[MAX_NODES] = -1
-    control[BUDGET] = -1
-    return control
+def new_work(move_limit: int) -> np.ndarray:
+    """A work block for a game whose moves are below `move_limit`, reset (a search may
+    ask a larger `move_limit` for room of its own after the history table)."""
+    work = np.zeros(HISTORY + move_limit, dtype=np.int64)
+    reset_work(work)
+    return work
 
 
-def new_stats() -> np.ndarray:
-    stats = np.zeros(STATS_SIZE, dtype=np.int64)
-    stats[PARTIAL_MOVE] = -1
-    return stats
+def reset_work(work: np.ndarray) -> None:
+    """Ready `work` for a new search: no limits, no counts, no killers, no history."""
+    work.fill(0)
+    work[MAX_NODES] = -1
+    work[BUDGET] = -1
+    work[PARTIAL_MOVE] = -1
+    work[KILLERS:HISTORY] = -1
 
 
 @njit(cache=True, nogil=True)
-def must_stop(control, nodes, hard_only):
+def must_stop(work, nodes):
     """Whether a search that has visited `nodes` nodes must end now: the mirror of
-    `StopSignal.should_stop` (`hard_only`: of `StopSignal.stop_requested`)."""
-    if control[BUDGET] >= 0:
-        control[MAX_NODES] = nodes + control[BUDGET]
-        control[BUDGET] = -1
-    if control[STOP] != 0:
+    `StopSignal.should_stop` (with work[HARD_ONLY], of `StopSignal.stop_requested`)."""
+    if work[BUDGET] >= 0:
+        work[MAX_NODES] = nodes + work[BUDGET]
+        work[BUDGET] = -1
+    if work[STOP] != 0:
         return True
-    if hard_only:
+    if work[HARD_ONLY] != 0:
         return False
-    if control[DEADLINE] != 0 and monotonic_ns() >= control[DEADLINE]:
+    if work[DEADLINE] != 0 and monotonic_ns() >= work[DEADLINE]:
         return True
-    return control[MAX_NODES] >= 0 and nodes >= control[MAX_NODES]
+    return work[MAX_NODES] >= 0 and nodes >= work[MAX_NODES]

@@ -11,6 +11,7 @@ import signal
 import stat
 import sys
 
+from daemon import cores
 from daemon.session import Session
 from daemon.transport import StdoutSink, StreamSink, stdin_lines, stream_lines
 
@@ -32,7 +33,13 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
                         help="address to listen on with --tcp (default 127.0.0.1)")
     parser.add_argument("--log-level", default="info",
                         choices=("debug", "info", "warning", "error"), help="stderr log level")
+    parser.add_argument("--core", choices=cores.CORES, default=os.environ.get("ENGINE_CORE") or None,
+                        help="the search core of every session: compiled (numba; the default"
+                             " where numba imports) or python (the reference); default"
+                             " $ENGINE_CORE")
     args = parser.parse_args(argv)
+    if args.core is not None and args.core not in cores.CORES:
+        parser.error(f"ENGINE_CORE must be one of {', '.join(cores.CORES)}, got {args.core!r}")
     if args.tcp is not None and not 0 <= args.tcp <= 65535:
         parser.error(f"port out of range: {args.tcp}")
     return args
@@ -41,7 +48,8 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
 class Daemon:
     """The live sessions of the process, so that a signal can save their hash files."""
 
-    def __init__(self) -> None:
+    def __init__(self, core: str = cores.PYTHON) -> None:
+        self.core = core
         self.sessions: set[Session] = set()
         self.terminated = asyncio.Event()
 
@@ -53,7 +61,7 @@ class Daemon:
         self.terminated.set()
 
     async def serve_stdio(self) -> None:
-        session = Session(StdoutSink())
+        session = Session(StdoutSink(), self.core)
         self.sessions.add(session)
         try:
             script = stat.S_ISREG(os.fstat(sys.stdin.fileno()).st_mode)
@@ -73,7 +81,7 @@ class Daemon:
 
     async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         sink = StreamSink(writer)
-        session = Session(sink)
+        session = Session(sink, self.core)
         self.sessions.add(session)
         peer = writer.get_extra_info("peername")
         LOG.debug("session opened: %s", peer)
@@ -120,8 +128,14 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(stream=sys.stderr, level=args.log_level.upper(),
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     sys.setswitchinterval(SWITCH_INTERVAL)
+    missing = cores.compiled_missing()
+    if missing and args.core != cores.PYTHON:
+        print(f"engine: {missing}; searching with the Python core", file=sys.stderr)
+    core = args.core or cores.default_core()
+    if missing:
+        core = cores.PYTHON
     with asyncio.Runner(loop_factory=_loop_factory()) as runner:
-        code = runner.run(Daemon().main(args))
+        code = runner.run(Daemon(core).main(args))
     sys.stdout.flush()
     return code
 

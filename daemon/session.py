@@ -13,6 +13,9 @@ import os
 import time
 from typing import AsyncIterator, Callable, Protocol
 
+import attrs
+
+from daemon import cores
 from daemon.runner import SearchRun, run_blocking
 from daemon.transport import TooLong
 from games import all_games, find_game
@@ -31,12 +34,10 @@ from protocol.errors import Code, ProtocolError
 from protocol.format import format_bestmove, format_info, format_margin, format_perft
 from protocol.options import OPTIONS, find_option
 from protocol.parse import split_tokens, parse_line
-from search import new_searcher
 from search.alphabeta import AlphaBeta
 from search.core import SearchReport
 from search.limits import Limits, StopSignal, move_budget_ms
 from search.multiplayer import MultiPlayerSearch
-from search.perft import perft
 from search.tt import HashFileError, TranspositionTable, peek_game, unpack_move
 
 LOG = logging.getLogger("engine.session")
@@ -52,6 +53,8 @@ GUARD_MS = 6
 SEARCH_MARGIN_MS = 12
 #: After `stop`, the loop waits this long for the search's own final report.
 STOP_GRACE_MS = 100
+#: `isready` waits at most this long (seconds) for the game's compiled code to load.
+LOAD_WAIT_S = 2.0
 #: With clocks (no movetime), the loop forces `bestmove` this long after the budget.
 CLOCK_GRACE_MS = 50
 
@@ -100,14 +103,17 @@ class ActiveSearch:
 class Session:
     """The state and command handlers of one connection."""
 
-    def __init__(self, sink: Sink):
+    def __init__(self, sink: Sink, core: str = cores.PYTHON):
         self.sink = sink
         self.game: Game | None = None
         self.start: State | None = None
         self.state: State | None = None
-        self.options: dict[str, object] = {spec.name: spec.default for spec in OPTIONS}
+        #: The option values before any `setoption`: the specs', but `Core` the process's.
+        self.defaults: dict[str, object] = {spec.name: spec.default for spec in OPTIONS}
+        self.defaults["Core"] = core
+        self.options: dict[str, object] = dict(self.defaults)
         #: One transposition table per game the session has played, kept until `hash
-        #: clear` or `setoption name Hash`.
+        #: clear` or `setoption name Hash`; of the session's core (see daemon.cores).
         self.tables: dict[str, TranspositionTable] = {}
         self.searcher: AlphaBeta | MultiPlayerSearch | None = None
         self.active: ActiveSearch | None = None
@@ -181,9 +187,13 @@ class Session:
                 self.write(f"id name {ENGINE_NAME}")
                 self.write(f"id author {ENGINE_AUTHOR}")
                 for spec in OPTIONS:
-                    self.write(spec.announce())
+                    self.write(attrs.evolve(spec, default=self.defaults[spec.name]).announce())
                 self.write("uciok")
             case c.IsReady():
+                if self.active is None and self.game is not None and cores.loading(self._core, self.game):
+                    # Ready means searching at full speed, unless loading takes long (a
+                    # cold cache compiles for seconds: searches start on Python then).
+                    await run_blocking(cores.wait_loaded, self._core, self.game, LOAD_WAIT_S)
                 self.write("readyok")
             case c.Games():
                 self.write("games " + " ".join(all_games()))
@@ -203,7 +213,7 @@ class Session:
             case c.Perft(depth):
                 game, state = self._require_position(name)
                 started = time.monotonic()
-                nodes = await run_blocking(perft, state, depth)
+                nodes = await run_blocking(cores.perft, self._core, game, state, depth)
                 self.write(format_perft(depth, nodes, int((time.monotonic() - started) * 1000)))
             case c.Go():
                 await self._go(command, name, received)
@@ -266,11 +276,18 @@ class Session:
             return
         table = self.tables.get(game.name)
         if table is None:
-            table = self.tables[game.name] = self._new_table(game)
-        self.searcher = new_searcher(game, table, str(self.options["MultiPlayerSearch"]))
+            table = self._new_table(game)
+        table = self.tables[game.name] = cores.adapt_table(self._core, game, table)
+        self.searcher = cores.new_searcher(self._core, game, table, str(self.options["MultiPlayerSearch"]))
+        cores.prepare(self._core, game)
+
+    @property
+    def _core(self) -> str:
+        return str(self.options["Core"])
+
 
     def _new_table(self, game: Game) -> TranspositionTable:
-        return TranspositionTable(game.name, game.key_scheme, int(self.options["Hash"]) << 20)
+        return cores.new_table(self._core, game, int(self.options["Hash"]) << 20)
 
     def _set_position(self, board: tuple[str, ...], moves: tuple[str, ...], name: str) -> None:
         game = self._require_game(name)
@@ -304,6 +321,12 @@ class Session:
             self.tables.clear()
             self._adopt_tables()
         elif spec.name == "MultiPlayerSearch":
+            self.options[spec.name] = parsed
+            self._adopt_tables()
+        elif spec.name == "Core":
+            missing = cores.compiled_missing() if parsed == cores.COMPILED else None
+            if missing:
+                raise ProtocolError(Code.BAD_VALUE, "setoption", f"Core compiled is not available: {missing}")
             self.options[spec.name] = parsed
             self._adopt_tables()
         elif spec.name == "HashFile":
@@ -383,6 +406,8 @@ class Session:
         if self._winding_down is not None:
             await self._winding_down.wait()
             self._winding_down = None
+        if cores.loading(self._core, game):
+            self.write("info string compiled core still loading: searching on the Python core until it is ready")
         stop = StopSignal()
         active = ActiveSearch(state, limits, stop)
         if not active.pondering:

@@ -76,6 +76,8 @@ OPTIONS = (
     OptionSpec("Ponder", "check", False),
     OptionSpec("MoveOverhead", "spin", 10, 0, 5000),
     OptionSpec("MultiPlayerSearch", "combo", "paranoid", choices=ALGORITHMS),
+    # The process chooses the default: compiled where numba imports (daemon.cores).
+    OptionSpec("Core", "combo", "compiled", choices=("compiled", "python")),
 )
 
 _BY_NAME = {spec.name.lower(): spec for spec in OPTIONS}

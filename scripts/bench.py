@@ -1,8 +1,10 @@
-"""Engine benchmark: perft and search speed per game, the pinned bench node count,
-time to depth, and protocol latencies of the real engine while it searches.
+"""Engine benchmark: perft and search speed per game on both cores side by side, the
+pinned bench node count, time to depth, protocol latencies of the real engine while it
+searches, and the throughput of two sessions searching at once.
 
-Run it as `scripts/bench [--games clobber,...] [--samples N]`. It prints figures and
-exits non-zero when a game's bench node count differs from the pinned one.
+Run it as `scripts/bench [--games clobber,...] [--samples N] [--core compiled|python]`.
+It prints figures and exits non-zero when a game's bench node count differs from the
+pinned one on either core.
 """
 
 from __future__ import annotations
@@ -10,16 +12,24 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from daemon import cores  # noqa: E402
 from games import all_games, find_game  # noqa: E402
 from protocol.client import EngineClient  # noqa: E402
 from search.bench import run_bench  # noqa: E402
 from search.perft import perft  # noqa: E402
+from search.tt import capacity_for  # noqa: E402
+
+COMPILED = cores.compiled_missing() is None
+if COMPILED:
+    from compiled import runtime  # noqa: E402
+    from compiled.table import SLOT_BYTES  # noqa: E402
 
 def percentiles(samples: list[float]) -> str:
     ordered = sorted(samples)
@@ -31,32 +41,70 @@ def percentiles(samples: list[float]) -> str:
             f"p99 {at(0.99) * 1000:.2f} ms  max {ordered[-1] * 1000:.2f} ms  (n={len(ordered)})")
 
 
+def same_slots_table(name: str, key_scheme: int, memory_bytes: int):
+    """A compiled table with as many slots as the reference's for `memory_bytes`, so
+    that both cores replace the same entries and count the same bench nodes. Its memory
+    is touched here, as the reference's list is filled when it is made: the bench times
+    searching, not the page faults of a new table."""
+    table = runtime.ArrayTable(name, key_scheme, capacity_for(memory_bytes) * SLOT_BYTES)
+    table.cells.fill(0)
+    return table
+
+
 def bench_speed(name: str) -> bool:
-    """Print perft and search speed; returns whether the bench node count is as pinned."""
+    """Print perft and search speed of both cores; returns whether the bench node count
+    is as pinned on both."""
     game = find_game(name)
     depth = game.bench_perft_depth
     start = game.initial_state({})
     started = time.perf_counter()
     nodes = perft(start, depth)
     seconds = time.perf_counter() - started
-    print(f"{name}: perft {depth}: {nodes} nodes in {seconds:.2f} s, {nodes / seconds:,.0f} nodes/s")
+    line = f"{name}: perft {depth}: {nodes} leaves; python {nodes / seconds:,.0f} leaves/s"
+    fast = None
+    if COMPILED and runtime.supports(game):
+        runtime.perft(game, start, 1)
+        started = time.perf_counter()
+        same = runtime.perft(game, start, depth) == nodes
+        fast = time.perf_counter() - started
+        line += f", compiled {nodes / fast:,.0f} leaves/s ({seconds / fast:.0f}x){'' if same else ' MISMATCH'}"
+    print(line)
     result = run_bench(game)
-    pinned = "as pinned" if result.nodes == game.bench_nodes else f"PINNED {game.bench_nodes}"
-    print(f"{name}: bench depth {game.bench_depth} over {len(game.bench_positions)} positions:"
-          f" {result.nodes} nodes ({pinned}) in {result.seconds:.2f} s, {result.nps:,.0f} nodes/s")
-    return result.nodes == game.bench_nodes
+    pinned = result.nodes == game.bench_nodes
+    line = (f"{name}: bench depth {game.bench_depth} x {len(game.bench_positions)} positions: "
+            f"{result.nodes} nodes ({'as pinned' if pinned else f'PINNED {game.bench_nodes}'});"
+            f" python {result.nps:,.0f} nodes/s")
+    if fast is not None:
+        run_bench(game, depth=1, new_table=same_slots_table, searcher=runtime.new_searcher)
+        compiled = run_bench(game, new_table=same_slots_table, searcher=runtime.new_searcher)
+        same = compiled.nodes == result.nodes
+        pinned &= same
+        line += (f", compiled {compiled.nps:,.0f} nodes/s ({compiled.nps / result.nps:.0f}x)"
+                 f"{'' if same else f' NODES {compiled.nodes}'}")
+    print(line)
+    if fast is not None:
+        # Short searches are dominated by the per-iteration Python work around the
+        # compiled code; deeper ones show the compiled search's own rate.
+        depth = game.bench_depth
+        deep = compiled
+        while deep.seconds < 1.0 and depth < game.bench_depth + 8:
+            depth += 1
+            deep = run_bench(game, depth=depth, new_table=same_slots_table, searcher=runtime.new_searcher)
+        print(f"{name}: compiled bench at depth {depth}: {deep.nodes} nodes in {deep.seconds:.2f} s,"
+              f" {deep.nps:,.0f} nodes/s")
+    return pinned
 
 
-async def bench_protocol(name: str, samples: int) -> None:
+async def bench_protocol(name: str, samples: int, core: str) -> None:
     """Time to depth, isready/stop latency during search and movetime accuracy."""
-    engine = await EngineClient.spawn([sys.executable, "-m", "daemon.main"])
+    engine = await EngineClient.spawn([sys.executable, "-m", "daemon.main", "--core", core])
     try:
         await engine.send(f"setgame {name}")
         await engine.ready()
         answer = await engine.bestmove("go depth 64 movetime 3000")
         times = [(int(info.split(" depth ")[1].split()[0]), int(info.split(" time ")[1].split()[0]))
                  for info in answer.infos[:-1]]
-        print(f"{name}: time to depth from the start: "
+        print(f"{name}: {core} core: time to depth from the start: "
               + ", ".join(f"d{depth} {ms} ms" for depth, ms in times))
 
         await engine.send("go infinite")
@@ -90,18 +138,54 @@ async def bench_protocol(name: str, samples: int) -> None:
         await engine.close()
 
 
+async def bench_sessions(name: str, core: str, seconds: float = 3.0) -> None:
+    """Nodes per second of one session, then of two sessions of one daemon searching at
+    once (over TCP), from the start position."""
+    server = subprocess.Popen([sys.executable, "-m", "daemon.main", "--core", core, "--tcp", "0",
+                               "--log-level", "info"], stderr=subprocess.PIPE, text=True)
+    try:
+        port = None
+        while port is None:
+            line = server.stderr.readline()
+            if not line:
+                raise RuntimeError("the engine did not start")
+            if "listening on" in line:
+                port = int(line.rsplit(":", 1)[1])
+        clients = [await EngineClient.connect("127.0.0.1", port) for _ in range(2)]
+        for client in clients:
+            await client.send(f"setgame {name}")
+            await client.ready(timeout=120)
+
+        async def searched(client: EngineClient) -> int:
+            answer = await client.bestmove(f"go movetime {int(seconds * 1000)}")
+            return int(answer.infos[-1].split(" nodes ")[1].split()[0])
+
+        one = await searched(clients[0]) / seconds
+        both = sum(await asyncio.gather(*(searched(client) for client in clients))) / seconds
+        print(f"{name}: {core} core: one session {one:,.0f} nodes/s, two at once {both:,.0f}"
+              f" nodes/s ({both / one:.2f}x)")
+        for client in clients:
+            await client.close()
+    finally:
+        server.terminate()
+        server.wait()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", default=",".join(all_games()),
                         help="comma-separated games (default: all)")
     parser.add_argument("--samples", type=int, default=200, help="isready samples per game")
     parser.add_argument("--no-protocol", action="store_true", help="skip the engine process part")
+    parser.add_argument("--core", choices=cores.CORES, default=cores.default_core(),
+                        help="the engine's core in the protocol part (default: %(default)s)")
     args = parser.parse_args()
     pinned = True
     for name in args.games.split(","):
         pinned &= bench_speed(name)
         if not args.no_protocol:
-            asyncio.run(bench_protocol(name, args.samples))
+            asyncio.run(bench_protocol(name, args.samples, args.core))
+            asyncio.run(bench_sessions(name, args.core))
     return 0 if pinned else 1
 
 

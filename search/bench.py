@@ -28,17 +28,20 @@ class BenchResult:
         return self.nodes / self.seconds if self.seconds else 0.0
 
 
-def run_bench(game: Game, depth: int | None = None) -> BenchResult:
-    """Search every bench position of `game` to `depth` (default: its bench depth)."""
+def run_bench(game: Game, depth: int | None = None, new_table=TranspositionTable,
+              searcher=new_searcher) -> BenchResult:
+    """Search every bench position of `game` to `depth` (default: its bench depth), each
+    with a fresh table; `new_table(name, key_scheme, bytes)` and `searcher(game, table)`
+    choose the core (default: the reference)."""
     total = 0
     elapsed = 0.0
     for text in game.bench_positions:
         state = game.parse_board(text.split())
-        table = TranspositionTable(game.name, game.key_scheme, BENCH_HASH_BYTES)
+        table = new_table(game.name, game.key_scheme, BENCH_HASH_BYTES)
         stop = StopSignal()
         stop.arm(None, None, depth or game.bench_depth)
         started = time.perf_counter()
-        final = list(new_searcher(game, table).search(state, stop))[-1]
+        final = list(searcher(game, table).search(state, stop))[-1]
         elapsed += time.perf_counter() - started
         total += final.nodes
     return BenchResult(total, elapsed)

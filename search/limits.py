@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import Callable
 
 import attrs
 
@@ -66,10 +67,12 @@ class StopSignal:
     `stop()` and `arm()` may be called from any thread; the search calls
     `should_stop(nodes)` every few dozen nodes and reads `max_depth` between iterations.
     A pondering search starts unarmed (no bound but `stop`) and is armed at ponderhit,
-    when its limits start counting.
+    when its limits start counting. Listeners (`listen`) are called after every `stop()`
+    and `arm()`, in the caller's thread: a compiled search mirrors the signal into the
+    control block it polls.
     """
 
-    __slots__ = ("_event", "deadline", "max_nodes", "max_depth", "_node_budget")
+    __slots__ = ("_event", "deadline", "max_nodes", "max_depth", "_node_budget", "_listeners")
 
     def __init__(self) -> None:
         self._event = threading.Event()
@@ -80,15 +83,35 @@ class StopSignal:
         #: the last iteration depth to start, or None.
         self.max_depth: int | None = None
         self._node_budget: int | None = None
+        self._listeners: list[Callable[[], None]] = []
+
+    def listen(self, listener: Callable[[], None]) -> None:
+        """Call `listener()` after every later `stop()` or `arm()`."""
+        self._listeners.append(listener)
+
+    @property
+    def pending_node_budget(self) -> int | None:
+        """A node budget armed but not yet counted from a node count (see `count_budget`)."""
+        return self._node_budget
+
+    def count_budget(self, nodes: int) -> None:
+        """Start counting a pending node budget at `nodes` (the first poll after `arm`)."""
+        if self._node_budget is not None:
+            self.max_nodes = nodes + self._node_budget
+            self._node_budget = None
 
     def arm(self, deadline: float | None, node_budget: int | None, max_depth: int | None) -> None:
         """Apply limits from now on: a deadline, a number of further nodes, a depth."""
         self.max_depth = max_depth
         self._node_budget = node_budget
         self.deadline = deadline
+        for listener in self._listeners:
+            listener()
 
     def stop(self) -> None:
         self._event.set()
+        for listener in self._listeners:
+            listener()
 
     @property
     def stopped(self) -> bool:
@@ -96,18 +119,14 @@ class StopSignal:
 
     def stop_requested(self, nodes: int) -> bool:
         """Whether `stop()` was called; limits aside (same signature as should_stop)."""
-        if self._node_budget is not None:
-            self.max_nodes = nodes + self._node_budget
-            self._node_budget = None
+        self.count_budget(nodes)
         return self._event.is_set()
 
     def should_stop(self, nodes: int) -> bool:
         """Whether the search must end now, having visited `nodes` nodes."""
         if self._event.is_set():
             return True
-        if self._node_budget is not None:
-            self.max_nodes = nodes + self._node_budget
-            self._node_budget = None
+        self.count_budget(nodes)
         deadline = self.deadline
         if deadline is not None and time.monotonic() >= deadline:
             return True

@@ -51,10 +51,10 @@ class HashFileError(Exception):
         self.kind = kind
 
 
-def capacity_for(memory_bytes: int) -> int:
+def capacity_for(memory_bytes: int, entry_bytes: int = ENTRY_BYTES) -> int:
     """The largest power-of-two slot count whose entries fit in `memory_bytes`."""
     slots = 1
-    while slots * 2 * ENTRY_BYTES <= memory_bytes:
+    while slots * 2 * entry_bytes <= memory_bytes:
         slots *= 2
     return slots
 
@@ -114,37 +114,11 @@ class TranspositionTable:
         return sum(1 for key in self.keys if key is not None)
 
     def save(self, path: str) -> int:
-        """Write every entry to `path` atomically; returns the number written.
-
-        The file is written beside `path` under a temporary name, synced, then renamed
-        over `path`, so a crash never leaves a half-written table. Raises HashFileError.
-        """
-        name = self.game.encode()
-        body = bytearray()
-        count = 0
-        for key, data in zip(self.keys, self.data):
-            if key is not None:
-                body += _ENTRY.pack(key, data)
-                count += 1
-        blob = (
-            _HEADER.pack(FILE_MAGIC, FILE_VERSION, self.key_scheme, count)
-            + bytes([len(name)]) + name + bytes(body)
-        )
-        blob += struct.pack("<I", zlib.crc32(blob))
-        temporary = f"{path}.tmp{os.getpid()}"
-        try:
-            with open(temporary, "wb") as handle:
-                handle.write(blob)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(temporary, path)
-        except OSError as error:
-            try:
-                os.unlink(temporary)
-            except OSError:
-                pass
-            raise HashFileError("io", f"cannot write {quote(path)}: {error.strerror}") from None
-        return count
+        """Write every entry to `path` atomically (see `write_hash_file`); returns the
+        number written. Raises HashFileError."""
+        pairs = self.pairs()
+        write_hash_file(path, self.game, self.key_scheme, pairs)
+        return len(pairs)
 
     def load(self, path: str) -> int:
         """Replace the table's contents with the entries of `path`; returns their count.
@@ -154,10 +128,41 @@ class TranspositionTable:
         """
         entries = read_hash_file(path, self.game, self.key_scheme)
         self.clear()
-        for key, data in entries:
+        self.absorb(entries)
+        return len(entries)
+
+    def pairs(self) -> list[tuple[int, int]]:
+        """Every (key, packed entry) held."""
+        return [(key, data) for key, data in zip(self.keys, self.data) if key is not None]
+
+    def absorb(self, pairs: list[tuple[int, int]]) -> None:
+        """Store (key, packed entry) pairs, as from a hash file or another table."""
+        for key, data in pairs:
             self.store(key, (data >> 24) & 0x7F, (data >> 31) & 0x3, (data & 0xFFFFFF) - VALUE_OFFSET,
                        unpack_move(data))
-        return len(entries)
+
+
+def write_hash_file(path: str, game: str, key_scheme: int, pairs: list[tuple[int, int]]) -> None:
+    """Write (key, packed entry) pairs as a hash file of `game`, atomically: the file is
+    written beside `path` under a temporary name, synced, then renamed over `path`, so a
+    crash never leaves a half-written table. Raises HashFileError("io")."""
+    name = game.encode()
+    body = b"".join(_ENTRY.pack(key, data) for key, data in pairs)
+    blob = _HEADER.pack(FILE_MAGIC, FILE_VERSION, key_scheme, len(pairs)) + bytes([len(name)]) + name + body
+    blob += struct.pack("<I", zlib.crc32(blob))
+    temporary = f"{path}.tmp{os.getpid()}"
+    try:
+        with open(temporary, "wb") as handle:
+            handle.write(blob)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except OSError as error:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise HashFileError("io", f"cannot write {quote(path)}: {error.strerror}") from None
 
 
 def read_hash_file(path: str, game: str, key_scheme: int) -> list[tuple[int, int]]:

@@ -22,6 +22,14 @@ os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.g
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--runslow", action="store_true", help="also run the slow exhaustive checks")
+    parser.addoption("--core", choices=("compiled", "python"),
+                     help="the search core of the engines the tests start (default: the engine's)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    core = config.getoption("--core")
+    if core:
+        os.environ["ENGINE_CORE"] = core
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -34,7 +34,7 @@ def test_uci_handshake_and_games() -> None:
             lines = await engine.ask("uci", "uciok")
             assert lines[0].startswith("id name ") and lines[1].startswith("id author ")
             options = [line for line in lines if line.startswith("option name ")]
-            assert [line.split()[2] for line in options] == ["Hash", "HashFile", "Ponder", "MoveOverhead", "MultiPlayerSearch"]
+            assert [line.split()[2] for line in options] == ["Hash", "HashFile", "Ponder", "MoveOverhead", "MultiPlayerSearch", "Core"]
             assert "option name Hash type spin default 16 min 1 max 4096" in options
             assert (await engine.ask("games", "games")) == ["games " + " ".join(all_games())]
             assert await engine.ready() == []
@@ -118,6 +118,8 @@ def test_go_reports_info_and_a_legal_bestmove() -> None:
             assert answer.ponder in {CLOBBER.format_move(after, m) for m in after.legal_moves()}
             depths = []
             for info in answer.infos:
+                if info.startswith("info string "):
+                    continue
                 tokens = info.split()
                 fields = {tokens[i]: tokens[i + 1] for i in range(1, len(tokens) - 1)
                           if tokens[i] in ("depth", "seldepth", "nodes", "nps", "time", "hashfull")}
@@ -326,9 +328,9 @@ def test_sigterm_saves_the_hash_file(tmp_path) -> None:
     path = tmp_path / "term.hash"
     process = subprocess.Popen(engine_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                stderr=subprocess.DEVNULL)
-    process.stdin.write(f"setgame clobber\nsetoption name HashFile value {path}\ngo depth 2\nisready\n".encode())
+    process.stdin.write(f"setgame clobber\nsetoption name HashFile value {path}\ngo depth 2\n".encode())
     process.stdin.flush()
-    while not process.stdout.readline().startswith(b"readyok"):
+    while not process.stdout.readline().startswith(b"bestmove"):
         pass
     os.kill(process.pid, signal.SIGTERM)
     assert process.wait(10) == 0

@@ -1,0 +1,1 @@
+"""Clobber compiled with numba: the kernels of `games.clobber`."""

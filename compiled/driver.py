@@ -1,0 +1,220 @@
+"""The Python side of a compiled search: the same generator of reports as the reference
+searcher, each iteration (or solver pass) run by compiled code with the GIL released.
+
+`CompiledAlphaBeta` is `search.alphabeta.AlphaBeta` with its root iteration and its
+solver replaced by the compiled ones of the game's generated `search` module; iterative
+deepening, the stop rules between iterations, the reports and the principal variation
+stay the reference's code. `ControlBridge` mirrors a `StopSignal` into the control
+block that the compiled search polls.
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+from types import ModuleType
+from typing import Generator, Iterator
+
+import attrs
+import numpy as np
+
+from compiled.core import (
+    ABORTED,
+    BUDGET,
+    DEADLINE,
+    GENERATION,
+    HARD_ONLY,
+    HISTORY,
+    KILLERS,
+    MAX_NODES,
+    NODES,
+    PARTIAL_MOVE,
+    PARTIAL_SCORE,
+    SELDEPTH,
+    STOP,
+    new_work,
+    reset_work,
+)
+from compiled.table import ArrayTable
+from games.base import Game, State
+from search.alphabeta import AlphaBeta
+from search.core import MATE, Aborted, SearchReport
+from search.limits import StopSignal
+from search.solver import WINDOW_LIMIT
+
+
+#: The games whose compiled functions are loaded in this process (`runtime.warm`). A
+#: compiled searcher of another game runs the reference's code until its game is here.
+LOADED: set[str] = set()
+
+#: The solver table holds keys as int64 bit patterns.
+_KEY_BITS = (1 << 64) - 1
+
+
+def game_modules(name: str) -> tuple[ModuleType, ModuleType]:
+    """The compiled kernels and search modules of the game called `name`; raises
+    ImportError when the game has no compiled core."""
+    return (importlib.import_module(f"compiled.{name}.kernels"),
+            importlib.import_module(f"compiled.{name}.search"))
+
+
+class ControlBridge:
+    """Keeps the control slots of a work block (`compiled.core`) in step with a
+    StopSignal.
+
+    The signal's `stop()` and `arm()` write through at once (from any thread); between
+    compiled calls, `sync` copies the signal's whole state and `settle` hands back a node
+    budget that the compiled side started counting.
+    """
+
+    def __init__(self, stop: StopSignal, work: np.ndarray):
+        self.stop = stop
+        self.control = work
+        stop.listen(self._update)
+        self._update()
+
+    def _update(self) -> None:
+        control, stop = self.control, self.stop
+        deadline = stop.deadline
+        control[DEADLINE] = 0 if deadline is None else max(1, int(deadline * 1_000_000_000))
+        budget = stop.pending_node_budget
+        if budget is not None:
+            control[BUDGET] = budget
+        else:
+            # Counted already (by the signal between iterations): not to count again.
+            control[BUDGET] = -1
+            control[MAX_NODES] = -1 if stop.max_nodes is None else stop.max_nodes
+        control[STOP] = 1 if stop.stopped else 0
+
+    def sync(self) -> None:
+        """Copy the signal into the control block (before a compiled call)."""
+        self._update()
+
+    def settle(self) -> None:
+        """After a compiled call: a budget the compiled side counted is counted here too."""
+        control = self.control
+        if self.stop.pending_node_budget is not None and control[BUDGET] < 0 <= control[MAX_NODES]:
+            self.stop.count_budget(int(control[MAX_NODES]) - self.stop.pending_node_budget)
+
+
+def load_heuristics(work: np.ndarray, killers: list[list[int | None]], history: dict[int, int],
+                    nodes: int, seldepth: int) -> None:
+    """Carry the reference searcher's killers, history and counters into a work block,
+    where a search that ran its first iterations on the reference goes on compiled."""
+    for ply, (first, second) in enumerate(killers):
+        work[KILLERS + 2 * ply] = -1 if first is None else first
+        work[KILLERS + 2 * ply + 1] = -1 if second is None else second
+    for move, score in history.items():
+        work[HISTORY + move] = score
+    work[NODES] = nodes
+    work[SELDEPTH] = seldepth
+
+
+class CompiledAlphaBeta(AlphaBeta):
+    """`AlphaBeta` over the compiled core: the same nodes, scores and moves, faster.
+
+    Until the game's compiled functions are loaded (`LOADED`), its iterations run the
+    reference's code on the same table; from the first iteration after, compiled code,
+    with the reference's killers and history carried over, so the search is the same.
+    Needs an `ArrayTable`; raises ValueError like `AlphaBeta` and ImportError when the
+    game has no compiled core.
+    """
+
+    def __init__(self, game: Game, table: ArrayTable):
+        super().__init__(game, table)
+        if not isinstance(table, ArrayTable):
+            raise ValueError("the compiled search needs an ArrayTable")
+        self.kernels, self.compiled = game_modules(game.name)
+        self._work = new_work(self.kernels.MOVE_LIMIT)
+        self._moves = self.compiled.new_move_buffer()
+        self._bridge: ControlBridge | None = None
+        self._packed: tuple | None = None
+        self._compiled_iterations = False
+
+    def search(self, root: State, stop: StopSignal) -> Iterator[SearchReport]:
+        reset_work(self._work)
+        self._bridge = ControlBridge(stop, self._work)
+        self._packed = self.kernels.pack(root)
+        self._compiled_iterations = False
+        yield from super().search(root, stop)
+
+    def _root(self, root: State, moves: list[int], depth: int) -> tuple[int, int]:
+        if self.game.name not in LOADED:
+            return super()._root(root, moves, depth)
+        if not self._compiled_iterations:
+            load_heuristics(self._work, self._killers, self._history, self.nodes, self.seldepth)
+            self._compiled_iterations = True
+        bridge = self._bridge
+        assert bridge is not None
+        bridge.sync()
+        work = self._work
+        # The first iteration answers only to `stop` (see AlphaBeta._deepen).
+        work[HARD_ONLY] = self._poll != bridge.stop.should_stop
+        work[GENERATION] = self.table.generation
+        score, move = self.compiled.root_iteration(
+            self._packed, np.array(moves, dtype=np.int64), depth, self.table.cells, work, self._moves)
+        bridge.settle()
+        self.nodes = int(work[NODES])
+        self.seldepth = int(work[SELDEPTH])
+        if work[ABORTED]:
+            partial = int(work[PARTIAL_MOVE])
+            self._partial = None if partial < 0 else (partial, int(work[PARTIAL_SCORE]))
+            raise Aborted
+        return int(score), int(move)
+
+    def _principal_variation(self, root: State, first: int, length: int) -> tuple[int, ...]:
+        if self.game.name not in LOADED:
+            return super()._principal_variation(root, first, length)
+        line = np.empty(max(length, 1), dtype=np.int64)
+        count = self.compiled.principal_variation(self._packed, first, length, self.table.cells,
+                                                  self._moves, line)
+        return tuple(line[:count].tolist())
+
+    def _solve(self, root: State, stop: StopSignal, started: float,
+               fallback: SearchReport) -> Generator[SearchReport, None, SearchReport]:
+        """The compiled solver in place of `search.solver.Solver` (see AlphaBeta._solve)."""
+        if self.game.name not in LOADED:
+            return (yield from super()._solve(root, stop, started, fallback))
+        bridge = self._bridge
+        assert bridge is not None
+        table = self.compiled.new_solver_table()
+        work = self._work
+        work[HARD_ONLY] = 0
+        last = fallback
+        for alpha, beta in ((-1, 1), (-WINDOW_LIMIT, WINDOW_LIMIT)):
+            bridge.sync()
+            value = int(self.compiled.solve(self._packed, alpha, beta, table, work, self._moves))
+            bridge.settle()
+            if work[ABORTED]:
+                break
+            line = self._solver_line(root, table)
+            exact = alpha < value < beta
+            score = 0 if value == 0 else (MATE - len(line)) * (1 if value > 0 else -1)
+            last = SearchReport(
+                depth=len(line), seldepth=len(line), score=score, nodes=int(work[NODES]),
+                elapsed_ms=int((time.monotonic() - started) * 1000),
+                hashfull=self.table.hashfull(), pv=tuple(line),
+                margin=value if exact else None,
+            )
+            yield last
+        return attrs.evolve(last, nodes=int(work[NODES]), final=True,
+                            elapsed_ms=int((time.monotonic() - started) * 1000))
+
+    def _solver_line(self, root: State, table: np.ndarray, limit: int = 128) -> list[int]:
+        """The moves the solver's table holds as best from `root` on, while legal."""
+        search = self.compiled
+        line: list[int] = []
+        state = root
+        seen = {state.key}
+        while len(line) < limit:
+            slot = table[state.key & (len(table) - 1)]
+            move = int(slot[search.S_MOVE])
+            if (int(slot[search.S_KEY]) & _KEY_BITS != state.key or move < 0
+                    or move not in state.legal_moves()):
+                break
+            line.append(move)
+            state = state.play(move)
+            if state.key in seen:
+                break
+            seen.add(state.key)
+        return line

@@ -1,0 +1,1 @@
+"""Lines of Action compiled with numba: the kernels mirroring `games.loa`."""

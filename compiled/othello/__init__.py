@@ -1,0 +1,1 @@
+"""Othello compiled with numba: the kernels of `games.othello`."""

@@ -1,0 +1,80 @@
+"""The `Core` option through the real engine: both cores answer the same search with the
+same nodes, score and line; tables and hash files pass from one core to the other; the
+option and `--core` refuse what they cannot do."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from tests.conftest import StdioEngine, engine_command, run
+
+pytest.importorskip("numba")
+
+
+def search_lines(lines: list[str]) -> list[str]:
+    """The info lines without their timing fields (time, nps), which vary."""
+    kept = []
+    for line in lines:
+        if line.startswith("info depth"):
+            tokens = line.split()
+            fields = dict(zip(tokens[1::2], tokens[2::2]))
+            kept.append(" ".join(f"{key} {fields[key]}" for key in ("depth", "score", "nodes") if key in fields)
+                        + " pv " + line.split(" pv ")[1])
+        elif line.startswith("bestmove"):
+            kept.append(line)
+    return kept
+
+
+@pytest.mark.parametrize("game", ["clobber", "othello", "loa", "abalone", "isolation"])
+def test_both_cores_search_the_same_tree(game: str) -> None:
+    async def scenario():
+        async with StdioEngine() as engine:
+            options = await engine.ask("uci", "uciok")
+            assert "option name Core type combo default compiled var compiled var python" in options
+            results = {}
+            for core in ("compiled", "python"):
+                await engine.send(f"setoption name Core value {core}")
+                await engine.send(f"setgame {game}")
+                await engine.send("hash clear")
+                results[core] = search_lines(await engine.ask("go depth 3", "bestmove"))
+            assert results["compiled"] == results["python"] and results["python"]
+    run(scenario())
+
+
+def test_tables_and_hash_files_cross_cores(tmp_path) -> None:
+    path = tmp_path / "clobber.hash"
+
+    async def scenario():
+        async with StdioEngine() as engine:
+            await engine.send("setgame clobber")
+            await engine.ask("go depth 4", "bestmove")
+            saved = await engine.ask(f"hash save {path}", "info string hash saved")
+            count = int(saved[-1].split()[4])
+            await engine.send("setoption name Core value python")
+            moved = await engine.ask("hash clear", "info string hash cleared")
+            # The python table has a sixth of the slots for the same Hash: some collide.
+            assert 0.9 * count <= int(moved[-1].split()[4]) <= count
+            loaded = await engine.ask(f"hash load {path}", "info string hash loaded")
+            assert int(loaded[-1].split()[4]) == count
+            await engine.send("setoption name Core value compiled")
+            again = await engine.ask(f"hash load {path}", "info string hash loaded")
+            assert int(again[-1].split()[4]) == count
+            assert (await engine.bestmove("go depth 4")).move
+    run(scenario())
+
+
+def test_bad_core_values_are_refused() -> None:
+    async def scenario():
+        async with StdioEngine("--core", "python") as engine:
+            options = await engine.ask("uci", "uciok")
+            assert "option name Core type combo default python var compiled var python" in options
+            reply = await engine.ask("setoption name Core value fast", "error")
+            assert reply[-1].startswith("error bad-value setoption Core must be one of compiled, python")
+            await engine.send("setgame othello")
+            assert (await engine.bestmove("go depth 2")).move
+    run(scenario())
+    failed = subprocess.run([*engine_command(), "--core", "quick"], capture_output=True, text=True,
+                            stdin=subprocess.DEVNULL, timeout=60)
+    assert failed.returncode == 2 and "invalid choice: 'quick'" in failed.stderr
