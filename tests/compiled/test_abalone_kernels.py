@@ -20,9 +20,8 @@ pytest.importorskip("numba")
 import numpy as np  # noqa: E402
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
-from numba import njit  # noqa: E402
 
-from compiled.abalone import kernels  # noqa: E402
+from compiled.abalone import kernels, search as compiled_search  # noqa: E402
 from compiled.core import ONGOING  # noqa: E402
 from games.abalone.fixtures import BENCH_POSITIONS  # noqa: E402
 from games.abalone.hexboard import CELLS, MARBLES, MAX_PLIES, WIDTH, WINNING_SCORE  # noqa: E402
@@ -31,24 +30,8 @@ from search.perft import perft as reference_perft  # noqa: E402
 from tests.test_abalone import board, corner, neighbour  # noqa: E402
 
 
-@njit(cache=True, nogil=True)
-def _perft(s, depth, buffers):
-    """Leaf count at `depth` plies, `buffers[depth]` holding the moves of this ply."""
-    if depth <= 0:
-        return 1
-    out = buffers[depth]
-    n = kernels.legal_moves(s, out)
-    if depth == 1:
-        return n
-    total = 0
-    for i in range(n):
-        total += _perft(kernels.play(s, out[i]), depth - 1, buffers)
-    return total
-
-
 def compiled_perft(state, depth: int) -> int:
-    buffers = np.zeros((depth + 1, kernels.MAX_MOVES), dtype=np.int64)
-    return _perft(kernels.pack(state), depth, buffers)
+    return int(compiled_search.perft(kernels.pack(state), np.int64(depth)))
 
 
 def sign(value: int) -> int:
@@ -56,6 +39,11 @@ def sign(value: int) -> int:
 
 
 _OUT = np.zeros(kernels.MAX_MOVES, dtype=np.int64)
+
+
+KERNELS = (kernels.legal_moves, kernels.play, kernels.key, kernels.to_move, kernels.result,
+           kernels.margin, kernels.evaluate, kernels.solvable, kernels.generate_moves,
+           kernels.has_move)
 
 
 def check(state, children: bool = True) -> list[int]:
@@ -80,7 +68,10 @@ def check(state, children: bool = True) -> list[int]:
     assert kernels.solvable(s) == GAME.solvable(state)
     if children:
         for move in moves:
-            assert kernels.unpack(kernels.play(s, move)) == state.play(move), (text, move)
+            # Returned to Python, the tuple's fields are Python ints: unpack, never pass
+            # it back (it would compile a second signature).
+            child = kernels.unpack(kernels.play(s, np.int64(move)))
+            assert child == state.play(move), (text, move)
     return moves
 
 
@@ -321,3 +312,12 @@ def test_many_random_boards(state) -> None:
 def test_many_random_games(seed: int) -> None:
     for state in random_game(seed, greedy=(seed % 4) / 4):
         check(state)
+
+
+def test_every_kernel_compiles_once() -> None:
+    start = GAME.initial_state({})
+    check(start)
+    check(state_of(board(black="0,0", white="1,0 0,1 1,1")))
+    compiled_perft(start, 2)
+    for kernel in KERNELS:
+        assert len(kernel.signatures) == 1, kernel
