@@ -53,17 +53,18 @@ from games.abalone.hexboard import (
     RIM,
     RINGS,
     STEPS,
-    WIDTH,
     WINNING_SCORE,
     move_int,
 )
 from games.abalone.rules import BLACK, WHITE, AbaloneState
 
-#: Legal moves of one position at most: 14 marbles, each of the 6 directions once as a
-#: single marble (84), and once for each line of two (at most 29 adjacent pairs among 14
-#: cells of a triangular lattice) and each line of three (fewer than the pairs).
+#: Legal moves of one position at most: 14 marbles (the board text allows no more), each
+#: moving in each of the 6 directions at most once as a single marble (84), once as each
+#: line of two (at most 29 adjacent pairs among 14 cells of a triangular lattice) and
+#: once as each line of three (no more than the pairs). The buffer is written up to
+#: this bound only: a made-up state with more marbles could overrun it.
 MAX_MOVES = 14 * 6 + 29 * 6 + 29 * 6
-#: Every move int is below 2**19.
+#: Every move int is below 2**19 (the order field is bits 16..18).
 MOVE_LIMIT = 1 << 19
 
 _M64 = (1 << 64) - 1
