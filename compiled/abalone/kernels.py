@@ -278,7 +278,7 @@ def _pushes(out, p0l, p0h, t0l, t0h, p1l, p1h, t1l, t1h, p2l, p2h, t2l, t2h, ql,
             f0l, f0h, f1l, f1h, f2l, f2h, f3l, f3h, f4l, f4h, f5l, f5h):
     """The pushes (orders 6 and 5) into out[:n] in descending order; returns n: found
     in any order, then sorted (there are few)."""
-    n = 0
+    n = np.int64(0)
     if (p0l | p0h) != U0:
         n = _pushes_forward(out, n, p0l, p0h, t0l, t0h, ql, qh, f0l, f0h, RIM0_LO, RIM0_HI,
                             U1, P21_0, P31_0, P32_0, O21_0, O31_0, O32_0)
@@ -404,7 +404,7 @@ def generate_moves(ol, oh, ql, qh, out):
     t2l, t2h = p2l & sl, p2h & sh
 
     # Pushes (orders 6 and 5): only where a line has an enemy marble in front.
-    n = 0
+    n = np.int64(0)
     al, ah = _shr(ql, qh, U1)
     bl, bh = _shl(ql, qh, U1)
     sl, sh = _shr(p0l, p0h, U1)

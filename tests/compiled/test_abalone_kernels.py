@@ -42,8 +42,11 @@ _OUT = np.zeros(kernels.MAX_MOVES, dtype=np.int64)
 
 
 KERNELS = (kernels.legal_moves, kernels.play, kernels.key, kernels.to_move, kernels.result,
-           kernels.margin, kernels.evaluate, kernels.solvable, kernels.generate_moves,
-           kernels.has_move)
+           kernels.margin, kernels.evaluate, kernels.solvable)
+#: Called by the kernels only: compiled with them, or not at all when they come from the
+#: cache.
+HELPERS = (kernels.generate_moves, kernels.has_move, kernels._pushes, kernels._triple_moves,
+           kernels._pair_moves, kernels._emit_call)
 
 
 def check(state, children: bool = True) -> list[int]:
@@ -321,3 +324,5 @@ def test_every_kernel_compiles_once() -> None:
     compiled_perft(start, 2)
     for kernel in KERNELS:
         assert len(kernel.signatures) == 1, kernel
+    for helper in HELPERS:
+        assert len(helper.signatures) <= 1, helper
