@@ -27,6 +27,8 @@ The kernel contract of a two-player game (`compiled/<game>/kernels.py`):
     turned back by `unpack(s)` (plain Python functions).
     MAX_MOVES          an upper bound on the legal moves of any position
     MOVE_LIMIT         every move int is in range(MOVE_LIMIT)
+    HISTORY_MASK       2**k - 1 such that `move & HISTORY_MASK` differs for any two
+                       distinct moves of the game (the history table's index)
     legal_moves(s, out) -> n      writes the moves into out[:n] in exactly the order
                                   of the reference's `legal_moves()`
     play(s, move) -> s            the reference's `play`, key included

@@ -98,14 +98,14 @@ class ControlBridge:
 
 
 def load_heuristics(work: np.ndarray, killers: list[list[int | None]], history: dict[int, int],
-                    nodes: int, seldepth: int) -> None:
+                    nodes: int, seldepth: int, history_mask: int) -> None:
     """Carry the reference searcher's killers, history and counters into a work block,
     where a search that ran its first iterations on the reference goes on compiled."""
     for ply, (first, second) in enumerate(killers):
         work[KILLERS + 2 * ply] = -1 if first is None else first
         work[KILLERS + 2 * ply + 1] = -1 if second is None else second
     for move, score in history.items():
-        work[HISTORY + move] = score
+        work[HISTORY + (move & history_mask)] = score
     work[NODES] = nodes
     work[SELDEPTH] = seldepth
 
@@ -125,7 +125,7 @@ class CompiledAlphaBeta(AlphaBeta):
         if not isinstance(table, ArrayTable):
             raise ValueError("the compiled search needs an ArrayTable")
         self.kernels, self.compiled = game_modules(game.name)
-        self._work = new_work(self.kernels.MOVE_LIMIT)
+        self._work = new_work(self.kernels.HISTORY_MASK + 1)
         self._moves = self.compiled.new_move_buffer()
         self._bridge: ControlBridge | None = None
         self._packed: tuple | None = None
@@ -142,7 +142,8 @@ class CompiledAlphaBeta(AlphaBeta):
         if self.game.name not in LOADED:
             return super()._root(root, moves, depth)
         if not self._compiled_iterations:
-            load_heuristics(self._work, self._killers, self._history, self.nodes, self.seldepth)
+            load_heuristics(self._work, self._killers, self._history, self.nodes, self.seldepth,
+                            self.kernels.HISTORY_MASK)
             self._compiled_iterations = True
         bridge = self._bridge
         assert bridge is not None

@@ -66,6 +66,10 @@ from games.abalone.rules import BLACK, WHITE, AbaloneState
 MAX_MOVES = 14 * 6 + 29 * 6 + 29 * 6
 #: Every move int is below 2**19 (the order field is bits 16..18).
 MOVE_LIMIT = 1 << 19
+#: The history table is indexed by a move's low 16 bits: its marbles, direction, axis
+#: and pushed count, from which its order bits follow (`games.abalone.hexboard`), so
+#: distinct moves keep distinct entries in a table 8 times smaller.
+HISTORY_MASK = (1 << 16) - 1
 
 _M64 = (1 << 64) - 1
 

@@ -41,6 +41,8 @@ SOLVE_STONES = rules.SOLVE_STONES
 MAX_MOVES = 112
 #: from << 6 | to with both squares below 64.
 MOVE_LIMIT = 64 * 64
+#: Moves index the history table as they are (see `compiled.__init__`).
+HISTORY_MASK = MOVE_LIMIT - 1
 
 
 def pack(state: rules.ClobberState) -> tuple:

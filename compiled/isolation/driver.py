@@ -61,7 +61,8 @@ class CompiledMultiPlayerSearch(MultiPlayerSearch):
         if "isolation" not in LOADED:
             return super()._root_search(root, depth)
         if not self._compiled_iterations:
-            load_heuristics(self._work, self._killers, self._history, self.nodes, self.seldepth)
+            load_heuristics(self._work, self._killers, self._history, self.nodes, self.seldepth,
+                            kernels.MOVE_LIMIT - 1)
             self._compiled_iterations = True
         bridge = self._bridge
         assert bridge is not None

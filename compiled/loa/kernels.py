@@ -37,6 +37,8 @@ from games.loa.rules import LoaState
 #: 12 checkers, each with at most two jumps along each of its four lines.
 MAX_MOVES = 96
 MOVE_LIMIT = PASS + 1
+#: Moves index the history table as they are (see `compiled.__init__`).
+HISTORY_MASK = 8191
 
 
 # ---- Python side --------------------------------------------------------------------

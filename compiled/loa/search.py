@@ -27,7 +27,7 @@ from compiled.core import (
     SELDEPTH,
     must_stop,
 )
-from compiled.loa.kernels import MAX_MOVES, MOVE_LIMIT, evaluate, key, legal_moves, margin, play, result
+from compiled.loa.kernels import HISTORY_MASK, MAX_MOVES, evaluate, key, legal_moves, margin, play, result
 from compiled.table import entry_bound, entry_depth, entry_move, entry_value, tt_probe, tt_store
 from search.core import INFINITY, MATE, MATE_BOUND, MAX_PLY
 from search.solver import ORDERING_MIN_MOVES, WINDOW_LIMIT
@@ -119,9 +119,9 @@ def _search(s, depth, alpha, beta, ply, cells, work, moves):
     # A stable sort by history, highest first, as the reference's list.sort(reverse=True).
     for i in range(1, count):
         move = row[i]
-        score = work[HISTORY + move]
+        score = work[HISTORY + (move & HISTORY_MASK)]
         j = i
-        while j > 0 and work[HISTORY + row[j - 1]] < score:
+        while j > 0 and work[HISTORY + (row[j - 1] & HISTORY_MASK)] < score:
             row[j] = row[j - 1]
             j -= 1
         row[j] = move
@@ -153,7 +153,7 @@ def _search(s, depth, alpha, beta, ply, cells, work, moves):
                     if move != work[killer]:
                         work[killer + 1] = work[killer]
                         work[killer] = move
-                    work[HISTORY + move] += depth * depth
+                    work[HISTORY + (move & HISTORY_MASK)] += depth * depth
                     break
 
     if best_score >= beta:
@@ -246,7 +246,7 @@ def warm(s) -> None:
 
     moves = new_move_buffer()
     cells = np.zeros((1 << 10, 2), dtype=np.uint64)
-    work = new_work(MOVE_LIMIT)
+    work = new_work(HISTORY_MASK + 1)
     count = legal_moves(s, moves[0])
     root_moves = moves[0, :count].copy()
     root_iteration(s, root_moves, np.int64(2), cells, work, moves)

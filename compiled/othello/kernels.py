@@ -42,6 +42,8 @@ from games.othello.rules import OthelloState, SOLVE_EMPTIES
 #: any position: the empty squares bound it.
 MAX_MOVES = 64
 MOVE_LIMIT = PASS + 1
+#: Moves index the history table as they are (see `compiled.__init__`).
+HISTORY_MASK = 127
 
 U0 = np.uint64(0)
 U1 = np.uint64(1)

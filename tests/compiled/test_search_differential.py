@@ -138,6 +138,22 @@ def test_a_search_started_before_loading_goes_on_compiled_identically(name: str)
 
 
 @pytest.mark.parametrize("name", GAMES)
+def test_the_history_index_tells_moves_apart(name: str) -> None:
+    """Over many games' moves, no two distinct moves share a history slot."""
+    game = find_game(name)
+    kernels, _ = game_modules(name)
+    assert kernels.HISTORY_MASK & (kernels.HISTORY_MASK + 1) == 0
+    owner: dict[int, int] = {}
+    for seed in range(30):
+        rng = random.Random(seed)
+        state = game.initial_state({})
+        while state.outcome() is None and state.legal_moves():
+            for move in state.legal_moves():
+                assert owner.setdefault(move & kernels.HISTORY_MASK, move) == move
+            state = state.play(rng.choice(state.legal_moves()))
+
+
+@pytest.mark.parametrize("name", GAMES)
 def test_every_compiled_function_has_one_signature(name: str) -> None:
     game = find_game(name)
     runtime.warm(game)
