@@ -11,6 +11,10 @@ times as many entries.
 
 from __future__ import annotations
 
+import mmap
+import threading
+import time
+
 import numpy as np
 from numba import njit
 
@@ -108,6 +112,32 @@ def _store_all(cells, pair_keys, pair_data, generation):
                  entry_value(entry), entry_move(entry), generation)
 
 
+#: madvise(MADV_POPULATE_WRITE), Linux 5.14 and later: map pages without touching them.
+_POPULATE_WRITE = 23
+#: Bytes mapped per madvise call: the call holds the GIL, so it is cut into short ones.
+_POPULATE_CHUNK = 1 << 18
+
+
+def _new_cells(slots: int) -> np.ndarray:
+    """An empty (slots, 2) cell array in fresh anonymous memory, whose pages a
+    background thread maps in ahead of the searches (otherwise each page faults when a
+    search first writes it: 30 ms of a first search at 16 MiB, measured)."""
+    memory = mmap.mmap(-1, slots * SLOT_BYTES)
+    threading.Thread(target=_populate, args=(memory,), name="table-pages", daemon=True).start()
+    return np.frombuffer(memory, dtype=np.uint64).reshape(slots, 2)
+
+
+def _populate(memory: mmap.mmap) -> None:
+    """Map the pages of `memory` in, a chunk at a time, giving the GIL back between
+    chunks. Writes nothing: a search may use the memory meanwhile."""
+    try:
+        for start in range(0, len(memory), _POPULATE_CHUNK):
+            memory.madvise(_POPULATE_WRITE, start, min(_POPULATE_CHUNK, len(memory) - start))
+            time.sleep(0)
+    except (OSError, ValueError):
+        pass  # an older kernel, or the table was dropped: pages fault in as used
+
+
 class ArrayTable:
     """A bounded transposition table for one game's keys, in a numpy array (`cells`)
     that a compiled search reads and writes directly. The same interface as
@@ -119,11 +149,11 @@ class ArrayTable:
         self.memory_bytes = memory_bytes
         self.slots = capacity_for(memory_bytes, SLOT_BYTES)
         self.mask = self.slots - 1
-        self.cells = np.zeros((self.slots, 2), dtype=np.uint64)
+        self.cells = _new_cells(self.slots)
         self.generation = 0
 
     def clear(self) -> None:
-        self.cells = np.zeros((self.slots, 2), dtype=np.uint64)
+        self.cells = _new_cells(self.slots)
         self.generation = 0
 
     def new_search(self) -> None:

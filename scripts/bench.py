@@ -63,7 +63,7 @@ def bench_speed(name: str) -> bool:
     line = f"{name}: perft {depth}: {nodes} leaves; python {nodes / seconds:,.0f} leaves/s"
     fast = None
     if COMPILED and runtime.supports(game):
-        runtime.perft(game, start, 1)
+        runtime.warm(game)
         started = time.perf_counter()
         same = runtime.perft(game, start, depth) == nodes
         fast = time.perf_counter() - started
@@ -160,6 +160,8 @@ async def bench_sessions(name: str, core: str, seconds: float = 3.0) -> None:
             answer = await client.bestmove(f"go movetime {int(seconds * 1000)}")
             return int(answer.infos[-1].split(" nodes ")[1].split()[0])
 
+        for client in clients:  # fill both sessions' tables' pages before measuring
+            await searched(client)
         one = await searched(clients[0]) / seconds
         both = sum(await asyncio.gather(*(searched(client) for client in clients))) / seconds
         print(f"{name}: {core} core: one session {one:,.0f} nodes/s, two at once {both:,.0f}"
