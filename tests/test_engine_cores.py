@@ -4,7 +4,9 @@ option and `--core` refuse what they cannot do."""
 
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
 
 import pytest
 
@@ -78,3 +80,20 @@ def test_bad_core_values_are_refused() -> None:
     failed = subprocess.run([*engine_command(), "--core", "quick"], capture_output=True, text=True,
                             stdin=subprocess.DEVNULL, timeout=60)
     assert failed.returncode == 2 and "invalid choice: 'quick'" in failed.stderr
+
+
+def test_without_numba_the_engine_searches_on_python(tmp_path) -> None:
+    """An installation where numba cannot be imported: said on stderr, Core defaults to
+    python, compiled is refused, searches work."""
+    (tmp_path / "numba.py").write_text("raise ImportError('numba is broken here')\n")
+    environment = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), os.environ["PYTHONPATH"]]))
+    environment.pop("ENGINE_CORE", None)
+    commands = "uci\nsetoption name Core value compiled\nsetgame othello\ngo depth 3\n"
+    done = subprocess.run([sys.executable, "-m", "daemon.main"], input=commands, capture_output=True,
+                          text=True, env=environment, timeout=120)
+    assert "numba cannot be imported (numba is broken here); searching with the Python core" in done.stderr
+    lines = done.stdout.splitlines()
+    assert "option name Core type combo default python var compiled var python" in lines
+    assert any(line.startswith("error bad-value setoption Core compiled is not available: numba cannot be"
+                               " imported") for line in lines)
+    assert lines[-1].startswith("bestmove ")
