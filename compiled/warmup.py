@@ -2,8 +2,8 @@
 session pays for it: `python -m compiled.warmup [--if-cold]`.
 
 The first run after an install or a source change compiles for a minute or two; later
-runs find the cache (see `compiled.cache_dir`). `--if-cold` does nothing when the
-cache of the current sources exists. Progress goes to stderr; the exit status is 0
+runs find the cache (see `compiled.cache_dir`). `--if-cold` does nothing when an
+earlier run prepared every game for the current sources (it leaves a `prepared` file). Progress goes to stderr; the exit status is 0
 also where numba is missing (the engine then runs its Python core).
 """
 
@@ -19,9 +19,10 @@ import compiled
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--if-cold", action="store_true",
-                        help="only when the cache of the current sources does not exist yet")
+                        help="only when the cache of the current sources is not prepared yet")
     arguments = parser.parse_args(argv)
-    if arguments.if_cold and compiled.cache_dir().exists():
+    marker = compiled.cache_dir() / "prepared"
+    if arguments.if_cold and marker.exists():
         return 0
     missing = compiled.configure()
     if missing:
@@ -39,6 +40,7 @@ def main(argv: list[str] | None = None) -> int:
         started = time.monotonic()
         runtime.warm(game)
         print(f"  {name}: {time.monotonic() - started:.1f} s", file=sys.stderr)
+    marker.write_text("every game's compiled functions are in this cache\n")
     return 0
 
 
