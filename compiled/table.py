@@ -25,9 +25,9 @@ from search.tt import (
     VALUE_OFFSET,
     capacity_for,
     pack,
-    read_hash_file,
+    read_hash_body,
     unpack_move,
-    write_hash_file,
+    write_hash_body,
 )
 
 #: Bytes per slot: a key and a data word.
@@ -205,15 +205,16 @@ class ArrayTable:
     def save(self, path: str) -> int:
         """Write every entry to `path` atomically; returns the number written.
         Raises HashFileError."""
-        pairs = self.pairs()
-        write_hash_file(path, self.game, self.key_scheme, pairs)
-        return len(pairs)
+        used = self.cells[self.cells[:, 1] != 0]
+        write_hash_body(path, self.game, self.key_scheme, len(used), used.astype("<u8").tobytes())
+        return len(used)
 
     def load(self, path: str) -> int:
         """Replace the contents with the entries of `path`; returns their count.
         Raises HashFileError, leaving the table as it was."""
-        pairs = read_hash_file(path, self.game, self.key_scheme)
+        pairs = np.frombuffer(read_hash_body(path, self.game, self.key_scheme), dtype="<u8").reshape(-1, 2)
         self.clear()
-        self.absorb(pairs)
+        _store_all(self.cells, pairs[:, 0].astype(np.uint64), pairs[:, 1].astype(np.uint64),
+                   self.generation)
         return len(pairs)
 

@@ -143,12 +143,18 @@ class TranspositionTable:
 
 
 def write_hash_file(path: str, game: str, key_scheme: int, pairs: list[tuple[int, int]]) -> None:
-    """Write (key, packed entry) pairs as a hash file of `game`, atomically: the file is
-    written beside `path` under a temporary name, synced, then renamed over `path`, so a
-    crash never leaves a half-written table. Raises HashFileError("io")."""
+    """Write (key, packed entry) pairs as a hash file of `game` (see `write_hash_body`)."""
+    write_hash_body(path, game, key_scheme, len(pairs),
+                    b"".join(_ENTRY.pack(key, data) for key, data in pairs))
+
+
+def write_hash_body(path: str, game: str, key_scheme: int, count: int, body: bytes) -> None:
+    """Write a hash file of `game` holding `count` entries, `body` being their (key,
+    packed entry) pairs as little-endian 64-bit words, atomically: the file is written
+    beside `path` under a temporary name, synced, then renamed over `path`, so a crash
+    never leaves a half-written table. Raises HashFileError("io")."""
     name = game.encode()
-    body = b"".join(_ENTRY.pack(key, data) for key, data in pairs)
-    blob = _HEADER.pack(FILE_MAGIC, FILE_VERSION, key_scheme, len(pairs)) + bytes([len(name)]) + name + body
+    blob = _HEADER.pack(FILE_MAGIC, FILE_VERSION, key_scheme, count) + bytes([len(name)]) + name + body
     blob += struct.pack("<I", zlib.crc32(blob))
     temporary = f"{path}.tmp{os.getpid()}"
     try:
@@ -166,7 +172,15 @@ def write_hash_file(path: str, game: str, key_scheme: int, pairs: list[tuple[int
 
 
 def read_hash_file(path: str, game: str, key_scheme: int) -> list[tuple[int, int]]:
-    """The (key, packed entry) pairs of a hash file, checked for `game` and `key_scheme`.
+    """The (key, packed entry) pairs of a hash file, checked for `game` and `key_scheme`
+    (see `read_hash_body`)."""
+    body = read_hash_body(path, game, key_scheme)
+    return [_ENTRY.unpack_from(body, offset) for offset in range(0, len(body), _ENTRY.size)]
+
+
+def read_hash_body(path: str, game: str, key_scheme: int) -> memoryview:
+    """The entries of a hash file, checked for `game` and `key_scheme`, as the bytes of
+    their (key, packed entry) pairs of little-endian 64-bit words.
 
     Raises HashFileError("io") when the file cannot be read and HashFileError("format")
     when it is not a complete, uncorrupted table of that game and key scheme.
@@ -192,7 +206,7 @@ def read_hash_file(path: str, game: str, key_scheme: int) -> list[tuple[int, int
         raise HashFileError("format", f"{quote(path)} has key scheme {scheme}, expected {key_scheme}")
     if offset + count * _ENTRY.size + 4 != len(blob):
         raise HashFileError("format", f"{quote(path)} is truncated: {count} entries announced")
-    return [_ENTRY.unpack_from(blob, offset + i * _ENTRY.size) for i in range(count)]
+    return memoryview(blob)[offset:offset + count * _ENTRY.size]
 
 
 def peek_game(path: str) -> str:
