@@ -110,14 +110,55 @@ def load_heuristics(work: np.ndarray, killers: list[list[int | None]], history: 
     work[SELDEPTH] = seldepth
 
 
-class CompiledAlphaBeta(AlphaBeta):
-    """`AlphaBeta` over the compiled core: the same nodes, scores and moves, faster.
+class CompiledIterations:
+    """What a compiled searcher does around its compiled iterations, mixed into a
+    subclass of a reference searcher (which provides `table`, `nodes`, `seldepth`,
+    `_poll`, `_killers` and `_history`).
 
-    Until the game's compiled functions are loaded (`LOADED`), its iterations run the
-    reference's code on the same table; from the first iteration after, compiled code,
-    with the reference's killers and history carried over, so the search is the same.
-    Needs an `ArrayTable`; raises ValueError like `AlphaBeta` and ImportError when the
-    game has no compiled core.
+    Until the game's compiled functions are loaded (`LOADED`), the searcher runs the
+    reference's iterations; from the first iteration after, compiled ones, with the
+    reference's killers and history carried over, so the search is the same.
+    """
+
+    def _setup_compiled(self, work: np.ndarray, history_mask: int) -> None:
+        self._work = work
+        self._history_mask = history_mask
+        self._bridge: ControlBridge | None = None
+        self._packed: tuple | None = None
+        self._compiled_iterations = False
+
+    def _start_search(self, root: State, stop: StopSignal, packed: tuple) -> None:
+        reset_work(self._work)
+        self._bridge = ControlBridge(stop, self._work)
+        self._packed = packed
+        self._compiled_iterations = False
+
+    def _before_iteration(self) -> np.ndarray:
+        """The work block, ready for a compiled iteration."""
+        work = self._work
+        if not self._compiled_iterations:
+            load_heuristics(work, self._killers, self._history, self.nodes, self.seldepth,  # type: ignore[attr-defined]
+                            self._history_mask)
+            self._compiled_iterations = True
+        bridge = self._bridge
+        assert bridge is not None
+        bridge.sync()
+        # The first iteration answers only to `stop` (see the reference searchers).
+        work[HARD_ONLY] = self._poll != bridge.stop.should_stop  # type: ignore[attr-defined]
+        work[GENERATION] = self.table.generation  # type: ignore[attr-defined]
+        return work
+
+    def _after_iteration(self) -> None:
+        assert self._bridge is not None
+        self._bridge.settle()
+        self.nodes = int(self._work[NODES])
+        self.seldepth = int(self._work[SELDEPTH])
+
+
+class CompiledAlphaBeta(CompiledIterations, AlphaBeta):
+    """`AlphaBeta` over the compiled core: the same nodes, scores and moves, faster
+    (see `CompiledIterations`). Needs an `ArrayTable`; raises ValueError like `AlphaBeta`
+    and ImportError when the game has no compiled core.
     """
 
     def __init__(self, game: Game, table: ArrayTable):
@@ -125,38 +166,20 @@ class CompiledAlphaBeta(AlphaBeta):
         if not isinstance(table, ArrayTable):
             raise ValueError("the compiled search needs an ArrayTable")
         self.kernels, self.compiled = game_modules(game.name)
-        self._work = new_work(self.kernels.HISTORY_MASK + 1)
+        self._setup_compiled(new_work(self.kernels.HISTORY_MASK + 1), self.kernels.HISTORY_MASK)
         self._moves = self.compiled.new_move_buffer()
-        self._bridge: ControlBridge | None = None
-        self._packed: tuple | None = None
-        self._compiled_iterations = False
 
     def search(self, root: State, stop: StopSignal) -> Iterator[SearchReport]:
-        reset_work(self._work)
-        self._bridge = ControlBridge(stop, self._work)
-        self._packed = self.kernels.pack(root)
-        self._compiled_iterations = False
+        self._start_search(root, stop, self.kernels.pack(root))
         yield from super().search(root, stop)
 
     def _root(self, root: State, moves: list[int], depth: int) -> tuple[int, int]:
         if self.game.name not in LOADED:
             return super()._root(root, moves, depth)
-        if not self._compiled_iterations:
-            load_heuristics(self._work, self._killers, self._history, self.nodes, self.seldepth,
-                            self.kernels.HISTORY_MASK)
-            self._compiled_iterations = True
-        bridge = self._bridge
-        assert bridge is not None
-        bridge.sync()
-        work = self._work
-        # The first iteration answers only to `stop` (see AlphaBeta._deepen).
-        work[HARD_ONLY] = self._poll != bridge.stop.should_stop
-        work[GENERATION] = self.table.generation
+        work = self._before_iteration()
         score, move = self.compiled.root_iteration(
             self._packed, np.array(moves, dtype=np.int64), depth, self.table.cells, work, self._moves)
-        bridge.settle()
-        self.nodes = int(work[NODES])
-        self.seldepth = int(work[SELDEPTH])
+        self._after_iteration()
         if work[ABORTED]:
             partial = int(work[PARTIAL_MOVE])
             self._partial = None if partial < 0 else (partial, int(work[PARTIAL_SCORE]))

@@ -32,7 +32,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-import compiled  # noqa: F401  (sets the cache directory before anything compiles)
 from compiled.bits import lowest_bit, popcount
 from compiled.core import ONGOING
 from games.abalone import evaluation as _evaluation

@@ -12,8 +12,8 @@ from typing import Iterator
 
 import numpy as np
 
-from compiled.core import ABORTED, GENERATION, HARD_ONLY, NODES, PARTIAL_MOVE, SELDEPTH, reset_work
-from compiled.driver import LOADED, ControlBridge, load_heuristics
+from compiled.core import ABORTED, PARTIAL_MOVE
+from compiled.driver import LOADED, CompiledIterations
 from compiled.isolation import kernels
 from compiled.isolation import search as compiled_search
 from compiled.table import ArrayTable
@@ -30,10 +30,10 @@ _ROOTS = {
 }
 
 
-class CompiledMultiPlayerSearch(MultiPlayerSearch):
-    """`MultiPlayerSearch` over the compiled core: the same nodes, scores and moves.
-
-    Needs an `ArrayTable`; raises ValueError like `MultiPlayerSearch`.
+class CompiledMultiPlayerSearch(CompiledIterations, MultiPlayerSearch):
+    """`MultiPlayerSearch` over the compiled core: the same nodes, scores and moves (see
+    `compiled.driver.CompiledIterations`). Needs an `ArrayTable`; raises ValueError like
+    `MultiPlayerSearch`.
     """
 
     def __init__(self, game: Game, table: ArrayTable, algorithm: str = "paranoid"):
@@ -43,39 +43,19 @@ class CompiledMultiPlayerSearch(MultiPlayerSearch):
         if game.name != "isolation":
             raise ValueError(f"the compiled multi-player search plays isolation, not {game.name!r}")
         self._root_function = _ROOTS[algorithm]
-        self._work = compiled_search.new_search_work()
-        self._bridge: ControlBridge | None = None
-        self._packed: tuple | None = None
-        self._compiled_iterations = False
+        self._setup_compiled(compiled_search.new_search_work(), kernels.MOVE_LIMIT - 1)
 
     def search(self, root: State, stop: StopSignal) -> Iterator[SearchReport]:
-        reset_work(self._work)
-        self._bridge = ControlBridge(stop, self._work)
-        self._compiled_iterations = False
-        self._packed = kernels.pack(root)  # type: ignore[arg-type]
+        self._start_search(root, stop, kernels.pack(root))  # type: ignore[arg-type]
         yield from super().search(root, stop)
 
     def _root_search(self, root: State, depth: int) -> int:
-        # Until the compiled functions are loaded, the reference's iterations (see
-        # compiled.driver.CompiledAlphaBeta).
-        if "isolation" not in LOADED:
+        if self.game.name not in LOADED:
             return super()._root_search(root, depth)
-        if not self._compiled_iterations:
-            load_heuristics(self._work, self._killers, self._history, self.nodes, self.seldepth,
-                            kernels.MOVE_LIMIT - 1)
-            self._compiled_iterations = True
-        bridge = self._bridge
-        assert bridge is not None
-        bridge.sync()
-        work = self._work
-        # The first iteration answers only to `stop` (see MultiPlayerSearch.search).
-        work[HARD_ONLY] = self._poll != bridge.stop.should_stop
-        work[GENERATION] = self.table.generation
+        work = self._before_iteration()
         score = self._root_function(self._packed, depth, self._me, np.uint64(self._salt),
                                     self.table.cells, work)
-        bridge.settle()
-        self.nodes = int(work[NODES])
-        self.seldepth = int(work[SELDEPTH])
+        self._after_iteration()
         partial = int(work[PARTIAL_MOVE])
         self._root_best = None if partial < 0 else partial
         if work[ABORTED]:
