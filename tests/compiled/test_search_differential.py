@@ -113,6 +113,21 @@ def test_solver_proves_the_same_values(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", GAMES)
+@pytest.mark.parametrize("budget", [1, 40, 5000])
+def test_node_budgets_stop_both_cores_alike(name: str, budget: int) -> None:
+    """`go nodes N`: the budget counts from the first poll and ends both searches on the
+    same iteration, with the same partial result."""
+    game = find_game(name)
+    state = playout(game, 9, seed=budget)
+    results = []
+    for searcher in (CompiledAlphaBeta(game, tables(game)[0]), AlphaBeta(game, tables(game)[1])):
+        stop = StopSignal()
+        stop.arm(None, budget, None)
+        results.append([(r.depth, r.score, r.pv, r.nodes, r.final) for r in searcher.search(state, stop)])
+    assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("name", GAMES)
 def test_a_search_started_before_loading_goes_on_compiled_identically(name: str) -> None:
     """Iterations on the reference's code until the compiled functions are there, then
     compiled ones from the reference's killers and history: the same search."""
