@@ -8,9 +8,9 @@ nodes in the same order and returns the same score, best move and node count, on
 stays responsive and two sessions use two cores.
 
 Layout:
-    bits.py              popcount, lowest/highest set bit, the monotonic clock (LLVM
+    bits.py              popcount, the lowest set bit, the monotonic clock (LLVM
                          intrinsics, shared by every game)
-    table.py             the transposition table in two numpy arrays, probe/store
+    table.py             the transposition table in one numpy array, probe/store
                          kernels, hash files shared with `search.tt`
     templates/           the searches written once over a game's kernel functions
     generate.py          writes `compiled/<game>/search.py` from a template (numba

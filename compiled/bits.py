@@ -40,17 +40,6 @@ def _cttz(typingctx, board):
 
 
 @intrinsic
-def _ctlz(typingctx, board):
-    signature = types.int64(types.uint64)
-
-    def codegen(context, builder, sig, args):
-        function = builder.module.declare_intrinsic("llvm.ctlz", [ir.IntType(64), ir.IntType(1)])
-        return builder.call(function, [args[0], ir.Constant(ir.IntType(1), 0)])
-
-    return signature, codegen
-
-
-@intrinsic
 def _clock_ns(typingctx):
     signature = types.int64()
 
@@ -78,12 +67,6 @@ def popcount(board):
 def lowest_bit(board):
     """The index of the lowest set bit of a non-zero uint64 (64 for zero)."""
     return _cttz(board)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def highest_bit(board):
-    """The index of the highest set bit of a non-zero uint64 (-1 for zero)."""
-    return 63 - _ctlz(board)
 
 
 @njit(cache=True, nogil=True, inline="always")

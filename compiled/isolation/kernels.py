@@ -83,15 +83,6 @@ def _next(player):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _knight(s, player):
-    if player == 0:
-        return s[1]
-    if player == 1:
-        return s[2]
-    return s[3]
-
-
-@njit(cache=True, nogil=True, inline="always")
 def _turns_used(blocked, alive):
     return popcount(blocked) + PLAYERS - popcount(np.uint64(alive))
 
