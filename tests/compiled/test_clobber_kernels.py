@@ -17,6 +17,7 @@ from compiled.core import ONGOING  # noqa: E402
 from games import find_game  # noqa: E402
 from games.clobber.rules import make_state  # noqa: E402
 from search.perft import perft as reference_perft  # noqa: E402
+from tests.compiled import playouts  # noqa: E402
 from tests.conftest import load_vectors, perft_records  # noqa: E402
 
 GAME = find_game("clobber")
@@ -30,8 +31,7 @@ def state_of(record: dict):
 
 
 def compiled_play(s: tuple, move: int) -> tuple:
-    """`K.play` called from Python: numba hands the tuple back as Python ints."""
-    return K.pack(K.unpack(K.play(s, np.int64(move))))
+    return playouts.compiled_play(K, s, move)
 
 
 @njit(cache=True, nogil=True)
@@ -102,19 +102,7 @@ def test_every_referee_position() -> None:
 
 
 def random_playouts(games: int, seed: int) -> None:
-    rng = random.Random(seed)
-    for _ in range(games):
-        state = GAME.initial_state({})
-        s = K.pack(state)
-        while True:
-            check_position(state)
-            moves = state.legal_moves()
-            if not moves:
-                break
-            move = rng.choice(moves)
-            state = state.play(move)
-            s = compiled_play(s, move)
-            assert K.unpack(s) == state
+    playouts.random_playouts(GAME, K, check_position, games, seed)
 
 
 def test_random_playouts() -> None:

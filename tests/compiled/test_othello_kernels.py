@@ -19,7 +19,9 @@ from games.othello.bitboard import flips, move_mask  # noqa: E402
 from games.othello.evaluation import EDGE_STABILITY  # noqa: E402
 from games.othello.rules import make_state  # noqa: E402
 from search.perft import perft as reference_perft  # noqa: E402
+from tests.compiled import playouts  # noqa: E402
 from tests.conftest import load_vectors, perft_records  # noqa: E402
+from tests.test_othello import board  # noqa: E402
 
 GAME = find_game("othello")
 RECORDS = load_vectors("othello")
@@ -34,8 +36,7 @@ def state_of(record: dict):
 
 
 def compiled_play(s: tuple, move: int) -> tuple:
-    """`K.play` called from Python: numba hands the tuple back as Python ints."""
-    return K.pack(K.unpack(K.play(s, np.int64(move))))
+    return playouts.compiled_play(K, s, move)
 
 
 def compiled_perft(state, depth: int) -> int:
@@ -187,19 +188,7 @@ def test_recorded_games_replay_with_their_passes() -> None:
 
 
 def random_playouts(games: int, seed: int) -> None:
-    rng = random.Random(seed)
-    for _ in range(games):
-        state = GAME.initial_state({})
-        s = K.pack(state)
-        while True:
-            check_position(state)
-            moves = state.legal_moves()
-            if not moves:
-                break
-            move = rng.choice(moves)
-            state = state.play(move)
-            s = compiled_play(s, move)
-            assert K.unpack(s) == state
+    playouts.random_playouts(GAME, K, check_position, games, seed)
 
 
 def test_random_playouts() -> None:
@@ -209,15 +198,6 @@ def test_random_playouts() -> None:
 @pytest.mark.slow
 def test_many_random_playouts() -> None:
     random_playouts(300, seed=2)
-
-
-def board(black: str = "", white: str = "", side: str = "0") -> str:
-    """The board text with discs on the named squares (`"a1 d3"`), row 1 first."""
-    cells = [["."] * 8 for _ in range(8)]
-    for names, char in ((black, "0"), (white, "1")):
-        for name in names.split():
-            cells[int(name[1]) - 1][ord(name[0]) - ord("a")] = char
-    return "/".join("".join(row) for row in cells) + " " + side
 
 
 @pytest.mark.parametrize("text", [
