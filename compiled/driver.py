@@ -1,21 +1,19 @@
 """The Python side of a compiled search: the same generator of reports as the reference
 searcher, each iteration (or solver pass) run by compiled code with the GIL released.
 
-`CompiledAlphaBeta` is `search.alphabeta.AlphaBeta` with its root iteration and its
-solver replaced by the compiled ones of the game's generated `search` module; iterative
-deepening, the stop rules between iterations, the reports and the principal variation
-stay the reference's code. `ControlBridge` mirrors a `StopSignal` into the control
+`CompiledAlphaBeta` is `search.alphabeta.AlphaBeta` with its root iteration, principal
+variation and solver (`CompiledSolver`) replaced by the compiled ones of the game's
+generated `search` module; iterative deepening, the stop rules between iterations and
+the reports stay the reference's code. `ControlBridge` mirrors a `StopSignal` into the control
 block that the compiled search polls.
 """
 
 from __future__ import annotations
 
 import importlib
-import time
 from types import ModuleType
-from typing import Generator, Iterator
+from typing import Iterator
 
-import attrs
 import numpy as np
 
 from compiled.core import (
@@ -38,9 +36,9 @@ from compiled.core import (
 from compiled.table import ArrayTable
 from games.base import Game, State
 from search.alphabeta import AlphaBeta
-from search.core import MATE, Aborted, SearchReport
+from search.core import Aborted, SearchReport
 from search.limits import StopSignal
-from search.solver import WINDOW_LIMIT
+from search.solver import Solver
 
 
 #: The games whose compiled functions are loaded in this process (`runtime.warm`). A
@@ -70,10 +68,12 @@ class ControlBridge:
     def __init__(self, stop: StopSignal, work: np.ndarray):
         self.stop = stop
         self.control = work
-        stop.listen(self._update)
-        self._update()
+        stop.listen(self.sync)
+        self.sync()
 
-    def _update(self) -> None:
+    def sync(self) -> None:
+        """Copy the signal into the control block (on `stop()`, `arm()`, and before a
+        compiled call)."""
         control, stop = self.control, self.stop
         deadline = stop.deadline
         control[DEADLINE] = 0 if deadline is None else max(1, int(deadline * 1_000_000_000))
@@ -85,10 +85,6 @@ class ControlBridge:
             control[BUDGET] = -1
             control[MAX_NODES] = -1 if stop.max_nodes is None else stop.max_nodes
         control[STOP] = 1 if stop.stopped else 0
-
-    def sync(self) -> None:
-        """Copy the signal into the control block (before a compiled call)."""
-        self._update()
 
     def settle(self) -> None:
         """After a compiled call: a budget the compiled side counted is counted here too."""
@@ -194,41 +190,45 @@ class CompiledAlphaBeta(CompiledIterations, AlphaBeta):
                                                   self._moves, line)
         return tuple(line[:count].tolist())
 
-    def _solve(self, root: State, stop: StopSignal, started: float,
-               fallback: SearchReport) -> Generator[SearchReport, None, SearchReport]:
-        """The compiled solver in place of `search.solver.Solver` (see AlphaBeta._solve)."""
+    def _new_solver(self, stop: StopSignal) -> Solver | CompiledSolver:
         if self.game.name not in LOADED:
-            return (yield from super()._solve(root, stop, started, fallback))
-        bridge = self._bridge
-        assert bridge is not None
-        table = self.compiled.new_solver_table()
-        work = self._work
-        work[HARD_ONLY] = 0
-        last = fallback
-        for alpha, beta in ((-1, 1), (-WINDOW_LIMIT, WINDOW_LIMIT)):
-            bridge.sync()
-            value = int(self.compiled.solve(self._packed, alpha, beta, table, work, self._moves))
-            bridge.settle()
-            if work[ABORTED]:
-                break
-            line = self._solver_line(root, table)
-            exact = alpha < value < beta
-            score = 0 if value == 0 else (MATE - len(line)) * (1 if value > 0 else -1)
-            last = SearchReport(
-                depth=len(line), seldepth=len(line), score=score, nodes=int(work[NODES]),
-                elapsed_ms=int((time.monotonic() - started) * 1000),
-                hashfull=self.table.hashfull(), pv=tuple(line),
-                margin=value if exact else None,
-            )
-            yield last
-        return attrs.evolve(last, nodes=int(work[NODES]), final=True,
-                            elapsed_ms=int((time.monotonic() - started) * 1000))
+            return super()._new_solver(stop)
+        return CompiledSolver(self)
 
-    def _solver_line(self, root: State, table: np.ndarray, limit: int = 128) -> list[int]:
-        """The moves the solver's table holds as best from `root` on, while legal."""
-        search = self.compiled
+
+class CompiledSolver:
+    """`search.solver.Solver`'s interface over a game's compiled solver, polling the
+    search's work block (so its stop signal) and counting its nodes there."""
+
+    def __init__(self, searcher: CompiledAlphaBeta):
+        self._searcher = searcher
+        self._table = searcher.compiled.new_solver_table()
+        self._first_node = searcher.nodes
+        searcher._work[NODES] = searcher.nodes
+
+    @property
+    def nodes(self) -> int:
+        return int(self._searcher._work[NODES]) - self._first_node
+
+    def solve(self, state: State, alpha: int, beta: int) -> int:
+        """As `Solver.solve`: the exact value within (alpha, beta), else a bound;
+        raises Aborted when the stop signal fires."""
+        searcher = self._searcher
+        bridge, work = searcher._bridge, searcher._work
+        assert bridge is not None
+        work[HARD_ONLY] = 0
+        bridge.sync()
+        value = searcher.compiled.solve(searcher.kernels.pack(state), alpha, beta, self._table, work,
+                                        searcher._moves)
+        bridge.settle()
+        if work[ABORTED]:
+            raise Aborted
+        return int(value)
+
+    def best_line(self, state: State, limit: int = 128) -> list[int]:
+        """As `Solver.best_line`: the moves the table holds as best from `state` on."""
+        search, table = self._searcher.compiled, self._table
         line: list[int] = []
-        state = root
         seen = {state.key}
         while len(line) < limit:
             slot = table[state.key & (len(table) - 1)]

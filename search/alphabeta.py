@@ -124,7 +124,7 @@ class AlphaBeta:
         """Solve the root exactly: win, loss or draw, then the exact margin, yielding a
         report after each; returns the final report (`fallback`, the heuristic search's
         final report, when the solver is stopped before its first answer)."""
-        solver = Solver(stop.should_stop, POLL_MASK)
+        solver = self._new_solver(stop)
         last = fallback
         try:
             for alpha, beta in ((-1, 1), (-WINDOW_LIMIT, WINDOW_LIMIT)):
@@ -143,6 +143,10 @@ class AlphaBeta:
             pass
         return attrs.evolve(last, nodes=self.nodes + solver.nodes, final=True,
                             elapsed_ms=int((time.monotonic() - started) * 1000))
+
+    def _new_solver(self, stop: StopSignal) -> Solver:
+        """The exact solver of this search (a subclass may give one of the same interface)."""
+        return Solver(stop.should_stop, POLL_MASK)
 
     def _report(self, root: State, depth: int, score: int, move: int, started: float,
                 final: bool) -> SearchReport:
