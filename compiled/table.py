@@ -24,9 +24,8 @@ from search.tt import (
     MAX_VALUE,
     VALUE_OFFSET,
     capacity_for,
-    pack,
     read_hash_body,
-    unpack_move,
+    replacement,
     write_hash_body,
 )
 
@@ -171,16 +170,13 @@ class ArrayTable:
     def store(self, key: int, depth: int, bound: int, value: int, move: int | None) -> None:
         """Record a search result, subject to the replacement rule (in Python: the
         reference search uses it before the compiled functions are loaded)."""
-        index = key & self.mask
-        slot = self.cells[index]
-        old_key, old = int(slot[0]), int(slot[1])
-        if old and old_key != key:
-            if (old >> 33) & 0xFF == self.generation and (old >> 24) & 0x7F > depth:
-                return
-        if move is None and old and old_key == key:
-            move = unpack_move(old)
-        slot[0] = key
-        slot[1] = pack(depth, bound, value, move, self.generation)
+        slot = self.cells[key & self.mask]
+        old = int(slot[1])
+        entry = replacement(int(slot[0]) if old else None, old, key, depth, bound, value, move,
+                            self.generation)
+        if entry is not None:
+            slot[0] = key
+            slot[1] = entry
 
     def hashfull(self) -> int:
         """Per mille of the first thousand slots used by the current search or before."""

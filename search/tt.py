@@ -95,15 +95,11 @@ class TranspositionTable:
     def store(self, key: int, depth: int, bound: int, value: int, move: int | None) -> None:
         """Record a search result, subject to the replacement rule."""
         index = key & self.mask
-        old_key = self.keys[index]
-        if old_key is not None and old_key != key:
-            old = self.data[index]
-            if (old >> 33) & 0xFF == self.generation and (old >> 24) & 0x7F > depth:
-                return
-        if move is None and old_key == key:
-            move = unpack_move(self.data[index])
-        self.keys[index] = key
-        self.data[index] = pack(depth, bound, value, move, self.generation)
+        entry = replacement(self.keys[index], self.data[index], key, depth, bound, value, move,
+                            self.generation)
+        if entry is not None:
+            self.keys[index] = key
+            self.data[index] = entry
 
     def hashfull(self) -> int:
         """Per mille of the first thousand slots used by the current search or before."""
@@ -232,6 +228,19 @@ def pack(depth: int, bound: int, value: int, move: int | None, generation: int) 
         | generation << 33
         | (0 if move is None else move + 1) << 41
     )
+
+
+def replacement(old_key: int | None, old: int, key: int, depth: int, bound: int, value: int,
+                move: int | None, generation: int) -> int | None:
+    """The packed entry a slot holding `old` under `old_key` (None: empty) takes for a
+    result under `key`, or None when the slot keeps its entry: the replacement rule (see
+    the module docstring). A result without a move keeps the move stored for its key."""
+    if old_key is not None and old_key != key:
+        if (old >> 33) & 0xFF == generation and (old >> 24) & 0x7F > depth:
+            return None
+    if move is None and old_key == key:
+        move = unpack_move(old)
+    return pack(depth, bound, value, move, generation)
 
 
 def unpack_move(data: int) -> int | None:
