@@ -74,6 +74,11 @@ def load_in_background(game: Game) -> None:
     thread.start()
 
 
+def loaded(game: Game) -> bool:
+    """Whether `game`'s searches run compiled code now."""
+    return game.name in LOADED
+
+
 def wait_loaded(game: Game, timeout: float) -> bool:
     """Wait up to `timeout` seconds for a background load of `game`; whether it is loaded."""
     thread = _loading.get(game.name)

@@ -85,8 +85,4 @@ def wait_loaded(core: str, game: Game, timeout: float) -> None:
 
 def loading(core: str, game: Game) -> bool:
     """Whether `game`'s compiled searches still wait for their functions to load."""
-    if effective(core, game) != COMPILED:
-        return False
-    from compiled.driver import LOADED
-
-    return game.name not in LOADED
+    return effective(core, game) == COMPILED and not _runtime().loaded(game)
