@@ -128,11 +128,11 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(stream=sys.stderr, level=args.log_level.upper(),
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     sys.setswitchinterval(SWITCH_INTERVAL)
+    core = args.core or cores.COMPILED
     missing = cores.compiled_missing()
-    if missing and args.core != cores.PYTHON:
-        print(f"engine: {missing}; searching with the Python core", file=sys.stderr)
-    core = args.core or cores.default_core()
     if missing:
+        if core == cores.COMPILED:
+            print(f"engine: {missing}; searching with the Python core", file=sys.stderr)
         core = cores.PYTHON
     with asyncio.Runner(loop_factory=_loop_factory()) as runner:
         code = runner.run(Daemon(core).main(args))
