@@ -40,7 +40,7 @@ The kernel contract of a two-player game (`compiled/<game>/kernels.py`):
                                   the game has margins, else returns[to_move]
     evaluate(s) -> int            the reference's evaluate(state)[to_move]
     solvable(s) -> bool           the reference game's `solvable(state)`
-All are `@njit(cache=True, nogil=True)`.
+All are `@kernel`.
 
 Every function compiles for exactly one signature (the tests check it). Above all, a
 recursive function must be called with exactly the types of its own recursive calls,
@@ -54,51 +54,10 @@ cache lives in a directory named after a digest of every source file it depends 
 
 from __future__ import annotations
 
-import hashlib
-import os
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parent
-_SOURCES = (ROOT, ROOT.parent / "games")
-
-def source_digest() -> str:
-    """A digest of every source file compiled code depends on."""
-    digest = hashlib.sha256()
-    for folder in _SOURCES:
-        for path in sorted(folder.rglob("*.py")):
-            digest.update(str(path.relative_to(folder.parent)).encode())
-            digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
-
-
-def cache_dir() -> Path:
-    """Where compiled functions are cached: $ENGINE_NUMBA_CACHE, else `.numba-cache`
-    beside the packages when writable, else the user's cache directory; in a
-    sub-directory named after `source_digest()`."""
-    base = os.environ.get("ENGINE_NUMBA_CACHE")
-    if base:
-        root = Path(base)
-    elif os.access(ROOT.parent, os.W_OK):
-        root = ROOT.parent / ".numba-cache"
-    else:
-        root = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "engine-numba"
-    return root / source_digest()
-
-
-_configured: list[str | None] = []
+from games.kernel import NUMBA_MISSING, cache_dir  # noqa: F401  (the cache's home)
 
 
 def configure() -> str | None:
-    """Import numba and point its cache at `cache_dir()` (once per process); returns why
-    the compiled core cannot run here, or None when it can. Every compiled module calls
-    it before it defines a compiled function."""
-    if not _configured:
-        try:
-            import numba
-            import numpy  # noqa: F401
-        except ImportError as error:  # depends on the installation
-            _configured.append(f"numba cannot be imported ({error})")
-        else:
-            numba.config.CACHE_DIR = str(cache_dir())
-            _configured.append(None)
-    return _configured[0]
+    """Why the compiled core cannot run here, or None when it can (numba is set up by
+    `games.kernel` on import)."""
+    return NUMBA_MISSING

@@ -22,9 +22,9 @@ seven (numba passes each array as 7-9 machine words: measured, 40% of the node r
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from games.kernel import kernel
 
-from compiled.bits import monotonic_ns
+from games.kernel import monotonic_ns
 from search.core import MAX_PLY, POLL_MASK
 
 #: `result(s)` of a position whose game goes on.
@@ -57,7 +57,7 @@ def reset_work(work: np.ndarray) -> None:
     work[KILLERS:HISTORY] = -1
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def must_stop(work, nodes):
     """Whether a search that has visited `nodes` nodes must end now: the mirror of
     `StopSignal.should_stop` (with work[HARD_ONLY], of `StopSignal.stop_requested`)."""

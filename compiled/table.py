@@ -16,9 +16,8 @@ import threading
 import time
 
 import numpy as np
-from numba import njit
+from games.kernel import kernel
 
-import compiled.bits  # noqa: F401  (numba configured first)
 from search.tt import (
     MAX_DEPTH,
     MAX_VALUE,
@@ -44,29 +43,29 @@ _M2 = np.uint64(0x3)
 _M8 = np.uint64(0xFF)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def entry_value(entry):
     """The stored score (mate scores ply-free) of a non-empty entry."""
     return np.int64(entry & _M24) - VALUE_OFFSET
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def entry_depth(entry):
     return np.int64((entry >> _S24) & _M7)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def entry_bound(entry):
     return np.int64((entry >> _S31) & _M2)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def entry_move(entry):
     """The stored move, -1 for none (or for an empty entry)."""
     return np.int64(entry >> _S41) - 1
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def tt_probe(cells, key):
     """The packed entry stored for `key`, 0 when there is none."""
     index = key & np.uint64(len(cells) - 1)
@@ -75,7 +74,7 @@ def tt_probe(cells, key):
     return _U0
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def tt_store(cells, key, depth, bound, value, move, generation):
     """Record a search result under `search.tt`'s replacement rule; `move` -1 is none
     (the slot's move for the same key is then kept)."""
@@ -103,7 +102,7 @@ def tt_store(cells, key, depth, bound, value, move, generation):
     )
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _store_all(cells, pair_keys, pair_data, generation):
     for i in range(len(pair_keys)):
         entry = pair_data[i]

@@ -1,9 +1,33 @@
 """The vocabulary every game and every search shares.
 
-A game is a `Game` (the rules descriptor: name, players, notation, evaluation) and its
-`State` values (what a search walks). States are immutable: `play` returns a new state.
-Moves are plain ints whose encoding each game documents in its package docstring; text
-appears only at the edge, through the game's `parse_*`/`format_*` pairs.
+A game is a `Game` (the descriptor: name, players, notation, and `rules`, the module of
+its kernels) and its positions. Searches walk kernel states, tuples of numpy scalars,
+through the game's kernels (`games.kernel`); everything at the edge (the protocol,
+notation, adapters, tests) holds a `Position`, a game and one kernel state. Both are
+immutable: `play` returns a new one. Moves are plain ints whose encoding each game
+documents in its package docstring; text appears only at the edge, through the game's
+`parse_*`/`format_*` pairs.
+
+The kernels of a game's `rules` module (all `games.kernel.kernel`s; `s` a kernel state):
+    STATE_TYPES        the numpy type of each field of a kernel state
+    MAX_MOVES          an upper bound on the legal moves of any position
+    MOVE_LIMIT         every move int is in range(MOVE_LIMIT)
+    HISTORY_MASK       2**k - 1 such that `move & HISTORY_MASK` differs for any two
+                       distinct moves (the history table's index)
+    legal_moves(s, out) -> n      the moves into out[:n] (an int64 array), in the
+                                  game's documented order
+    play(s, move) -> s            the position after `move`, its key updated
+    key(s) -> np.uint64           the Zobrist key
+    to_move(s) -> int             the index of the player to move
+    result(s) -> int              ONGOING while the game goes on, else the sign of the
+                                  side to move's return (1, 0, -1)
+    margin(s) -> int              of a finished position: its margin (discs, marbles)
+                                  for the side to move where the game has one, else
+                                  the side to move's return
+    evaluate(s) -> int            the heuristic value for the side to move, in
+                                  centi-units (CENTI = one stone or disc)
+    solvable(s) -> bool           whether an exact search to the end is cheap enough
+                                  to replace the heuristic one
 
 Values are per player, never per colour: an evaluation or an outcome is a tuple with one
 entry per player, in turn-order index (player 0 moves first in the start position).
@@ -12,9 +36,16 @@ entry per player, in turn-order index (player 0 moves first in the start positio
 from __future__ import annotations
 
 import random
+from types import ModuleType, SimpleNamespace
 from typing import Protocol, Sequence
 
 import attrs
+import numpy as np
+
+from games.kernel import interpreted_namespace
+
+#: `result(s)` of a position whose game goes on.
+ONGOING = 2
 
 #: Scale of evaluations: one unit of a game's natural material (a stone, a disc) is 100.
 CENTI = 100
@@ -63,33 +94,67 @@ class Outcome:
     margin: tuple[int, ...] | None = None
 
 
-class State(Protocol):
-    """An immutable position. Implementations are small tuples of ints.
+class Position:
+    """A position of `game` as the edge of the engine holds it: the kernel state `s`,
+    each field of the type `game.rules.STATE_TYPES` names (so a compiled kernel is
+    always called with the same types), read and played through the game's kernels run
+    interpreted. Immutable and hashable; equal when the game and state are.
 
-    Contract: `play(m)` is only called with `m` in `legal_moves()`; it never mutates
-    `self`. `key` equals the key recomputed from scratch for the same position.
-    `outcome()` is None exactly while the game goes on; `legal_moves()` is empty when
-    the game is over.
+    Contract: `play(m)` is only called with `m` in `legal_moves()`. `outcome()` is None
+    exactly while the game goes on; `legal_moves()` is empty when the game is over.
     """
 
-    @property
-    def to_move(self) -> int: ...
+    __slots__ = ("game", "s")
+
+    def __init__(self, game: "Game", s: tuple):
+        self.game = game
+        self.s = tuple(kind(value) for kind, value in zip(game.rules.STATE_TYPES, s, strict=True))
 
     @property
-    def key(self) -> int: ...
+    def _rules(self) -> SimpleNamespace:
+        return interpreted_namespace(self.game.rules)
 
-    def legal_moves(self) -> list[int]: ...
+    @property
+    def key(self) -> int:
+        return int(self._rules.key(self.s))
 
-    def play(self, move: int) -> "State": ...
+    @property
+    def to_move(self) -> int:
+        return int(self._rules.to_move(self.s))
 
-    def outcome(self) -> Outcome | None: ...
+    def legal_moves(self) -> list[int]:
+        rules = self._rules
+        out = np.empty(rules.MAX_MOVES, dtype=np.int64)
+        return out[:rules.legal_moves(self.s, out)].tolist()
+
+    def play(self, move: int) -> "Position":
+        return Position(self.game, self._rules.play(self.s, np.int64(move)))
+
+    def outcome(self) -> "Outcome | None":
+        return self.game.outcome(self)
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, Position) and other.game.name == self.game.name
+                and tuple(map(int, other.s)) == tuple(map(int, self.s)))
+
+    def __hash__(self) -> int:
+        return hash((self.game.name, tuple(map(int, self.s))))
+
+    def __repr__(self) -> str:
+        return f"Position({self.game.name}, {self.game.format_board(self)!r})"
+
+
+State = Position
 
 
 class Game(Protocol):
-    """A game's rules descriptor: construction, notation and evaluation of its states.
+    """A game's descriptor: its kernels (`rules`), construction, notation and outcome of
+    its positions.
 
     Attributes:
         name: the wire name `setgame` takes.
+        rules: the module of the game's kernels (the contract in this module's docstring).
+        listing_order: where `games` lists the game (lowest first; ties by name).
         num_players: 2 or 3.
         zero_sum: whether the returns of every outcome sum to zero.
         player_names: how the board text names each player, by index.
@@ -103,6 +168,8 @@ class Game(Protocol):
     """
 
     name: str
+    rules: ModuleType
+    listing_order: int
     num_players: int
     zero_sum: bool
     player_names: tuple[str, ...]
@@ -137,6 +204,9 @@ class Game(Protocol):
 
     def evaluate(self, state: State) -> tuple[int, ...]:
         """A heuristic value per player in centi-units (CENTI = one stone/disc)."""
+
+    def outcome(self, state: State) -> Outcome | None:
+        """The result of a finished position, None while the game goes on."""
 
     def picture(self, state: State) -> list[str]:
         """A human-readable drawing of the board, a line per list item."""

@@ -23,7 +23,7 @@ from adapters.codingame.arena.process import BotProcess
 from tests.conftest import TcpEngine, load_vectors, run
 
 ADAPTER = f"{sys.executable} -m adapters.codingame.adapter"
-FAKE_ENGINE = f"{sys.executable} {Path(__file__).parent / 'fake_engine.py'}"
+FAKE_ENGINE = f"{sys.executable} -m tests.fake_engine"
 NAMES = {"clobber": "wb", "othello": "01", "loa": "bw", "isolation": "rgb"}
 #: The games with referee vectors (Abalone has none: tests/test_codingame_abalone.py).
 VECTOR_GAMES = tuple(NAMES)

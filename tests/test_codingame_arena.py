@@ -21,7 +21,7 @@ from adapters.codingame.arena.stats import elo, tally, wilson
 from tests.conftest import run
 
 ARENA = [sys.executable, "-m", "adapters.codingame.arena.main"]
-BOTS = f"{sys.executable} {Path(__file__).parent / 'cg_bots.py'}"
+BOTS = f"{sys.executable} -m tests.cg_bots"
 EXAMPLE = f"{sys.executable} -m adapters.codingame.bots"
 
 

@@ -30,9 +30,9 @@ table up: the same masks and keys, without a table of 65536 entries to keep in c
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from games.kernel import kernel
 
-from compiled.bits import lowest_bit, popcount
+from games.kernel import lowest_bit, popcount
 from compiled.core import ONGOING
 from games.abalone import evaluation as _evaluation
 from games.abalone import rules as _rules
@@ -167,24 +167,24 @@ B3_2_0, B3_2_1, B3_2_3, B3_2_4 = _broadside(3, 2, ORDER_BROADSIDE_3)
 # ---- 128-bit helpers -------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _shl(lo, hi, s):
     """(lo, hi) shifted left by s, 0 < s < 64 (bits past 127 are lost)."""
     return lo << s, (hi << s) | (lo >> (U64 - s))
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _shr(lo, hi, s):
     """(lo, hi) shifted right by s, 0 < s < 64."""
     return (lo >> s) | (hi << (U64 - s)), hi >> s
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _count(lo, hi):
     return popcount(lo) + popcount(hi)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _emit(out, n, lo, hi, base):
     """Append base + cell for every cell of (lo, hi), the highest cell first (written
     from the end of their run backwards, lowest cell first)."""
@@ -204,7 +204,7 @@ def _emit(out, n, lo, hi, base):
     return end
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _emit_call(out, n, lo, hi, base):
     """`_emit` as a call, for the rare masks (inlining costs compile time)."""
     return _emit(out, n, lo, hi, base)
@@ -213,7 +213,7 @@ def _emit_call(out, n, lo, hi, base):
 # ---- move generation -------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _pushes_forward(out, n, pl, ph, tl, th, ql, qh, fl, fh, rl, rh, u,
                     b21, b31, b32, o21, o31, o32):
     """The pushes moving +u of the pairs p and triples t into the enemy q, with f the
@@ -236,7 +236,7 @@ def _pushes_forward(out, n, pl, ph, tl, th, ql, qh, fl, fh, rl, rh, u,
     return n
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _pushes_backward(out, n, pl, ph, tl, th, ql, qh, fl, fh, rl, rh, u, uu,
                      b21, b31, b32, o21, o31, o32):
     """The pushes moving -u: as `_pushes_forward` with the lines' front marble at their
@@ -261,7 +261,7 @@ def _pushes_backward(out, n, pl, ph, tl, th, ql, qh, fl, fh, rl, rh, u, uu,
     return n
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _broadside3(out, n, tl, th, fl, fh, u, base):
     bl, bh = _shl(fl, fh, u)
     bl &= fl
@@ -270,13 +270,13 @@ def _broadside3(out, n, tl, th, fl, fh, u, base):
     return _emit(out, n, tl & bl & cl, th & bh & ch, base)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _broadside2(out, n, pl, ph, fl, fh, u, base):
     bl, bh = _shl(fl, fh, u)
     return _emit(out, n, pl & bl & fl, ph & bh & fh, base)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _pushes(out, p0l, p0h, t0l, t0h, p1l, p1h, t1l, t1h, p2l, p2h, t2l, t2h, ql, qh,
             f0l, f0h, f1l, f1h, f2l, f2h, f3l, f3h, f4l, f4h, f5l, f5h):
     """The pushes (orders 6 and 5) into out[:n] in descending order; returns n: found
@@ -307,7 +307,7 @@ def _pushes(out, p0l, p0h, t0l, t0h, p1l, p1h, t1l, t1h, p2l, p2h, t2l, t2h, ql,
     return n
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _triple_moves(out, n, t0l, t0h, t1l, t1h, t2l, t2h,
                   f0l, f0h, f1l, f1h, f2l, f2h, f3l, f3h, f4l, f4h, f5l, f5h):
     """The in-line and broadside moves of lines of three (orders 4 and 3)."""
@@ -344,7 +344,7 @@ def _triple_moves(out, n, t0l, t0h, t1l, t1h, t2l, t2h,
     return n
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _pair_moves(out, n, p0l, p0h, p1l, p1h, p2l, p2h,
                 f0l, f0h, f1l, f1h, f2l, f2h, f3l, f3h, f4l, f4h, f5l, f5h):
     """The in-line and broadside moves of lines of two (orders 2 and 1)."""
@@ -380,7 +380,7 @@ def _pair_moves(out, n, p0l, p0h, p1l, p1h, p2l, p2h,
     return n
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def generate_moves(ol, oh, ql, qh, out):
     """The reference's `generate_moves(own, opp)` into out[:n]; returns n."""
     el = ON_LO ^ ol ^ ql
@@ -443,7 +443,7 @@ def generate_moves(ol, oh, ql, qh, out):
     return n
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _push_masks_forward(pl, ph, tl, th, ql, qh, fl, fh, rl, rh, u):
     """The union of the anchors of the pushes `_pushes_forward` emits."""
     onel, oneh = _shr(ql & fl, qh & fh, u)
@@ -454,7 +454,7 @@ def _push_masks_forward(pl, ph, tl, th, ql, qh, fl, fh, rl, rh, u):
     return ml | (tl & twol), mh | (th & twoh)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def has_move(ol, oh, ql, qh):
     """The reference's `has_move(own, opp)`."""
     el = ON_LO ^ ol ^ ql
@@ -528,7 +528,7 @@ def unpack(s: tuple) -> AbaloneState:
                         int(to_move), int(key), int(black_score), int(white_score), int(turn))
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def legal_moves(s, out):
     """The reference's `state.legal_moves()` into out[:n]; returns n."""
     black_lo, black_hi, white_lo, white_hi, side, _, black_score, white_score, turn = s
@@ -539,7 +539,7 @@ def legal_moves(s, out):
     return generate_moves(white_lo, white_hi, black_lo, black_hi, out)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def play(s, move):
     """The reference's `state.play(move)`."""
     black_lo, black_hi, white_lo, white_hi, side, key, black_score, white_score, turn = s
@@ -595,17 +595,17 @@ def play(s, move):
             black_score, white_score, turn + 1)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def key(s):
     return s[5]
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def to_move(s):
     return s[4]
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def result(s):
     """ONGOING, else the sign of the reference's outcome for the side to move:
     `final_outcome` once a side has six off or the ply limit is reached, else
@@ -630,7 +630,7 @@ def result(s):
     return ONGOING if moves else -1
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def margin(s):
     """The outcome's margin for the side to move: black's marbles pushed off minus
     white's, from its view (in every outcome, "no move" included)."""
@@ -643,7 +643,7 @@ def margin(s):
 # ---- evaluation ------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _attacks_axis(ol, oh, ql, qh, el, eh, u, uu, rpl, rph, rml, rmh):
     """One axis of the reference's `attacks`: (pushes, off mask lo, off mask hi)."""
     pushes = 0
@@ -698,7 +698,7 @@ def _attacks_axis(ol, oh, ql, qh, el, eh, u, uu, rpl, rph, rml, rmh):
     return pushes, offl, offh
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _attacks(ol, oh, ql, qh, el, eh):
     """The reference's `attacks(own, opp, empty)`: (pushes, off mask lo, off mask hi)."""
     p0, a0, b0 = _attacks_axis(ol, oh, ql, qh, el, eh, U1, U2, RIM0_LO, RIM0_HI, RIM3_LO, RIM3_HI)
@@ -709,7 +709,7 @@ def _attacks(ol, oh, ql, qh, el, eh):
     return p0 + p1 + p2, a0 | a1 | a2, b0 | b1 | b2
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _adjacent(bl, bh):
     """Adjacent pairs of a board along the three axes."""
     sl, sh = _shl(bl, bh, U1)
@@ -720,7 +720,7 @@ def _adjacent(bl, bh):
     return total + _count(bl & sl, bh & sh)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def evaluate(s):
     """The reference's `GAME.evaluate(state)[state.to_move]`."""
     bl, bh, wl, wh, side, _, black_score, white_score, _ = s
@@ -740,7 +740,7 @@ def evaluate(s):
     return value if side == BLACK else -value
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def solvable(s):
     """The reference's `solvable`: never (the endgame solver is not used for Abalone)."""
     return False

@@ -12,7 +12,8 @@ counts may differ; its values may not).
 """
 
 import numpy as np
-from numba import njit
+
+from games.kernel import kernel
 
 from compiled.core import (
     ABORTED,
@@ -46,7 +47,7 @@ def new_move_buffer() -> np.ndarray:
     return np.empty((MAX_PLY + 2, MAX_MOVES), dtype=np.int64)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _perft(s, depth, moves, ply):
     if depth <= 0:
         return 1
@@ -60,14 +61,14 @@ def _perft(s, depth, moves, ply):
     return total
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def perft(s, depth):
     """Leaf count at exactly `depth` plies (`search.perft.perft`)."""
     moves = np.empty((max(depth, 1) + 1, MAX_MOVES), dtype=np.int64)
     return _perft(s, depth, moves, np.int64(0))
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _promote(row, count, move):
     """Move `move` to the front of row[:count] if it is there, keeping the others' order."""
     if move < 0:
@@ -80,7 +81,7 @@ def _promote(row, count, move):
             return
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _search(s, depth, alpha, beta, ply, cells, work, moves):
     nodes = work[NODES] + 1
     work[NODES] = nodes
@@ -171,7 +172,7 @@ def _search(s, depth, alpha, beta, ply, cells, work, moves):
     return best_score
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def root_iteration(s, root_moves, depth, cells, work, moves):
     """Search every move of `root_moves` (in that order) to `depth` from `s` with the
     table `cells` and the work block `work` (`compiled.core`); returns (score, best
@@ -203,7 +204,7 @@ def root_iteration(s, root_moves, depth, cells, work, moves):
     return alpha, best_move
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def principal_variation(s, first, length, cells, moves, line):
     """`AlphaBeta._principal_variation`: `first`, then the table's moves while they stay
     legal and no position repeats, at most `length`; written to `line`, returns the count."""
@@ -264,7 +265,7 @@ def new_solver_table() -> np.ndarray:
     return table
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _solve(s, alpha, beta, ply, table, counts, work, moves):
     nodes = work[NODES] + 1
     work[NODES] = nodes
@@ -348,7 +349,7 @@ def _solve(s, alpha, beta, ply, table, counts, work, moves):
     return best
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def solve(s, alpha, beta, table, work, moves):
     """The exact value (final margin, side to move's view) of `s` if it lies in
     (alpha, beta), else a bound on the side it failed. Sets work[ABORTED] when

@@ -17,9 +17,9 @@ search, `moves_for(s, player, out)` and `play_for(s, player, move, next_player)`
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from games.kernel import kernel
 
-from compiled.bits import lowest_bit, popcount
+from games.kernel import lowest_bit, popcount
 from games.isolation import rules
 from games.isolation.endgame import EXACT_REGION_LIMIT
 from games.isolation.evaluation import (
@@ -77,24 +77,24 @@ def unpack(s: tuple) -> IsolationState:
                           (int(s[6]), int(s[7]), int(s[8])), int(s[9]))
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _next(player):
     return player + 1 if player < 2 else 0
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _turns_used(blocked, alive):
     return popcount(blocked) + PLAYERS - popcount(np.uint64(alive))
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _move_mask(blocked, k0, k1, k2, player):
     occupied = blocked | SQUARE[k0] | SQUARE[k1] | SQUARE[k2]
     square = k0 if player == 0 else (k1 if player == 1 else k2)
     return KNIGHT[square] & ~occupied
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def knight_spread(squares):
     """Every square a knight jump away from one of `squares`."""
     return (((squares << U17) & NOT_A) | ((squares << U15) & NOT_H)
@@ -103,7 +103,7 @@ def knight_spread(squares):
             | ((squares >> U10) & NOT_GH) | ((squares >> U6) & NOT_AB))
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _write_moves(mask, out):
     n = 0
     while mask != U0:
@@ -113,17 +113,17 @@ def _write_moves(mask, out):
     return n
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def key(s):
     return s[9]
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def to_move(s):
     return s[4]
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def legal_moves(s, out):
     """The reference `legal_moves()` into out[:n] (ascending squares); returns n."""
     blocked, alive = s[0], s[5]
@@ -132,7 +132,7 @@ def legal_moves(s, out):
     return _write_moves(_move_mask(blocked, s[1], s[2], s[3], s[4]), out)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def move_count(s):
     """len(legal_moves()), without listing them (perft's last ply)."""
     blocked, alive = s[0], s[5]
@@ -141,7 +141,7 @@ def move_count(s):
     return popcount(_move_mask(blocked, s[1], s[2], s[3], s[4]))
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def moves_for(s, player, out):
     """The reference `moves_for(player)` into out[:n]; returns n."""
     if (s[5] >> player) & 1 == 0:
@@ -149,7 +149,7 @@ def moves_for(s, player, out):
     return _write_moves(_move_mask(s[0], s[1], s[2], s[3], player), out)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _settle(blocked, k0, k1, k2, to_move, alive, s0, s1, s2, key):
     """The reference `settle`: `key` holds no side-to-move key yet."""
     while alive & (alive - 1) != 0 and _turns_used(blocked, alive) < MAX_TURNS:
@@ -173,7 +173,7 @@ def _settle(blocked, k0, k1, k2, to_move, alive, s0, s1, s2, key):
     return (blocked, k0, k1, k2, to_move, alive, s0, s1, s2, key ^ KEYS[TURN_KEY + to_move])
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def play_for(s, player, move, next_player):
     """The reference `play_for`: `player` jumps to `move`, the turn goes to `next_player`."""
     blocked, k0, k1, k2 = s[0], s[1], s[2], s[3]
@@ -190,14 +190,14 @@ def play_for(s, player, move, next_player):
     return _settle(blocked, k0, k1, k2, next_player, s[5], s[6], s[7], s[8], key)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def play(s, move):
     """The reference `play`."""
     player = s[4]
     return play_for(s, player, move, _next(player))
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def returns(s, out):
     """False while the reference `outcome()` is None; else writes its returns into
     out[:3] and returns True."""
@@ -215,7 +215,7 @@ def returns(s, out):
     return True
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def region(start, free):
     """The free squares a knight on `start` can ever reach."""
     reached = U0
@@ -226,7 +226,7 @@ def region(start, free):
     return reached
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _longest(start, free, limit):
     """The most jumps from `start` over `free`, each square once; the search stops once
     a path of `limit` jumps (all of free) is found, which none can beat."""
@@ -243,13 +243,13 @@ def _longest(start, free, limit):
     return best
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def longest_path(start, free):
     """The reference `endgame.longest_path`."""
     return _longest(start, free, popcount(free))
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _moves_left(start, own):
     count = popcount(own)
     if count <= EXACT_REGION_LIMIT:
@@ -257,7 +257,7 @@ def _moves_left(start, own):
     return count
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _region_apart(start, free, others):
     """(the region of a knight on `start`, whether it holds one of the squares `others`),
     the fill stopping at the first of them."""
@@ -271,7 +271,7 @@ def _region_apart(start, free, others):
     return reached, False
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _decided(s, free, out):
     """The reference `evaluation._decided` into out[:3]; False when the knights can meet.
 
@@ -337,7 +337,7 @@ def _decided(s, free, out):
     return True
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _value(alive_bit, knight, owned, free, score):
     if not alive_bit:
         return OUT_VALUE + OUT_SCORE_STEP * score
@@ -348,7 +348,7 @@ def _value(alive_bit, knight, owned, free, score):
     return value
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def evaluate(s, out):
     """The reference `game.evaluate(state)` (per player) into out[:3]."""
     blocked, k0, k1, k2, alive = s[0], s[1], s[2], s[3], s[5]

@@ -19,7 +19,7 @@ work[PARTIAL_MOVE] (-1 none).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from games.kernel import kernel
 
 from compiled.core import (
     ABORTED,
@@ -55,7 +55,7 @@ from search.tt import EXACT, LOWER, UPPER
 PLAYERS = 3
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _perft(s, depth, moves, ply):
     if depth <= 0:
         return 1
@@ -69,14 +69,14 @@ def _perft(s, depth, moves, ply):
     return total
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def perft(s, depth):
     """Leaf count at exactly `depth` plies (`search.perft.perft`)."""
     moves = np.empty((max(depth, 1) + 1, MAX_MOVES), dtype=np.int64)
     return _perft(s, np.int64(depth), moves, np.int64(0))
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _utility(v0, v1, v2, me):
     """v[me] minus the best of the others' values (`search.multiplayer.utility`)."""
     if me == 0:
@@ -98,7 +98,7 @@ def new_search_work():
     return new_work(W_SIZE - HISTORY)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _enter(ply, work):
     """Count a node, poll every POLL + 1 nodes; True when the search must stop."""
     nodes = work[NODES] + 1
@@ -111,19 +111,19 @@ def _enter(ply, work):
     return False
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _terminal_utility(work, ply, me):
     return _utility(WIN_VALUE * work[W_VALUES] - ply, WIN_VALUE * work[W_VALUES + 1] - ply,
                     WIN_VALUE * work[W_VALUES + 2] - ply, me)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _static_utility(s, me, work):
     evaluate(s, work[W_VALUES:W_VALUES + PLAYERS])
     return _utility(work[W_VALUES], work[W_VALUES + 1], work[W_VALUES + 2], me)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _promote(work, base, count, move):
     """Move `move` to the front of the list at work[base:base + count] if it is there,
     keeping the others' order."""
@@ -137,7 +137,7 @@ def _promote(work, base, count, move):
             return
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _order(work, base, count, tt_move, ply):
     """`MultiPlayerSearch._ordered`: a stable sort by history, highest first, then the
     second killer, the first killer and the table move to the front."""
@@ -154,7 +154,7 @@ def _order(work, base, count, tt_move, ply):
     _promote(work, base, count, tt_move)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _cutoff(move, depth, ply, work):
     killer = KILLERS + 2 * ply
     if move != work[killer]:
@@ -163,7 +163,7 @@ def _cutoff(move, depth, ply, work):
     work[HISTORY + move] += depth * depth
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _paranoid(s, depth, alpha, beta, ply, me, salt, cells, work):
     if _enter(ply, work):
         return 0
@@ -219,7 +219,7 @@ def _paranoid(s, depth, alpha, beta, ply, me, salt, cells, work):
     return best
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def paranoid_root(s, depth, me, salt, cells, work):
     """One paranoid iteration to `depth` from `s` for searcher `me`: its utility."""
     work[PARTIAL_MOVE] = -1
@@ -230,7 +230,7 @@ def paranoid_root(s, depth, me, salt, cells, work):
                      salt, cells, work)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _brs(s, depth, alpha, beta, ply, opponents, me, work):
     """`MultiPlayerSearch._brs` (opponents False) and `_brs_opponents` (True) in one."""
     if not opponents:
@@ -294,7 +294,7 @@ def _brs(s, depth, alpha, beta, ply, opponents, me, work):
     return best
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def brs_root(s, depth, me, salt, cells, work):
     """One best-reply iteration (the table is not used, as in the reference)."""
     work[PARTIAL_MOVE] = -1
@@ -303,7 +303,7 @@ def brs_root(s, depth, me, salt, cells, work):
                 np.bool_(False), me, work)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _maxn(s, depth, ply, me, work):
     """`MultiPlayerSearch._maxn`: the per-player values every player's best choice leads to."""
     if _enter(ply, work):
@@ -334,7 +334,7 @@ def _maxn(s, depth, ply, me, work):
     return b0, b1, b2
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def maxn_root(s, depth, me, salt, cells, work):
     """One max^n iteration: the searcher's utility of the values its tree leads to."""
     work[PARTIAL_MOVE] = -1

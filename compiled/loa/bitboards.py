@@ -5,20 +5,17 @@ lowest checker, a group grown from a seed, the squares around a board, and
 
 from __future__ import annotations
 
-from numba import njit
-
-import compiled
 from compiled.loa.tables import NOT_FILE_A, NOT_FILE_H, U0, U1, U8
+from games.kernel import kernel
 
-compiled.configure()  # numba's cache directory, before the first compiled function
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _lowest(board):
     return board & (~board + U1)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def connected(board):
     """bitboards.connected: one 8-connected group (a single checker is one).
 
@@ -37,7 +34,7 @@ def connected(board):
         seed = grown
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _group_of(board, seed):
     while True:
         grown = seed | ((seed << U1) & NOT_FILE_A) | ((seed >> U1) & NOT_FILE_H)
@@ -47,7 +44,7 @@ def _group_of(board, seed):
         seed = grown
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _dilate(board):
     board |= ((board << U1) & NOT_FILE_A) | ((board >> U1) & NOT_FILE_H)
     return board | (board << U8) | (board >> U8)

@@ -14,9 +14,9 @@ a docstring names the reference's `x`) term by term in the same integer arithmet
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from games.kernel import kernel
 
-from compiled.bits import lowest_bit, popcount
+from games.kernel import lowest_bit, popcount
 from compiled.loa.bitboards import _dilate, _group_of, _lowest, connected
 from compiled.loa.tables import (
     BLACK, BLOCKED, CENTRALISATION, CENTRE_OF_MASS, CENTRE_TABLE, CONCENTRATION, CORNERS,
@@ -29,14 +29,14 @@ from compiled.loa.tables import (
 )
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _line_word(black_line, white_line, offset):
     """The LINE_TABLE word of a line whose checkers are the low bits of `black_line`
     and `white_line`."""
     return np.int64(LINE_TABLE[offset + TERNARY[black_line] + 2 * TERNARY[white_line]])
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _mobility(black, white):
     """evaluation.mobility: (black's weighted mobility in half moves, black's checkers
     without a move, the same two for white), line by line through LINE_TABLE."""
@@ -74,7 +74,7 @@ def _mobility(black, white):
             white_score, popcount(white & ~white_movers))
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _quads(board):
     """evaluation.quads: (windows with 3 or 4 checkers, 4 x the Euler number)."""
     right = board >> U1
@@ -95,7 +95,7 @@ def _quads(board):
     return threes + popcount(four), ones - threes - 2 * popcount(crossed)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _shape(board):
     """evaluation.shape: (concentration surplus x CONCENTRATION / n, table sum)."""
     count = popcount(board)
@@ -116,7 +116,7 @@ def _shape(board):
     )
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _walls(own, opp):
     """evaluation.walls: enemy edge checkers walled in by own checkers."""
     south = opp & RANK_1 & (own >> U8) & ((own >> U7) | FILE_A) & ((own >> U9) | FILE_H)
@@ -126,7 +126,7 @@ def _walls(own, opp):
     return popcount(south | north | west | east)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def connects_in_one(own, opp, euler4):
     """evaluation.connects_in_one: whether the side owning `own` has a move that joins
     all its checkers (`euler4`: its 4 x Euler number)."""
@@ -168,7 +168,7 @@ def connects_in_one(own, opp, euler4):
     return False
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def evaluate(s):
     """evaluation.evaluate(...)[to_move]."""
     black = s[0]

@@ -22,9 +22,9 @@ What each kernel mirrors:
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from games.kernel import kernel
 
-from compiled.bits import lowest_bit, popcount
+from games.kernel import lowest_bit, popcount
 from compiled.core import ONGOING
 from compiled.loa.bitboards import connected
 from compiled.loa.evaluation import evaluate  # noqa: F401  (the contract's evaluate)
@@ -58,7 +58,7 @@ def unpack(s: tuple) -> LoaState:
 # ---- the contract -------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def generate_moves(own, opp, out):
     """rules.generate_moves into out[:n]; returns n.
 
@@ -83,7 +83,7 @@ def generate_moves(own, opp, out):
     return n
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def legal_moves(s, out):
     """LoaState.legal_moves into out[:n]; returns n."""
     if s[5] != STATUS_ONGOING:
@@ -98,7 +98,7 @@ def legal_moves(s, out):
     return n
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _settle(mover, other, capture, mover_won, other_won, ply):
     if connected(mover):
         return mover_won
@@ -109,7 +109,7 @@ def _settle(mover, other, capture, mover_won, other_won, ply):
     return np.int64(STATUS_ONGOING)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def play(s, move):
     """LoaState.play: the position after `move`, key and status included."""
     black, white, to_move, ply, key, status = s
@@ -141,17 +141,17 @@ def play(s, move):
     return (black, white, np.int64(BLACK), ply, key, status)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def key(s):
     return s[4]
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def to_move(s):
     return s[2]
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def result(s):
     """ONGOING while the game goes on, else the sign of the side to move's return."""
     status = s[5]
@@ -163,13 +163,13 @@ def result(s):
     return np.int64(1) if winner == s[2] else np.int64(-1)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def margin(s):
     """LOA has no margins: the side to move's return."""
     return result(s)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def solvable(s):
     """LoaGame.solvable: no exact endgame in LOA."""
     return False

@@ -28,13 +28,14 @@ from __future__ import annotations
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, types
+from numba import types
+
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from compiled.bits import lowest_bit, popcount
 from compiled.core import ONGOING
-from games.othello import evaluation, rules
+from games.kernel import kernel, lowest_bit, popcount, twin
+from games.othello import bitboard, evaluation, rules
 from games.othello.bitboard import PASS
 from games.othello.rules import OthelloState, SOLVE_EMPTIES
 
@@ -233,7 +234,16 @@ def _flips_lanes(typingctx, own, opp, east, south, south_east, south_west, west,
     return signature, codegen
 
 
-@njit(cache=True, nogil=True, inline="always")
+def _move_mask_python(own, opp):
+    return np.uint64(bitboard.move_mask(int(own), int(opp)))
+
+
+def _flips_python(own, opp, square):
+    return np.uint64(bitboard.flips(int(own), int(opp), int(square)))
+
+
+@twin(_move_mask_python)
+@kernel(inline=True)
 def move_mask(own, opp):
     """The empty squares where the side owning `own` can place a disc (the reference's
     `move_mask`): in each line direction, runs of `opp` discs next to `own` grow by one,
@@ -241,7 +251,8 @@ def move_mask(own, opp):
     return _move_mask_lanes(own, opp)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@twin(_flips_python)
+@kernel(inline=True)
 def flips(own, opp, square):
     """The enemy discs a disc of `own` placed on `square` turns over (the reference's
     `flips`)."""
@@ -269,7 +280,7 @@ def unpack(s: tuple) -> OthelloState:
     return OthelloState(black, white, to_move, int(key), int(moves) | int(passing) << PASS)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def make_state(black, white, to_move):
     """A state with its key and legal moves computed from scratch (`rules.make_state`)."""
     if to_move == 0:
@@ -292,7 +303,7 @@ def make_state(black, white, to_move):
     return (own, opp, moves, key, np.int64(to_move), passing)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def legal_moves(s, out):
     """The legal moves into out[:n], lowest square first, then PASS alone; returns n."""
     moves = s[2]
@@ -306,7 +317,7 @@ def legal_moves(s, out):
     return n
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def move_count(s):
     """The number of legal moves (`legal_moves` without writing them)."""
     if s[5] != 0:
@@ -314,7 +325,7 @@ def move_count(s):
     return popcount(s[2])
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def flip_key(flipped):
     """The key change of the discs `flipped` turning over."""
     return (FLIP_BYTE_KEYS[0, flipped & BYTE] ^ FLIP_BYTE_KEYS[1, (flipped >> U8) & BYTE]
@@ -323,7 +334,7 @@ def flip_key(flipped):
             ^ FLIP_BYTE_KEYS[6, (flipped >> U48) & BYTE] ^ FLIP_BYTE_KEYS[7, flipped >> U56])
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def play(s, move):
     """The position after `move` (a legal move), key included."""
     own, opp, _, key, to_move, _ = s
@@ -340,17 +351,17 @@ def play(s, move):
     return (opp, own, moves, key, 1 - to_move, passing)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def key(s):
     return s[3]
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def to_move(s):
     return s[4]
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def result(s):
     """ONGOING while the side to move has a placement or must pass; else the sign of
     the disc difference for the side to move."""
@@ -364,23 +375,23 @@ def result(s):
     return 0
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def margin(s):
     """The disc difference for the side to move (empty squares go to no one)."""
     return popcount(s[0]) - popcount(s[1])
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def solvable(s):
     return 64 - popcount(s[0] | s[1]) <= SOLVE_MAX_EMPTIES
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _edge(own_line, opp_line):
     return np.int64(EDGE_STABILITY[(own_line << U8) | opp_line])
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def evaluate_boards(own, opp, own_moves, opp_moves):
     """The reference's `evaluate_with_mobility(own, opp, 0, own_moves, opp_moves)[0]`:
     the value for the side owning `own`, to move."""
@@ -425,7 +436,7 @@ def evaluate_boards(own, opp, own_moves, opp_moves):
             + weights[6] * edges + weights[7] * parity + weights[8] * discs)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def evaluate(s):
     """The reference's `GAME.evaluate(state)[state.to_move]`: the side to move's
     placements come from the state, the other side's are computed."""

@@ -10,6 +10,6 @@ Moves: the int `from_square << 6 | to_square`; the token is the two square names
 Board text: 8 rows of `w b .`, rank 8 first, joined by `/`, then `w` or `b` to move.
 """
 
-from games.clobber.rules import GAME, ClobberState
+from games.clobber.game import GAME
 
-__all__ = ["GAME", "ClobberState"]
+__all__ = ["GAME"]

@@ -24,9 +24,8 @@ in matches (scripts/strength).
 
 from __future__ import annotations
 
-NOT_FILE_A = 0xFEFEFEFEFEFEFEFE
-NOT_FILE_H = 0x7F7F7F7F7F7F7F7F
-FULL = (1 << 64) - 1
+from games.clobber.rules import FULL, NOT_FILE_A, NOT_FILE_H, U1, U8, WHITE
+from games.kernel import kernel, popcount
 
 MOVER_WEIGHT = 100
 #: A reserve stone is worth RESERVE_WEIGHT per stone on the board above RESERVE_FLOOR.
@@ -37,26 +36,26 @@ TEMPO = 40
 ODD_DOMINOES = 100
 
 
-def _neighbours(stones: int) -> int:
-    """The squares orthogonally adjacent to any of `stones`."""
-    return ((stones << 8) & FULL | stones >> 8
-            | (stones << 1) & NOT_FILE_A | (stones >> 1) & NOT_FILE_H)
+@kernel(inline=True)
+def _neighbours(stones):
+    return ((stones << U8) | (stones >> U8)
+            | ((stones << U1) & NOT_FILE_A) | ((stones >> U1) & NOT_FILE_H))
 
 
-def _contacts(own: int, opp: int) -> tuple[int, int]:
-    """(own stones touching an enemy, own stones touching exactly one enemy)."""
-    north = own & (opp >> 8)
-    south = own & (opp << 8)
-    east = own & (opp >> 1) & NOT_FILE_H
-    west = own & (opp << 1) & NOT_FILE_A
+@kernel(inline=True)
+def _contacts(own, opp):
+    north = own & (opp >> U8)
+    south = own & (opp << U8)
+    east = own & (opp >> U1) & NOT_FILE_H
+    west = own & (opp << U1) & NOT_FILE_A
     movers = north | south | east | west
-    # A stone is in exactly one of the four masks iff it has exactly one enemy neighbour.
     twice = (north & south) | ((north | south) & (east | west)) | (east & west)
-    return movers, movers & ~twice
+    return movers, movers & (twice ^ FULL)
 
 
-def evaluate(white: int, black: int, to_move: int) -> tuple[int, int]:
-    """(white's value, black's value) of a position; they sum to zero."""
+@kernel
+def evaluate_sides(white, black, side):
+    """White's value of a position with `side` to move (Black's is minus it)."""
     occupied = white | black
     white_movers, white_lone = _contacts(white, black)
     black_movers, black_lone = _contacts(black, white)
@@ -67,16 +66,26 @@ def evaluate(white: int, black: int, to_move: int) -> tuple[int, int]:
             if grown == live:
                 break
             live = grown
-    white_dangling = white_lone & ~_neighbours(white)
-    black_dangling = black_lone & ~_neighbours(black)
-    value = (
-        MOVER_WEIGHT * (white_movers.bit_count() - black_movers.bit_count())
-        + RESERVE_WEIGHT * max(occupied.bit_count() - RESERVE_FLOOR, 0)
-        * ((white & live & ~white_movers).bit_count() - (black & live & ~black_movers).bit_count())
-        - DANGLING_WEIGHT * (white_dangling.bit_count() - black_dangling.bit_count())
-    )
-    # A dangling stone whose one neighbour dangles too is half of an isolated pair.
-    dominoes = (white_dangling & _neighbours(black_dangling)).bit_count()
+    white_dangling = white_lone & (_neighbours(white) ^ FULL)
+    black_dangling = black_lone & (_neighbours(black) ^ FULL)
+    value = MOVER_WEIGHT * (popcount(white_movers) - popcount(black_movers))
+    stones = popcount(occupied)
+    if stones > RESERVE_FLOOR:
+        value += (RESERVE_WEIGHT * (stones - RESERVE_FLOOR)
+                  * (popcount(white & live & (white_movers ^ FULL))
+                     - popcount(black & live & (black_movers ^ FULL))))
+    value -= DANGLING_WEIGHT * (popcount(white_dangling) - popcount(black_dangling))
+    dominoes = popcount(white_dangling & _neighbours(black_dangling))
     tempo = TEMPO + (ODD_DOMINOES if dominoes & 1 else 0)
-    value += tempo if to_move == 0 else -tempo
-    return value, -value
+    if side == WHITE:
+        return value + tempo
+    return value - tempo
+
+
+@kernel
+def evaluate(s):
+    """The value for the side to move."""
+    value = evaluate_sides(s[0], s[1], s[2])
+    if s[2] == WHITE:
+        return value
+    return -value

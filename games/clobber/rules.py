@@ -1,136 +1,47 @@
-"""Clobber rules over two 64-bit bitboards held in Python ints.
+"""Clobber rules as kernels (`games.kernel`) over two 64-bit bitboards.
 
-The kernels (`move_masks`, `count_moves`, `generate_moves`, `apply_move`) are plain
-functions of ints so that a compiled core can mirror them one for one; `ClobberState`
-and `ClobberGame` wrap them behind the `games.base` protocols.
+A kernel state is the tuple `(white, black, to_move, key)`: the two bitboards (np.uint64,
+a1 = bit 0, h8 = bit 63), the side to move (np.int64, 0 white, 1 black) and the Zobrist
+key (np.uint64). Moves are `from << 6 | to`, listed by direction (north, south, east,
+west) and within one direction by ascending from-square. The game ends when the side to
+move has no capture, which loses (no margin, no draw).
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple, Sequence
+import numpy as np
 
-from games.base import Outcome, zobrist_keys
-from games.clobber import evaluation, fixtures, notation
-
-FULL = (1 << 64) - 1
-FILE_A = 0x0101010101010101
-FILE_H = FILE_A << 7
-NOT_FILE_A = FULL ^ FILE_A
-NOT_FILE_H = FULL ^ FILE_H
-#: Squares where file + rank is odd: white stones in the start position.
-WHITE_START = 0x55AA55AA55AA55AA
-BLACK_START = FULL ^ WHITE_START
+from games.base import ONGOING, zobrist_keys
+from games.kernel import kernel, lowest_bit, popcount
 
 WHITE, BLACK = 0, 1
+STATE_TYPES = (np.uint64, np.uint64, np.int64, np.uint64)
+
+U0 = np.uint64(0)
+U1 = np.uint64(1)
+U8 = np.uint64(8)
+FULL = np.uint64((1 << 64) - 1)
+FILE_A = 0x0101010101010101
+NOT_FILE_A = np.uint64(0xFEFEFEFEFEFEFEFE)
+NOT_FILE_H = np.uint64(0x7F7F7F7F7F7F7F7F)
+#: Squares where file + rank is odd: white stones in the start position.
+WHITE_START = np.uint64(0x55AA55AA55AA55AA)
+BLACK_START = np.uint64(0xAA55AA55AA55AA55)
 
 # Keys 0..63 white stones, 64..127 black stones, 128 black to move. Changing the seed or
 # this layout invalidates saved hash files: bump KEY_SCHEME with it.
 KEY_SCHEME = 1
 _KEYS = zobrist_keys(0xC10BBE5, 129)
-_STONE_KEYS = (_KEYS[:64], _KEYS[64:128])
-_SIDE_KEY = _KEYS[128]
+STONE_KEYS = np.array([_KEYS[:64], _KEYS[64:128]], dtype=np.uint64)
+SIDE_KEY = np.uint64(_KEYS[128])
 
-
-def move_masks(own: int, opp: int) -> tuple[int, int, int, int]:
-    """The own stones that can capture north (+8), south (-8), east (+1), west (-1)."""
-    return (
-        own & (opp >> 8),
-        own & (opp << 8),
-        own & (opp >> 1) & NOT_FILE_H,
-        own & (opp << 1) & NOT_FILE_A,
-    )
-
-
-def count_moves(own: int, opp: int) -> int:
-    """The number of legal moves of the side owning `own`."""
-    return (
-        (own & (opp >> 8)).bit_count()
-        + (own & (opp << 8)).bit_count()
-        + (own & (opp >> 1) & NOT_FILE_H).bit_count()
-        + (own & (opp << 1) & NOT_FILE_A).bit_count()
-    )
-
-
-_STEPS = (8, -8, 1, -1)
-
-
-def generate_moves(own: int, opp: int) -> list[int]:
-    """The legal moves `from << 6 | to` of the side owning `own`, by direction."""
-    moves = []
-    append = moves.append
-    for mask, step in zip(move_masks(own, opp), _STEPS):
-        while mask:
-            low = mask & -mask
-            frm = low.bit_length() - 1
-            append(frm << 6 | (frm + step))
-            mask ^= low
-    return moves
-
-
-def apply_move(own: int, opp: int, move: int) -> tuple[int, int]:
-    """The (own, opp) boards after the capture `move`."""
-    to_bit = 1 << (move & 63)
-    return own ^ (1 << (move >> 6)) ^ to_bit, opp ^ to_bit
-
-
-def compute_key(white: int, black: int, to_move: int) -> int:
-    """The Zobrist key of a position, from scratch."""
-    key = _SIDE_KEY if to_move == BLACK else 0
-    for colour, board in ((WHITE, white), (BLACK, black)):
-        keys = _STONE_KEYS[colour]
-        while board:
-            low = board & -board
-            key ^= keys[low.bit_length() - 1]
-            board ^= low
-    return key
-
-
-_new_state = tuple.__new__
-
-
-class ClobberState(NamedTuple):
-    """A Clobber position: the two bitboards, the side to move and the Zobrist key."""
-
-    white: int
-    black: int
-    to_move: int
-    key: int
-
-    def legal_moves(self) -> list[int]:
-        if self.to_move == WHITE:
-            return generate_moves(self.white, self.black)
-        return generate_moves(self.black, self.white)
-
-    def play(self, move: int) -> "ClobberState":
-        frm = move >> 6
-        to = move & 63
-        to_bit = 1 << to
-        white, black, to_move, key = self
-        own_keys = _STONE_KEYS[to_move]
-        opp_keys = _STONE_KEYS[to_move ^ 1]
-        key ^= own_keys[frm] ^ own_keys[to] ^ opp_keys[to] ^ _SIDE_KEY
-        if to_move == WHITE:
-            return _new_state(ClobberState, (white ^ (1 << frm) ^ to_bit, black ^ to_bit, BLACK, key))
-        return _new_state(ClobberState, (white ^ to_bit, black ^ (1 << frm) ^ to_bit, WHITE, key))
-
-    def outcome(self) -> Outcome | None:
-        if self.to_move == WHITE:
-            moves = count_moves(self.white, self.black)
-        else:
-            moves = count_moves(self.black, self.white)
-        if moves:
-            return None
-        winner = self.to_move ^ 1
-        return _OUTCOMES[winner]
-
-
-_OUTCOMES = (Outcome((1, -1), WHITE, "no move"), Outcome((-1, 1), BLACK, "no move"))
-
-
-def make_state(white: int, black: int, to_move: int) -> ClobberState:
-    """A state with its key computed from scratch."""
-    return ClobberState(white, black, to_move, compute_key(white, black, to_move))
-
+#: Every move is one of the own-enemy adjacent pairs, at most the 112 edges of the grid
+#: (all of them in the start position).
+MAX_MOVES = 112
+#: from << 6 | to with both squares below 64.
+MOVE_LIMIT = 64 * 64
+#: Moves index the history table as they are.
+HISTORY_MASK = MOVE_LIMIT - 1
 
 #: From this many stones down, a search solves the position exactly: measured, the solver
 #: proves positions of about 30 stones in 1-10 thousand nodes, where the heuristic search
@@ -138,44 +49,100 @@ def make_state(white: int, black: int, to_move: int) -> ClobberState:
 SOLVE_STONES = 26
 
 
-class ClobberGame:
-    """The Clobber rules descriptor (see the package docstring)."""
-
-    name = "clobber"
-    num_players = 2
-    zero_sum = True
-    player_names = ("w", "b")
-    white_player = WHITE
-    key_scheme = KEY_SCHEME
-    bench_perft_depth = fixtures.BENCH_PERFT_DEPTH
-    bench_positions = fixtures.BENCH_POSITIONS
-    bench_depth = fixtures.BENCH_DEPTH
-    bench_nodes = fixtures.BENCH_NODES
-
-    def initial_state(self, params: dict[str, str]) -> ClobberState:
-        notation.check_no_params(params)
-        return make_state(WHITE_START, BLACK_START, WHITE)
-
-    def parse_board(self, tokens: Sequence[str]) -> ClobberState:
-        return make_state(*notation.parse_board(tokens))
-
-    def format_board(self, state: ClobberState) -> str:
-        return notation.format_board(state.white, state.black, state.to_move)
-
-    def parse_move(self, state: ClobberState, text: str) -> int:
-        return notation.parse_move(text, state.legal_moves())
-
-    def format_move(self, state: ClobberState, move: int) -> str:
-        return notation.format_move(move)
-
-    def evaluate(self, state: ClobberState) -> tuple[int, ...]:
-        return evaluation.evaluate(state.white, state.black, state.to_move)
-
-    def picture(self, state: ClobberState) -> list[str]:
-        return notation.picture(state.white, state.black, state.to_move)
-
-    def solvable(self, state: ClobberState) -> bool:
-        return (state.white | state.black).bit_count() <= SOLVE_STONES
+@kernel
+def make_state(white, black, to_move):
+    """The kernel state of a position, its key computed from scratch."""
+    key = SIDE_KEY if to_move == BLACK else U0
+    for side in range(2):
+        board = white if side == WHITE else black
+        while board != U0:
+            key ^= STONE_KEYS[side, lowest_bit(board)]
+            board &= board - U1
+    return (white, black, np.int64(to_move), key)
 
 
-GAME = ClobberGame()
+@kernel(inline=True)
+def _sides(s):
+    """(own, opp) boards of the side to move."""
+    if s[2] == WHITE:
+        return s[0], s[1]
+    return s[1], s[0]
+
+
+@kernel(inline=True)
+def _emit(mask, step, out, n):
+    while mask != U0:
+        frm = lowest_bit(mask)
+        out[n] = (frm << 6) | (frm + step)
+        n += 1
+        mask &= mask - U1
+    return n
+
+
+@kernel
+def legal_moves(s, out):
+    """The captures of the side to move into out[:n]; returns n."""
+    own, opp = _sides(s)
+    n = _emit(own & (opp >> U8), 8, out, 0)
+    n = _emit(own & (opp << U8), -8, out, n)
+    n = _emit(own & (opp >> U1) & NOT_FILE_H, 1, out, n)
+    return _emit(own & (opp << U1) & NOT_FILE_A, -1, out, n)
+
+
+@kernel(inline=True)
+def count_moves(own, opp):
+    """The number of legal moves of the side owning `own`."""
+    return (popcount(own & (opp >> U8)) + popcount(own & (opp << U8))
+            + popcount(own & (opp >> U1) & NOT_FILE_H) + popcount(own & (opp << U1) & NOT_FILE_A))
+
+
+@kernel
+def move_count(s):
+    """The number of legal moves, without listing them."""
+    own, opp = _sides(s)
+    return count_moves(own, opp)
+
+
+@kernel
+def play(s, move):
+    """The position after the capture `move`, key included."""
+    white, black, side, key = s
+    frm = move >> 6
+    to = move & 63
+    from_bit = U1 << np.uint64(frm)
+    to_bit = U1 << np.uint64(to)
+    key ^= STONE_KEYS[side, frm] ^ STONE_KEYS[side, to] ^ STONE_KEYS[side ^ 1, to] ^ SIDE_KEY
+    if side == WHITE:
+        return (white ^ from_bit ^ to_bit, black ^ to_bit, np.int64(BLACK), key)
+    return (white ^ to_bit, black ^ from_bit ^ to_bit, np.int64(WHITE), key)
+
+
+@kernel
+def key(s):
+    return s[3]
+
+
+@kernel
+def to_move(s):
+    return s[2]
+
+
+@kernel
+def result(s):
+    """ONGOING while the side to move can capture, else -1: it has lost."""
+    own, opp = _sides(s)
+    if count_moves(own, opp) != 0:
+        return np.int64(ONGOING)
+    return np.int64(-1)
+
+
+@kernel
+def margin(s):
+    """The side to move's return in a finished position: always -1, it has lost."""
+    return np.int64(-1)
+
+
+@kernel
+def solvable(s):
+    """At most SOLVE_STONES stones on the board."""
+    return popcount(s[0] | s[1]) <= SOLVE_STONES

@@ -1,0 +1,280 @@
+"""Kernels: the functions that hold the games' rules and the searches, each written once
+in the subset of Python that numba compiles (ints, numpy scalars and arrays, tuples).
+
+- `kernel` compiles a function with numba (cached on disk, the GIL released) where numba
+  imports, and leaves it plain Python where it does not.
+- Every kernel also runs uncompiled: `interpreted(f)` is the same source run by the
+  interpreter, every kernel it calls replaced by its interpreted twin. A kernel built on a
+  numba intrinsic (`popcount`, `lowest_bit`, `monotonic_ns`, or one of a game's) carries a
+  plain-Python version for that (`twin`).
+- `specialise` binds functions written once over a game's kernel names (`play`,
+  `legal_moves`, ...) to one game's kernels, each binding compiled and cached apart.
+
+Numba's cache notices a change of a kernel's own file, not of a file it calls, so the
+cache lives in a directory named after a digest of every source file kernels come from
+(`games/` and `search/`): any change there starts a fresh cache.
+
+Boards cross into kernels as `np.uint64`: a Python int of 2**63 or more would overflow
+int64, and a smaller one would compile a signed twin of every function. Each helper here
+takes and returns fixed types so that a game's kernels compile once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+import types
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping
+
+_ROOT = Path(__file__).resolve().parent.parent
+#: The packages whose files define kernels.
+_SOURCES = ("games", "search", "compiled")
+
+
+def source_digest() -> str:
+    """A digest of every source file kernels are compiled from."""
+    digest = hashlib.sha256()
+    for folder in _SOURCES:
+        for path in sorted((_ROOT / folder).rglob("*.py")):
+            digest.update(str(path.relative_to(_ROOT)).encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def cache_dir() -> Path:
+    """Where compiled kernels are cached: $ENGINE_NUMBA_CACHE, else `.numba-cache` beside
+    the packages when writable, else the user's cache directory; in a sub-directory named
+    after `source_digest()`."""
+    base = os.environ.get("ENGINE_NUMBA_CACHE")
+    if base:
+        root = Path(base)
+    elif os.access(_ROOT, os.W_OK):
+        root = _ROOT / ".numba-cache"
+    else:
+        root = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "engine-numba"
+    return root / source_digest()
+
+
+def _import_numba() -> str | None:
+    """Import numba and point its cache at `cache_dir()`; why it cannot be used, or None."""
+    if os.environ.get("ENGINE_NO_NUMBA"):
+        return "ENGINE_NO_NUMBA is set"
+    try:
+        import numba
+    except ImportError as error:  # depends on the installation
+        return f"numba cannot be imported ({error})"
+    numba.config.CACHE_DIR = str(cache_dir())
+    return None
+
+
+#: Why kernels cannot be compiled in this process, or None when they are.
+NUMBA_MISSING = _import_numba()
+COMPILING = NUMBA_MISSING is None
+
+if COMPILING:
+    from llvmlite import ir
+    from numba import njit
+    from numba import types as nbtypes
+    from numba.core import cgutils
+    from numba.core.dispatcher import Dispatcher
+    from numba.extending import intrinsic
+else:  # pragma: no cover - exercised with ENGINE_NO_NUMBA
+    Dispatcher = ()  # type: ignore[assignment,misc]
+
+
+def kernel(function: Callable | None = None, *, inline: bool = False) -> Any:
+    """Decorator: `function` as a kernel, compiled where numba imports (cached, without
+    the GIL; `inline` inlines it into its callers), else the function itself."""
+    def decorate(function: Callable) -> Any:
+        if not COMPILING:
+            return function
+        options: dict[str, Any] = {"cache": True, "nogil": True}
+        if inline:
+            options["inline"] = "always"
+        return njit(**options)(function)
+
+    return decorate if function is None else decorate(function)
+
+
+#: The plain-Python version of each kernel built on an intrinsic.
+_TWINS: dict[Any, Callable] = {}
+
+
+def twin(python_version: Callable) -> Callable[[Any], Any]:
+    """Decorator over a kernel that calls a numba intrinsic: `python_version` is what it
+    computes, run where it is interpreted (and in its place where numba is missing)."""
+    def register(compiled: Any) -> Any:
+        if not COMPILING:
+            return python_version
+        _TWINS[compiled] = python_version
+        return compiled
+
+    return register
+
+
+# ---- interpreting kernels ------------------------------------------------------------
+
+_NAMESPACES: dict[int, tuple[dict, dict]] = {}
+_INTERPRETED: dict[Any, Callable] = {}
+
+
+def interpreted(function: Any) -> Callable:
+    """The plain-Python function of the kernel `function`: its own source run by the
+    interpreter, every kernel it calls (through its module's names) interpreted too.
+
+    Kernels must reach the kernels they call through global names, never closures."""
+    if not COMPILING or not _hashable(function):
+        return function
+    found = _TWINS.get(function) or _INTERPRETED.get(function)
+    if found is not None:
+        return found
+    python = getattr(function, "py_func", None)
+    if python is None:
+        return function
+    plain = types.FunctionType(python.__code__, _interpreted_globals(python.__globals__),
+                               python.__name__, python.__defaults__, python.__closure__)
+    plain.__qualname__ = python.__qualname__
+    plain.__doc__ = python.__doc__
+    _INTERPRETED[function] = plain
+    return plain
+
+
+def _interpreted_globals(namespace: dict) -> dict:
+    """A copy of a kernel's globals with every kernel in it interpreted (built once)."""
+    known = _NAMESPACES.get(id(namespace))
+    if known is not None:
+        return known[1]
+    copy = dict(namespace)
+    _NAMESPACES[id(namespace)] = (namespace, copy)  # the original is kept alive with it
+    for name, value in namespace.items():
+        if isinstance(value, Dispatcher) or (_hashable(value) and value in _TWINS):
+            copy[name] = interpreted(value)
+    return copy
+
+
+def _hashable(value: object) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
+_MODULES: dict[str, types.SimpleNamespace] = {}
+
+
+def interpreted_namespace(module: types.ModuleType) -> types.SimpleNamespace:
+    """Every public name of `module`, its kernels interpreted (made once per module)."""
+    namespace = _MODULES.get(module.__name__)
+    if namespace is None:
+        namespace = _MODULES[module.__name__] = types.SimpleNamespace(**{
+            name: interpreted(value) for name, value in vars(module).items() if not name.startswith("__")
+        })
+    return namespace
+
+
+# ---- specialising ---------------------------------------------------------------------
+
+
+def specialise(templates: Iterable[Callable], label: str, bindings: Mapping[str, object],
+               compiled: bool = True) -> types.SimpleNamespace:
+    """`templates` (plain functions of one module, written over free global names such as
+    a game's `play`) with those names bound to `bindings`, as kernels named
+    `name[label]` (numba caches each label apart), or interpreted when not `compiled`.
+
+    The templates call one another, and themselves, through the names they are bound
+    under, so a recursive template recurses into its own specialisation."""
+    templates = list(templates)
+    if compiled:
+        namespace = dict(templates[0].__globals__)
+        namespace.update(bindings)
+    else:
+        namespace = dict(_interpreted_globals(templates[0].__globals__))
+        namespace.update({name: interpreted(value) for name, value in bindings.items()})
+    made = {}
+    for template in templates:
+        function = types.FunctionType(template.__code__, namespace, template.__name__,
+                                      template.__defaults__, template.__closure__)
+        function.__qualname__ = f"{template.__qualname__}[{label}]"
+        function.__doc__ = template.__doc__
+        made[template.__name__] = kernel(function) if compiled else function
+    namespace.update(made)
+    return types.SimpleNamespace(**made)
+
+
+# ---- intrinsics -------------------------------------------------------------------------
+
+
+def _popcount(board: int) -> int:
+    return int(board).bit_count()
+
+
+def _lowest_bit(board: int) -> int:
+    board = int(board)
+    return (board & -board).bit_length() - 1 if board else 64
+
+
+def _monotonic_ns() -> int:
+    return time.monotonic_ns()
+
+
+if COMPILING:
+    @intrinsic
+    def _ctpop(typingctx, board):
+        signature = nbtypes.int64(nbtypes.uint64)
+
+        def codegen(context, builder, sig, args):
+            function = builder.module.declare_intrinsic("llvm.ctpop", [ir.IntType(64)])
+            return builder.call(function, args)
+
+        return signature, codegen
+
+    @intrinsic
+    def _cttz(typingctx, board):
+        signature = nbtypes.int64(nbtypes.uint64)
+
+        def codegen(context, builder, sig, args):
+            function = builder.module.declare_intrinsic("llvm.cttz", [ir.IntType(64), ir.IntType(1)])
+            return builder.call(function, [args[0], ir.Constant(ir.IntType(1), 0)])
+
+        return signature, codegen
+
+    @intrinsic
+    def _clock_ns(typingctx):
+        signature = nbtypes.int64()
+
+        def codegen(context, builder, sig, args):
+            i32, i64 = ir.IntType(32), ir.IntType(64)
+            timespec = ir.LiteralStructType([i64, i64])
+            prototype = ir.FunctionType(i32, [i32, timespec.as_pointer()])
+            clock_gettime = cgutils.get_or_insert_function(builder.module, prototype, "clock_gettime")
+            spec = cgutils.alloca_once(builder, timespec)
+            builder.call(clock_gettime, [ir.Constant(i32, 1), spec])  # CLOCK_MONOTONIC
+            seconds = builder.load(cgutils.gep_inbounds(builder, spec, 0, 0))
+            nanoseconds = builder.load(cgutils.gep_inbounds(builder, spec, 0, 1))
+            return builder.add(builder.mul(seconds, ir.Constant(i64, 1_000_000_000)), nanoseconds)
+
+        return signature, codegen
+
+
+@twin(_popcount)
+@kernel(inline=True)
+def popcount(board):
+    """The number of set bits of a uint64."""
+    return _ctpop(board)
+
+
+@twin(_lowest_bit)
+@kernel(inline=True)
+def lowest_bit(board):
+    """The index of the lowest set bit of a uint64 (64 for zero)."""
+    return _cttz(board)
+
+
+@twin(_monotonic_ns)
+@kernel(inline=True)
+def monotonic_ns():
+    """CLOCK_MONOTONIC in nanoseconds: the clock of Python's `time.monotonic_ns()`."""
+    return _clock_ns()

@@ -1,0 +1,76 @@
+"""Every game's kernels compiled against the same kernels interpreted: the numba
+intrinsics' plain-Python twins and numba's integer semantics agree with the
+interpreter's, position by position (referee positions and random playouts)."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from games import all_games
+from games.base import Position
+from games.kernel import COMPILING, interpreted_namespace
+
+pytestmark = pytest.mark.skipif(not COMPILING, reason="numba is not available")
+
+#: The contract kernels of a game's rules module, and the evaluation's.
+RULES = ("legal_moves", "play", "key", "to_move", "result", "margin", "solvable")
+GAMES = [game for game in all_games().values() if hasattr(game, "rules")]
+
+
+def check_position(game, position: Position) -> None:
+    """Each kernel compiled and interpreted on `position`, and after each of its moves."""
+    compiled, plain = game.rules, interpreted_namespace(game.rules)
+    evaluate, plain_evaluate = game.evaluation.evaluate, interpreted_namespace(game.evaluation).evaluate
+    s = position.s
+    out, plain_out = np.empty(compiled.MAX_MOVES, np.int64), np.empty(compiled.MAX_MOVES, np.int64)
+    count = compiled.legal_moves(s, out)
+    assert count == plain.legal_moves(s, plain_out)
+    assert list(out[:count]) == list(plain_out[:count])
+    assert all(0 <= move < compiled.MOVE_LIMIT for move in out[:count])
+    for name in ("key", "to_move", "result", "solvable"):
+        assert getattr(compiled, name)(s) == getattr(plain, name)(s), name
+    if plain.result(s) != 2:
+        assert compiled.margin(s) == plain.margin(s)
+    assert evaluate(s) == plain_evaluate(s)
+    for move in out[:count]:
+        assert Position(game, compiled.play(s, move)) == position.play(int(move))
+
+
+def random_playouts(game, games: int, seed: int) -> None:
+    rng = random.Random(seed)
+    for _ in range(games):
+        position = game.initial_state({})
+        while True:
+            check_position(game, position)
+            moves = position.legal_moves()
+            if not moves:
+                break
+            position = position.play(rng.choice(moves))
+
+
+@pytest.mark.parametrize("game", GAMES, ids=lambda game: game.name)
+def test_random_playouts(game) -> None:
+    random_playouts(game, 3, seed=1)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", GAMES, ids=lambda game: game.name)
+def test_many_random_playouts(game) -> None:
+    random_playouts(game, 100, seed=2)
+
+
+@pytest.mark.parametrize("game", GAMES, ids=lambda game: game.name)
+def test_bench_positions(game) -> None:
+    for text in game.bench_positions:
+        check_position(game, game.parse_board(text.split()))
+
+
+@pytest.mark.parametrize("game", GAMES, ids=lambda game: game.name)
+def test_every_kernel_compiles_once(game) -> None:
+    check_position(game, game.initial_state({}))
+    for name in RULES:
+        assert len(getattr(game.rules, name).signatures) == 1, name
+    assert len(game.evaluation.evaluate.signatures) == 1
