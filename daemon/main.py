@@ -34,9 +34,9 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--log-level", default="info",
                         choices=("debug", "info", "warning", "error"), help="stderr log level")
     parser.add_argument("--core", choices=cores.CORES, default=os.environ.get("ENGINE_CORE") or None,
-                        help="the search core of every session: compiled (numba; the default"
-                             " where numba imports) or python (the reference); default"
-                             " $ENGINE_CORE")
+                        help="how every session runs the kernels: compiled (numba; the default"
+                             " where numba imports) or python (the same kernels interpreted);"
+                             " default $ENGINE_CORE")
     args = parser.parse_args(argv)
     if args.core is not None and args.core not in cores.CORES:
         parser.error(f"ENGINE_CORE must be one of {', '.join(cores.CORES)}, got {args.core!r}")
@@ -54,10 +54,15 @@ class Daemon:
         self.terminated = asyncio.Event()
 
     def terminate(self) -> None:
+        """On SIGTERM or SIGINT: stop every search, then save the hash files (off the
+        loop) and end."""
         LOG.info("terminating: stopping searches, saving hash files")
         for session in list(self.sessions):
-            session.abandon_search()
-            session.save_hash_file()
+            session.engine.abandon_search()
+        asyncio.ensure_future(self._save_and_end())
+
+    async def _save_and_end(self) -> None:
+        await asyncio.gather(*(session.engine.save_hash_file() for session in list(self.sessions)))
         self.terminated.set()
 
     async def serve_stdio(self) -> None:
@@ -68,8 +73,8 @@ class Daemon:
             await session.run(stdin_lines(), finish_on_eof=True, script=script)
         finally:
             self.sessions.discard(session)
-        session.abandon_search()
-        session.save_hash_file()
+        session.engine.abandon_search()
+        await session.engine.save_hash_file()
 
     async def serve_tcp(self, host: str, port: int) -> None:
         server = await asyncio.start_server(self._connection, host, port)
@@ -87,11 +92,11 @@ class Daemon:
         LOG.debug("session opened: %s", peer)
         try:
             quit_asked = await session.run(stream_lines(reader), finish_on_eof=False)
-            session.abandon_search()
+            session.engine.abandon_search()
             if quit_asked:
-                session.save_hash_file()
+                await session.engine.save_hash_file()
         finally:
-            session.abandon_search()
+            session.engine.abandon_search()
             self.sessions.discard(session)
             sink.close()
             LOG.debug("session closed: %s", peer)

@@ -1,8 +1,9 @@
 """The games the engine plays, one sub-package each, and their registry.
 
 Every sub-package of `games` that exports `GAME` is registered under `GAME.name`.
-Discovery is lazy (the first call to `all_games` or `find_game`) and in sorted order,
-so importing `games.base` never drags in a concrete game.
+Discovery is lazy (the first call to `all_games` or `find_game`), so importing
+`games.base` never drags in a concrete game. Games are listed by their descriptor's
+`listing_order`, then by name.
 """
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-from games.base import Game, UnknownGameError, quote
+from games.base import Game, UnknownGameError
+from games.text import quote
 
 _REGISTRY: dict[str, Game] = {}
 
@@ -29,14 +31,8 @@ def all_games() -> dict[str, Game]:
             if game.name in found:
                 raise RuntimeError(f"two games are named {quote(game.name)}")
             found[game.name] = game
-        _REGISTRY.update(sorted(found.items(), key=lambda item: _ORDER.index(item[0])
-                                if item[0] in _ORDER else len(_ORDER)))
+        _REGISTRY.update(sorted(found.items(), key=lambda item: (item[1].listing_order, item[0])))
     return _REGISTRY
-
-
-#: The order in which `games` lists the games (the protocol's listing order); games
-#: not named here follow in alphabetical order.
-_ORDER = ("clobber", "othello", "loa", "isolation", "abalone")
 
 
 def find_game(name: str) -> Game:

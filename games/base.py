@@ -43,6 +43,7 @@ import attrs
 import numpy as np
 
 from games.kernel import interpreted_namespace
+from games.text import quote
 
 #: `result(s)` of a position whose game goes on.
 ONGOING = 2
@@ -214,14 +215,6 @@ class Game(Protocol):
     def solvable(self, state: State) -> bool:
         """Whether an exact search to the end of the game from `state` is cheap enough
         to replace the heuristic search (checked at the root of every search)."""
-
-
-def quote(text: str) -> str:
-    """`text` in single quotes for an error message, control characters as `\\xNN`."""
-    return "'" + "".join(
-        char if char.isprintable() and char not in "'\\" else f"\\x{ord(char):02x}"
-        for char in text
-    ) + "'"
 
 
 def zobrist_keys(seed: int, count: int) -> list[int]:

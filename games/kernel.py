@@ -30,7 +30,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 _ROOT = Path(__file__).resolve().parent.parent
 #: The packages whose files define kernels.
-_SOURCES = ("games", "search", "compiled")
+_SOURCES = ("games", "search")
 
 
 def source_digest() -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 
-from games.base import quote
+from games.text import quote
 
 #: The `<command>` field of an error line is cut to this many characters.
 COMMAND_FIELD_LIMIT = 32

@@ -2,12 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Callable
-
-from search.core import SearchReport
+from typing import Callable, Protocol
 
 
-def format_info(report: SearchReport, format_pv: Callable[[tuple[int, ...]], list[str]]) -> str:
+class Report(Protocol):
+    """What an `info` line tells of a search (the daemon's search reports)."""
+
+    depth: int
+    seldepth: int
+    score: int
+    nodes: int
+    elapsed_ms: int
+    hashfull: int
+    pv: tuple[int, ...]
+    margin: int | None
+
+    @property
+    def mate_in(self) -> int | None: ...
+
+
+def format_info(report: Report, format_pv: Callable[[tuple[int, ...]], list[str]]) -> str:
     """The `info` line of a report; `format_pv` turns its moves into tokens."""
     nps = report.nodes * 1000 // report.elapsed_ms if report.elapsed_ms else report.nodes * 1000
     mate = report.mate_in
@@ -21,7 +35,7 @@ def format_info(report: SearchReport, format_pv: Callable[[tuple[int, ...]], lis
     return line
 
 
-def format_margin(report: SearchReport) -> str | None:
+def format_margin(report: Report) -> str | None:
     """`info string solved ...` when the report carries a proven exact margin."""
     if report.margin is None:
         return None

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import attrs
 
-from games.base import quote
+from games.text import quote
 from protocol.errors import Code, ProtocolError
-from search.multiplayer import ALGORITHMS
 
 
 @attrs.frozen
@@ -70,22 +71,23 @@ class OptionSpec:
         return "" if value == "<empty>" else value
 
 
-OPTIONS = (
-    OptionSpec("Hash", "spin", 16, 1, 4096),
-    OptionSpec("HashFile", "string", ""),
-    OptionSpec("Ponder", "check", False),
-    OptionSpec("MoveOverhead", "spin", 10, 0, 5000),
-    OptionSpec("MultiPlayerSearch", "combo", "paranoid", choices=ALGORITHMS),
-    # The process chooses the default: compiled where numba imports (daemon.cores).
-    OptionSpec("Core", "combo", "compiled", choices=("compiled", "python")),
-)
+def session_options(multiplayer_searches: Sequence[str], cores: Sequence[str]) -> tuple[OptionSpec, ...]:
+    """Every option of a session, in the order `uci` announces them; the engine names
+    its multi-player searches and its cores (the first of each is the default; a
+    session may announce another default for `Core`)."""
+    return (
+        OptionSpec("Hash", "spin", 16, 1, 4096),
+        OptionSpec("HashFile", "string", ""),
+        OptionSpec("Ponder", "check", False),
+        OptionSpec("MoveOverhead", "spin", 10, 0, 5000),
+        OptionSpec("MultiPlayerSearch", "combo", multiplayer_searches[0], choices=tuple(multiplayer_searches)),
+        OptionSpec("Core", "combo", cores[0], choices=tuple(cores)),
+    )
 
-_BY_NAME = {spec.name.lower(): spec for spec in OPTIONS}
 
-
-def find_option(name: str) -> OptionSpec:
-    """The option called `name` (any case); raises ProtocolError(bad-value)."""
-    spec = _BY_NAME.get(name.lower())
-    if spec is None:
-        raise ProtocolError(Code.BAD_VALUE, "setoption", f"unknown option {quote(name)}")
-    return spec
+def find_option(options: Sequence[OptionSpec], name: str) -> OptionSpec:
+    """The option of `options` called `name` (any case); raises ProtocolError(bad-value)."""
+    for spec in options:
+        if spec.name.lower() == name.lower():
+            return spec
+    raise ProtocolError(Code.BAD_VALUE, "setoption", f"unknown option {quote(name)}")

@@ -10,7 +10,7 @@ import re
 
 import attrs
 
-from games.base import quote
+from games.text import quote
 from protocol import commands as c
 from protocol.convert import converter
 from protocol.errors import Code, ProtocolError

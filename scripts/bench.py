@@ -1,4 +1,4 @@
-"""Engine benchmark: perft and search speed per game on both cores side by side, the
+"""Engine benchmark: perft and search speed per game, interpreted and compiled side by side, the
 pinned bench node count, time to depth, protocol latencies of the real engine while it
 searches, and the throughput of two sessions searching at once.
 
@@ -23,12 +23,10 @@ from games import all_games, find_game  # noqa: E402
 from protocol.client import EngineClient  # noqa: E402
 from search.bench import run_bench  # noqa: E402
 from search.perft import perft  # noqa: E402
-from search.tt import capacity_for  # noqa: E402
+from search.specialised import warm  # noqa: E402
 
 COMPILED = cores.compiled_missing() is None
-if COMPILED:
-    from compiled import runtime  # noqa: E402
-    from compiled.table import SLOT_BYTES  # noqa: E402
+
 
 def percentiles(samples: list[float]) -> str:
     ordered = sorted(samples)
@@ -40,55 +38,43 @@ def percentiles(samples: list[float]) -> str:
             f"p99 {at(0.99) * 1000:.2f} ms  max {ordered[-1] * 1000:.2f} ms  (n={len(ordered)})")
 
 
-def same_slots_table(name: str, key_scheme: int, memory_bytes: int):
-    """A compiled table with as many slots as the reference's for `memory_bytes`, so
-    that both cores replace the same entries and count the same bench nodes. Its memory
-    is touched here, as the reference's list is filled when it is made: the bench times
-    searching, not the page faults of a new table."""
-    table = runtime.ArrayTable(name, key_scheme, capacity_for(memory_bytes) * SLOT_BYTES)
-    table.cells.fill(0)
-    return table
-
-
 def bench_speed(name: str) -> bool:
-    """Print perft and search speed of both cores; returns whether the bench node count
-    is as pinned on both."""
+    """Print perft and search speed of the interpreted and compiled kernels; returns
+    whether the bench node count is as pinned in both forms."""
     game = find_game(name)
     depth = game.bench_perft_depth
     start = game.initial_state({})
     started = time.perf_counter()
-    nodes = perft(start, depth)
+    nodes = perft(start, depth, compiled=False)
     seconds = time.perf_counter() - started
-    line = f"{name}: perft {depth}: {nodes} leaves; python {nodes / seconds:,.0f} leaves/s"
-    fast = None
-    if COMPILED and runtime.supports(game):
-        runtime.warm(game)
+    line = f"{name}: perft {depth}: {nodes} leaves; interpreted {nodes / seconds:,.0f} leaves/s"
+    if COMPILED:
+        warm(game)
         started = time.perf_counter()
-        same = runtime.perft(game, start, depth) == nodes
+        same = perft(start, depth, compiled=True) == nodes
         fast = time.perf_counter() - started
         line += f", compiled {nodes / fast:,.0f} leaves/s ({seconds / fast:.0f}x){'' if same else ' MISMATCH'}"
     print(line)
-    result = run_bench(game)
+    result = run_bench(game, compiled=False)
     pinned = result.nodes == game.bench_nodes
     line = (f"{name}: bench depth {game.bench_depth} x {len(game.bench_positions)} positions: "
             f"{result.nodes} nodes ({'as pinned' if pinned else f'PINNED {game.bench_nodes}'});"
-            f" python {result.nps:,.0f} nodes/s")
-    if fast is not None:
-        run_bench(game, depth=1, new_table=same_slots_table, searcher=runtime.new_searcher)
-        compiled = run_bench(game, new_table=same_slots_table, searcher=runtime.new_searcher)
+            f" interpreted {result.nps:,.0f} nodes/s")
+    if COMPILED:
+        compiled = run_bench(game, compiled=True)
         same = compiled.nodes == result.nodes
         pinned &= same
         line += (f", compiled {compiled.nps:,.0f} nodes/s ({compiled.nps / result.nps:.0f}x)"
                  f"{'' if same else f' NODES {compiled.nodes}'}")
     print(line)
-    if fast is not None:
+    if COMPILED:
         # Short searches are dominated by the per-iteration Python work around the
         # compiled code; deeper ones show the compiled search's own rate.
         depth = game.bench_depth
         deep = compiled
         while deep.seconds < 1.0 and depth < game.bench_depth + 8:
             depth += 1
-            deep = run_bench(game, depth=depth, new_table=same_slots_table, searcher=runtime.new_searcher)
+            deep = run_bench(game, depth=depth, compiled=True)
         print(f"{name}: compiled bench at depth {depth}: {deep.nodes} nodes in {deep.seconds:.2f} s,"
               f" {deep.nps:,.0f} nodes/s")
     return pinned
@@ -102,7 +88,7 @@ async def bench_protocol(name: str, samples: int, core: str) -> None:
         await engine.ready()
         answer = await engine.bestmove("go depth 64 movetime 3000")
         times = [(int(info.split(" depth ")[1].split()[0]), int(info.split(" time ")[1].split()[0]))
-                 for info in answer.infos[:-1]]
+                 for info in answer.infos[:-1] if info.startswith("info depth")]
         print(f"{name}: {core} core: time to depth from the start: "
               + ", ".join(f"d{depth} {ms} ms" for depth, ms in times))
 

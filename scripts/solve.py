@@ -12,19 +12,23 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from games import find_game  # noqa: E402
-from search.core import POLL_MASK, Aborted  # noqa: E402
+from search.core import MAX_PLY, Aborted  # noqa: E402
 from search.limits import StopSignal  # noqa: E402
 from search.solver import WINDOW_LIMIT, Solver  # noqa: E402
+from search.specialised import ready_searches  # noqa: E402
+from search.work import ControlBridge, new_work  # noqa: E402
 
 
 def position(game, seed: int, empties: int):
     """The position of seeded random game `seed` when `empties` squares are left."""
     rng = random.Random(seed)
     state = game.initial_state({})
-    while 64 - (state.black | state.white).bit_count() > empties and state.legal_moves():
+    while game.format_board(state).split()[0].count(".") > empties and state.legal_moves():
         state = state.play(rng.choice(state.legal_moves()))
     return state
 
@@ -36,14 +40,17 @@ def main() -> int:
     parser.add_argument("--empties", default="8,10,12,14", help="comma-separated counts")
     args = parser.parse_args()
     game = find_game("othello")
+    kernels = ready_searches(game, compiled=True)
+    moves = np.empty((MAX_PLY + 2, game.rules.MAX_MOVES), dtype=np.int64)
     reach = 0
     for empties in (int(text) for text in args.empties.split(",")):
         times = []
         for seed in range(args.positions):
             state = position(game, seed, empties)
             stop = StopSignal()
-            stop.arm(time.monotonic() + args.budget, None, None)
-            solver = Solver(stop.should_stop, POLL_MASK)
+            stop.arm(time.monotonic_ns() + int(args.budget * 1e9), None, None)
+            bridge = ControlBridge(stop, new_work(game.rules.HISTORY_MASK + 1))
+            solver = Solver(kernels, bridge, moves)
             started = time.perf_counter()
             try:
                 solver.solve(state, -1, 1)  # win, loss or draw first, as the engine does

@@ -1,83 +1,290 @@
 """Iterative-deepening negamax alpha-beta with principal variation search.
 
-Preconditions (checked at construction): a two-player zero-sum game. The search orders
-moves by the transposition-table move, two killer moves per ply and the history
-heuristic; it reports after every completed iteration and once more at the end.
+The tree is searched by kernels written once over a game's kernels (`BINDS`) and
+specialised per game by `search.specialised`, compiled or interpreted: one root
+iteration at a time (`root_iteration`), with the table, two killer moves per ply and the
+history heuristic in the work block (`search.work`). `AlphaBeta` deepens in Python
+between iterations, reports after each, and hands positions the game calls solvable to
+the exact solver (`search.solver`) after a short heuristic prelude.
+
+Preconditions (checked at construction): a two-player zero-sum game.
 """
 
 from __future__ import annotations
 
 import time
-from collections import defaultdict
-from typing import Callable, Generator, Iterator
+from typing import Generator, Iterator
 
 import attrs
+import numpy as np
 
-from games.base import Game, State
-from search.core import (
-    INFINITY,
-    MATE,
-    MATE_BOUND,
-    MAX_PLY,
-    POLL_MASK,
-    Aborted,
-    SearchReport,
-)
+from games.base import ONGOING, Game, Position
+from games.kernel import COMPILING
+from search.core import INFINITY, MATE, MATE_BOUND, MAX_PLY, Aborted, SearchReport
 from search.limits import StopSignal
-from search.solver import WINDOW_LIMIT, Solver
-from search.tt import EXACT, LOWER, UPPER, TranspositionTable, unpack_move
+from search.solver import WINDOW_LIMIT, Solver, promote
+from search.tt import (
+    EXACT,
+    LOWER,
+    UPPER,
+    TranspositionTable,
+    entry_bound,
+    entry_depth,
+    entry_move,
+    entry_value,
+    tt_probe,
+    tt_store,
+    unpack_move,
+)
+from search.work import (
+    ABORTED,
+    GENERATION,
+    HARD_ONLY,
+    HISTORY,
+    KILLERS,
+    NODES,
+    PARTIAL_MOVE,
+    PARTIAL_SCORE,
+    POLL,
+    SELDEPTH,
+    ControlBridge,
+    must_stop,
+    new_work,
+    reset_work,
+)
 
 #: Where a game says a position is solvable, the heuristic search goes this deep first,
 #: for a move to fall back on should the solver not finish in time.
 SOLVER_PRELUDE_DEPTH = 4
 
+#: The game's kernels these templates call, bound per game.
+BINDS = ("HISTORY_MASK", "legal_moves", "play", "key", "result", "evaluate")
+HISTORY_MASK = legal_moves = play = key = result = evaluate = None
+
+
+def _search(s, depth, alpha, beta, ply, cells, work, moves):
+    nodes = work[NODES] + 1
+    work[NODES] = nodes
+    if (nodes & POLL) == 0 and must_stop(work, nodes):
+        work[ABORTED] = 1
+        return 0
+    if ply > work[SELDEPTH]:
+        work[SELDEPTH] = ply
+    outcome = result(s)
+    if outcome != ONGOING:
+        if outcome > 0:
+            return MATE - ply
+        if outcome < 0:
+            return ply - MATE
+        return 0
+    if depth <= 0 or ply >= MAX_PLY:
+        return evaluate(s)
+
+    position = key(s)
+    entry = tt_probe(cells, position)
+    tt_move = -1
+    if entry != 0:
+        tt_move = entry_move(entry)
+        if entry_depth(entry) >= depth:
+            value = entry_value(entry)
+            if value > MATE_BOUND:
+                value -= ply
+            elif value < -MATE_BOUND:
+                value += ply
+            bound = entry_bound(entry)
+            if bound == EXACT or (bound == LOWER and value >= beta) or (bound == UPPER and value <= alpha):
+                return value
+
+    row = moves[ply]
+    count = legal_moves(s, row)
+    # A stable sort by history, highest first, as the reference's list.sort(reverse=True).
+    for i in range(1, count):
+        move = row[i]
+        score = work[HISTORY + (move & HISTORY_MASK)]
+        j = i
+        while j > 0 and work[HISTORY + (row[j - 1] & HISTORY_MASK)] < score:
+            row[j] = row[j - 1]
+            j -= 1
+        row[j] = move
+    killer = KILLERS + 2 * ply
+    promote(row, count, work[killer + 1])
+    promote(row, count, work[killer])
+    promote(row, count, tt_move)
+
+    original_alpha = alpha
+    best_score = -INFINITY
+    best_move = row[0]
+    for i in range(count):
+        move = row[i]
+        child = play(s, move)
+        if i == 0:
+            score = -_search(child, depth - 1, -beta, -alpha, ply + 1, cells, work, moves)
+        else:
+            score = -_search(child, depth - 1, -alpha - 1, -alpha, ply + 1, cells, work, moves)
+            if work[ABORTED] == 0 and alpha < score < beta:
+                score = -_search(child, depth - 1, -beta, -alpha, ply + 1, cells, work, moves)
+        if work[ABORTED] != 0:
+            return 0
+        if score > best_score:
+            best_score = score
+            best_move = move
+            if score > alpha:
+                alpha = score
+                if score >= beta:
+                    if move != work[killer]:
+                        work[killer + 1] = work[killer]
+                        work[killer] = move
+                    work[HISTORY + (move & HISTORY_MASK)] += depth * depth
+                    break
+
+    if best_score >= beta:
+        bound = LOWER
+    elif best_score > original_alpha:
+        bound = EXACT
+    else:
+        bound = UPPER
+    stored = best_score
+    if stored > MATE_BOUND:
+        stored += ply
+    elif stored < -MATE_BOUND:
+        stored -= ply
+    tt_store(cells, position, depth, bound, stored, best_move, work[GENERATION])
+    return best_score
+
+
+def root_iteration(s, root_moves, depth, cells, work, moves):
+    """Search every move of `root_moves` (in that order) to `depth` from `s` with the
+    table `cells` and the work block `work` (`search.work`); returns (score, best
+    move). When stopped, work[ABORTED] is set and the iteration's best so far is in
+    work[PARTIAL_MOVE] (-1 none) and work[PARTIAL_SCORE]."""
+    alpha = np.int64(-INFINITY)
+    beta = np.int64(INFINITY)
+    ply = np.int64(1)
+    best_move = root_moves[0]
+    work[PARTIAL_MOVE] = -1
+    work[ABORTED] = 0
+    for index in range(len(root_moves)):
+        move = root_moves[index]
+        child = play(s, move)
+        if index == 0:
+            score = -_search(child, depth - 1, -beta, -alpha, ply, cells, work, moves)
+        else:
+            score = -_search(child, depth - 1, -alpha - 1, -alpha, ply, cells, work, moves)
+            if work[ABORTED] == 0 and score > alpha:
+                score = -_search(child, depth - 1, -beta, -alpha, ply, cells, work, moves)
+        if work[ABORTED] != 0:
+            return alpha, best_move
+        if score > alpha:
+            alpha = score
+            best_move = move
+            work[PARTIAL_MOVE] = move
+            work[PARTIAL_SCORE] = score
+    tt_store(cells, key(s), depth, EXACT, alpha, best_move, work[GENERATION])
+    return alpha, best_move
+
+
+def principal_variation(s, first, length, cells, moves, line):
+    """The principal variation: `first`, then the table's moves while they stay legal and
+    no position repeats, at most `length`; written to `line`, returns the count."""
+    line[0] = first
+    count = 1
+    seen = np.empty(length + 1, dtype=np.uint64)
+    seen[0] = key(s)
+    s = play(s, first)
+    seen[1] = key(s)
+    known = 2
+    row = moves[0]
+    while count < length:
+        entry = tt_probe(cells, key(s))
+        move = entry_move(entry)
+        if entry == 0 or move < 0:
+            break
+        legal = False
+        for i in range(legal_moves(s, row)):
+            if row[i] == move:
+                legal = True
+                break
+        if not legal:
+            break
+        line[count] = move
+        count += 1
+        s = play(s, move)
+        position = key(s)
+        for i in range(known):
+            if seen[i] == position:
+                return count
+        seen[known] = position
+        known += 1
+    return count
+
+
+TEMPLATES = (_search, root_iteration, principal_variation)
+
+
+def warm(kernels, position: Position) -> None:
+    """Call every entry point once from `position` (one with moves), so that numba loads
+    them from its cache, or compiles them the first time."""
+    moves = np.empty((MAX_PLY + 2, kernels.MAX_MOVES), dtype=np.int64)
+    cells = np.zeros((1 << 10, 2), dtype=np.uint64)
+    work = new_work(kernels.HISTORY_MASK + 1)
+    root_moves = np.array(position.legal_moves(), dtype=np.int64)
+    kernels.root_iteration(position.s, root_moves, np.int64(2), cells, work, moves)
+    kernels.principal_variation(position.s, root_moves[0], np.int64(2), cells, moves,
+                                np.empty(2, dtype=np.int64))
+
 
 class AlphaBeta:
-    """A negamax PVS searcher over one game's states, sharing a transposition table.
+    """A negamax PVS searcher over one game's positions, sharing a transposition table,
+    running its game's search kernels compiled (once they are loaded: until then, and
+    with `compiled` False, interpreted).
 
-    Raises ValueError at construction for a game that is not two-player zero-sum.
+    Raises ValueError at construction for a game that is not two-player zero-sum and for
+    a table of another game.
     """
 
-    def __init__(self, game: Game, table: TranspositionTable):
+    def __init__(self, game: Game, table: TranspositionTable, compiled: bool = COMPILING):
         if game.num_players != 2 or not game.zero_sum:
             raise ValueError(f"alpha-beta needs a two-player zero-sum game, not {game.name!r}")
         if table.game != game.name:
             raise ValueError(f"table of {table.game!r} used for {game.name!r}")
         self.game = game
         self.table = table
+        self.compiled = compiled
         self.nodes = 0
         self.seldepth = 0
-        self._killers: list[list[int | None]] = [[None, None] for _ in range(MAX_PLY + 1)]
-        self._history: defaultdict[int, int] = defaultdict(int)
-        #: The stop check of the running iteration, called every POLL_MASK + 1 nodes.
-        self._poll: Callable[[int], bool] = StopSignal().should_stop
+        self._work = new_work(game.rules.HISTORY_MASK + 1)
+        self._moves = np.empty((MAX_PLY + 2, game.rules.MAX_MOVES), dtype=np.int64)
+        self._kernels = None
+        self._bridge: ControlBridge | None = None
         #: The best (move, score) of the running root iteration so far.
         self._partial: tuple[int, int] | None = None
 
-    def search(self, root: State, stop: StopSignal) -> Iterator[SearchReport]:
+    def search(self, root: Position, stop: StopSignal) -> Iterator[SearchReport]:
         """Deepen until `stop` fires, `stop.max_depth` is reached, the result is proven,
         or (with a deadline) the root has a single move.
 
         Yields a report after each completed iteration and a `final` report last, whose
         `pv[0]` is the move to play (pv is empty when the root has no legal move).
         """
+        from search.specialised import ready_searches
+
+        self._kernels = ready_searches(self.game, self.compiled)
         self.nodes = 0
         self.seldepth = 0
         self.table.new_search()
-        for killers in self._killers:
-            killers[0] = killers[1] = None
-        self._history.clear()
+        reset_work(self._work)
+        self._bridge = ControlBridge(stop, self._work)
         started = time.monotonic()
         moves = root.legal_moves()
-        if not moves or root.outcome() is not None:
-            yield SearchReport(0, 0, self._terminal_score(root, 0), 0, 0, self.table.hashfull(), (), True)
+        if not moves:
+            yield SearchReport(0, 0, self._terminal_score(root), 0, 0, self.table.hashfull(), (), True)
             return
         entry = self.table.probe(root.key)
         remembered = None if entry is None else unpack_move(entry)
         if remembered in moves:
             moves.remove(remembered)
             moves.insert(0, remembered)
-        solvable = self.game.solvable(root)
+        solvable = bool(self._kernels.solvable(root.s))
         best_move, best_score, completed, settled = yield from self._deepen(
             root, moves, stop, started, SOLVER_PRELUDE_DEPTH if solvable else MAX_PLY)
         final = self._report(root, completed, best_score, best_move, started, True)
@@ -85,7 +292,7 @@ class AlphaBeta:
             final = yield from self._solve(root, stop, started, final)
         yield final
 
-    def _deepen(self, root: State, moves: list[int], stop: StopSignal, started: float,
+    def _deepen(self, root: Position, moves: list[int], stop: StopSignal, started: float,
                 limit: int) -> Generator[SearchReport, None, tuple[int, int, int, bool]]:
         """Iterative deepening up to `limit`, yielding a report per completed iteration.
 
@@ -99,9 +306,8 @@ class AlphaBeta:
                 return best_move, best_score, completed, True
             # The first iteration always completes unless stopped outright, so that every
             # search reports a searched move whatever its time or node budget.
-            self._poll = stop.stop_requested if depth == 1 else stop.should_stop
             try:
-                score, move = self._root(root, moves, depth)
+                score, move = self._root(root, moves, depth, hard_only=depth == 1)
             except Aborted:
                 # The unfinished iteration's best so far: its first move searched to the
                 # full depth, or a later one proved better than it.
@@ -115,16 +321,37 @@ class AlphaBeta:
             if abs(score) > MATE_BOUND and MATE - abs(score) <= depth:
                 return best_move, best_score, completed, True
             # A forced move needs no deeper look when the clock is running.
-            if (len(moves) == 1 and stop.deadline is not None) or stop.should_stop(self.nodes):
+            if (len(moves) == 1 and stop.deadline_ns is not None) or stop.should_stop(self.nodes):
                 return best_move, best_score, completed, True
         return best_move, best_score, completed, limit >= MAX_PLY
 
-    def _solve(self, root: State, stop: StopSignal, started: float,
+    def _root(self, root: Position, moves: list[int], depth: int, hard_only: bool) -> tuple[int, int]:
+        """Search every root move to `depth`; returns (score, best move). Raises Aborted
+        when stopped, the iteration's best so far in `_partial`."""
+        work, bridge = self._work, self._bridge
+        assert bridge is not None and self._kernels is not None
+        bridge.sync()
+        work[HARD_ONLY] = hard_only
+        work[GENERATION] = self.table.generation
+        score, move = self._kernels.root_iteration(
+            root.s, np.array(moves, dtype=np.int64), np.int64(depth), self.table.cells, work, self._moves)
+        bridge.settle()
+        self.nodes = int(work[NODES])
+        self.seldepth = int(work[SELDEPTH])
+        if work[ABORTED]:
+            partial = int(work[PARTIAL_MOVE])
+            self._partial = None if partial < 0 else (partial, int(work[PARTIAL_SCORE]))
+            raise Aborted
+        return int(score), int(move)
+
+    def _solve(self, root: Position, stop: StopSignal, started: float,
                fallback: SearchReport) -> Generator[SearchReport, None, SearchReport]:
         """Solve the root exactly: win, loss or draw, then the exact margin, yielding a
         report after each; returns the final report (`fallback`, the heuristic search's
         final report, when the solver is stopped before its first answer)."""
-        solver = self._new_solver(stop)
+        assert self._bridge is not None
+        self._work[NODES] = self.nodes
+        solver = Solver(self._kernels, self._bridge, self._moves)
         last = fallback
         try:
             for alpha, beta in ((-1, 1), (-WINDOW_LIMIT, WINDOW_LIMIT)):
@@ -144,11 +371,7 @@ class AlphaBeta:
         return attrs.evolve(last, nodes=self.nodes + solver.nodes, final=True,
                             elapsed_ms=int((time.monotonic() - started) * 1000))
 
-    def _new_solver(self, stop: StopSignal) -> Solver:
-        """The exact solver of this search (a subclass may give one of the same interface)."""
-        return Solver(stop.should_stop, POLL_MASK)
-
-    def _report(self, root: State, depth: int, score: int, move: int, started: float,
+    def _report(self, root: Position, depth: int, score: int, move: int, started: float,
                 final: bool) -> SearchReport:
         return SearchReport(
             depth=depth,
@@ -161,123 +384,17 @@ class AlphaBeta:
             final=final,
         )
 
-    def _principal_variation(self, root: State, first: int, length: int) -> tuple[int, ...]:
+    def _principal_variation(self, root: Position, first: int, length: int) -> tuple[int, ...]:
         """The best move, then the table's best replies while they stay legal."""
-        pv = [first]
-        state = root.play(first)
-        seen = {root.key, state.key}
-        while len(pv) < length:
-            entry = self.table.probe(state.key)
-            move = None if entry is None else unpack_move(entry)
-            if move is None or move not in state.legal_moves():
-                break
-            pv.append(move)
-            state = state.play(move)
-            if state.key in seen:
-                break
-            seen.add(state.key)
-        return tuple(pv)
+        assert self._kernels is not None
+        line = np.empty(max(length, 1), dtype=np.int64)
+        count = self._kernels.principal_variation(root.s, np.int64(first), np.int64(length),
+                                                  self.table.cells, self._moves, line)
+        return tuple(line[:count].tolist())
 
-    def _root(self, root: State, moves: list[int], depth: int) -> tuple[int, int]:
-        """Search every root move to `depth`; returns (score, best move)."""
-        alpha, beta = -INFINITY, INFINITY
-        best_move = moves[0]
-        self._partial = None
-        for index, move in enumerate(moves):
-            child = root.play(move)
-            if index == 0:
-                score = -self._search(child, depth - 1, -beta, -alpha, 1)
-            else:
-                score = -self._search(child, depth - 1, -alpha - 1, -alpha, 1)
-                if score > alpha:
-                    score = -self._search(child, depth - 1, -beta, -alpha, 1)
-            if score > alpha:
-                alpha, best_move = score, move
-                self._partial = (move, score)
-        self.table.store(root.key, depth, EXACT, alpha, best_move)
-        return alpha, best_move
-
-    def _terminal_score(self, state: State, ply: int) -> int:
-        outcome = state.outcome()
-        if outcome is None:
+    def _terminal_score(self, root: Position) -> int:
+        """The score of a root without moves: a win, a loss or a draw for the side to move."""
+        result = int(self._kernels.result(root.s))
+        if result == ONGOING or result == 0:
             return 0
-        result = outcome.returns[state.to_move]
-        if result > 0:
-            return MATE - ply
-        if result < 0:
-            return ply - MATE
-        return 0
-
-    def _search(self, state: State, depth: int, alpha: int, beta: int, ply: int) -> int:
-        """The negamax value of `state` within (alpha, beta), fail-soft."""
-        self.nodes += 1
-        if not self.nodes & POLL_MASK and self._poll(self.nodes):
-            raise Aborted
-        if ply > self.seldepth:
-            self.seldepth = ply
-        outcome = state.outcome()
-        if outcome is not None:
-            result = outcome.returns[state.to_move]
-            return MATE - ply if result > 0 else ply - MATE if result < 0 else 0
-        if depth <= 0 or ply >= MAX_PLY:
-            return self.game.evaluate(state)[state.to_move]
-
-        key = state.key
-        table = self.table
-        entry = table.probe(key)
-        tt_move = None
-        if entry is not None:
-            tt_move = unpack_move(entry)
-            if (entry >> 24) & 0x7F >= depth:
-                value = (entry & 0xFFFFFF) - (1 << 23)
-                if value > MATE_BOUND:
-                    value -= ply
-                elif value < -MATE_BOUND:
-                    value += ply
-                bound = (entry >> 31) & 0x3
-                if bound == EXACT or (bound == LOWER and value >= beta) or (
-                    bound == UPPER and value <= alpha
-                ):
-                    return value
-
-        moves = state.legal_moves()
-        history = self._history
-        moves.sort(key=history.__getitem__, reverse=True)
-        killers = self._killers[ply]
-        for promoted in (killers[1], killers[0], tt_move):
-            if promoted is not None and promoted in moves:
-                moves.remove(promoted)
-                moves.insert(0, promoted)
-
-        original_alpha = alpha
-        best_score = -INFINITY
-        best_move = moves[0]
-        first = True
-        for move in moves:
-            child = state.play(move)
-            if first:
-                score = -self._search(child, depth - 1, -beta, -alpha, ply + 1)
-                first = False
-            else:
-                score = -self._search(child, depth - 1, -alpha - 1, -alpha, ply + 1)
-                if alpha < score < beta:
-                    score = -self._search(child, depth - 1, -beta, -alpha, ply + 1)
-            if score > best_score:
-                best_score, best_move = score, move
-                if score > alpha:
-                    alpha = score
-                    if score >= beta:
-                        if move != killers[0]:
-                            killers[1] = killers[0]
-                            killers[0] = move
-                        history[move] += depth * depth
-                        break
-
-        bound = LOWER if best_score >= beta else EXACT if best_score > original_alpha else UPPER
-        stored = best_score
-        if stored > MATE_BOUND:
-            stored += ply
-        elif stored < -MATE_BOUND:
-            stored -= ply
-        table.store(key, depth, bound, stored, best_move)
-        return best_score
+        return MATE if result > 0 else -MATE

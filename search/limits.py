@@ -68,16 +68,17 @@ class StopSignal:
     `should_stop(nodes)` every few dozen nodes and reads `max_depth` between iterations.
     A pondering search starts unarmed (no bound but `stop`) and is armed at ponderhit,
     when its limits start counting. Listeners (`listen`) are called after every `stop()`
-    and `arm()`, in the caller's thread: a compiled search mirrors the signal into the
-    control block it polls.
+    and `arm()`, in the caller's thread: a search mirrors the signal into the work block
+    its kernels poll.
     """
 
-    __slots__ = ("_event", "deadline", "max_nodes", "max_depth", "_node_budget", "_listeners")
+    __slots__ = ("_event", "deadline_ns", "max_nodes", "max_depth", "_node_budget", "_listeners")
 
     def __init__(self) -> None:
         self._event = threading.Event()
-        #: time.monotonic() value after which the search must end, or None.
-        self.deadline: float | None = None
+        #: time.monotonic_ns() value after which the search must end, or None: the unit
+        #: the search kernels poll (CLOCK_MONOTONIC), so it is never converted.
+        self.deadline_ns: int | None = None
         #: the node count at which the search must end, or None.
         self.max_nodes: int | None = None
         #: the last iteration depth to start, or None.
@@ -100,11 +101,12 @@ class StopSignal:
             self.max_nodes = nodes + self._node_budget
             self._node_budget = None
 
-    def arm(self, deadline: float | None, node_budget: int | None, max_depth: int | None) -> None:
-        """Apply limits from now on: a deadline, a number of further nodes, a depth."""
+    def arm(self, deadline_ns: int | None, node_budget: int | None, max_depth: int | None) -> None:
+        """Apply limits from now on: a deadline (time.monotonic_ns()), a number of further
+        nodes, a depth."""
         self.max_depth = max_depth
         self._node_budget = node_budget
-        self.deadline = deadline
+        self.deadline_ns = deadline_ns
         for listener in self._listeners:
             listener()
 
@@ -127,8 +129,8 @@ class StopSignal:
         if self._event.is_set():
             return True
         self.count_budget(nodes)
-        deadline = self.deadline
-        if deadline is not None and time.monotonic() >= deadline:
+        deadline = self.deadline_ns
+        if deadline is not None and time.monotonic_ns() >= deadline:
             return True
         max_nodes = self.max_nodes
         return max_nodes is not None and nodes >= max_nodes

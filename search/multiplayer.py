@@ -1,54 +1,371 @@
-"""Searches for games of more than two players, over per-player values.
+"""Searches for three-player games, over per-player values.
 
 Three algorithms, chosen by name:
 
 - `paranoid`: the searching player maximises its utility, every other player is assumed
-  to minimise it (a two-player alpha-beta against a coalition); with the TT, killers
+  to minimise it (a two-player alpha-beta against a coalition); with the table, killers
   and history of the two-player search.
 - `brs` (best-reply search): the searching player's moves alternate with one layer of
   all the opponents' moves together, of which only the best reply (the one worst for
   the searcher) is played; the other opponents pass. Deeper for the searcher than
-  paranoid at the same cost, at the price of positions that cannot occur. Needs states
-  with `moves_for(player)` and `play_for(player, move, next_player)`.
+  paranoid at the same cost, at the price of positions that cannot occur.
 - `maxn`: every player maximises its own utility (below); no pruning (for comparison).
 
 The searcher's utility of per-player values v is v[me] - max(v[other]) over the other
 players: what matters in a ranking game is being ahead of the best of the rest. Final
 positions are valued at the game's returns times WIN_VALUE, sooner results counting
 more.
+
+The iterations are kernels written once over a game's kernels (`BINDS`, with the
+multi-player part of the contract: `moves_for(s, player, out)`, `play_for(s, player,
+move, next_player)`, `returns(s, out)` (whether the game is over; each player's return
+into out) and `evaluate(s, out)` (each player's value into out)), specialised per game
+by `search.specialised`. Their work block holds, after the shared slots and the history
+table, the evaluation triple (`VALUES`) and the per-ply move lists (`MOVE_LISTS`).
+`MultiPlayerSearch` deepens in Python and reports. A stopped iteration sets
+work[ABORTED] and unwinds at once; the best root move found so far is in
+work[PARTIAL_MOVE] (-1 none).
 """
 
 from __future__ import annotations
 
 import time
-from collections import defaultdict
-from typing import Callable, Iterator
+from typing import Iterator
 
-from games.base import Game, State, zobrist_keys
-from search.core import INFINITY, MAX_PLY, POLL_MASK, Aborted, SearchReport
+import numpy as np
+
+from games.base import Game, Position, zobrist_keys
+from games.kernel import COMPILING, kernel
+from search.core import INFINITY, MAX_PLY, Aborted, SearchReport
 from search.limits import StopSignal
-from search.tt import EXACT, LOWER, UPPER, TranspositionTable, unpack_move
+from search.tt import (
+    EXACT,
+    LOWER,
+    UPPER,
+    TranspositionTable,
+    entry_bound,
+    entry_depth,
+    entry_move,
+    entry_value,
+    tt_probe,
+    tt_store,
+    unpack_move,
+)
+from search.work import (
+    ABORTED,
+    GENERATION,
+    HARD_ONLY,
+    HISTORY,
+    KILLERS,
+    NODES,
+    PARTIAL_MOVE,
+    PARTIAL_SCORE,
+    POLL,
+    SELDEPTH,
+    ControlBridge,
+    must_stop,
+    new_work,
+    reset_work,
+)
 
 ALGORITHMS = ("paranoid", "brs", "maxn")
 #: One step of a game's returns (a rank) in search values.
 WIN_VALUE = 100_000
+PLAYERS = 3
 # Utilities depend on who searches: table keys of a search are mixed with the searcher's.
 _SEARCHER_KEYS = zobrist_keys(0x3_91A7E5, 8)
 
+#: The game's kernels these templates call, bound per game.
+BINDS = ("MAX_MOVES", "legal_moves", "moves_for", "play", "play_for", "key", "to_move", "returns", "evaluate")
+MAX_MOVES = legal_moves = moves_for = play = play_for = key = to_move = returns = evaluate = None
+#: Where the evaluation triple and the per-ply move lists lie in the work block (`layout`).
+VALUES = MOVE_LISTS = None
 
-def utility(values: tuple[int, ...], me: int) -> int:
-    """v[me] minus the best value among the other players."""
-    return values[me] - max(value for player, value in enumerate(values) if player != me)
+
+def layout(kernels) -> dict[str, int]:
+    """The work block offsets of a game with these kernels: the history table takes
+    MOVE_LIMIT slots (moves index it as they are)."""
+    values = HISTORY + kernels["MOVE_LIMIT"]
+    return {"VALUES": values, "MOVE_LISTS": values + PLAYERS}
+
+
+def _work_size(rules) -> int:
+    return rules.MOVE_LIMIT + PLAYERS + (MAX_PLY + 2) * rules.MAX_MOVES
+
+
+@kernel(inline=True)
+def _utility(v0, v1, v2, me):
+    """v[me] minus the best of the others' values."""
+    if me == 0:
+        return v0 - max(v1, v2)
+    if me == 1:
+        return v1 - max(v0, v2)
+    return v2 - max(v0, v1)
+
+
+@kernel(inline=True)
+def _enter(ply, work):
+    """Count a node, poll every POLL + 1 nodes; True when the search must stop."""
+    nodes = work[NODES] + 1
+    work[NODES] = nodes
+    if (nodes & POLL) == 0 and must_stop(work, nodes):
+        work[ABORTED] = 1
+        return True
+    if ply > work[SELDEPTH]:
+        work[SELDEPTH] = ply
+    return False
+
+
+def _terminal_utility(work, ply, me):
+    return _utility(WIN_VALUE * work[VALUES] - ply, WIN_VALUE * work[VALUES + 1] - ply,
+                    WIN_VALUE * work[VALUES + 2] - ply, me)
+
+
+def _static_utility(s, me, work):
+    evaluate(s, work[VALUES:VALUES + PLAYERS])
+    return _utility(work[VALUES], work[VALUES + 1], work[VALUES + 2], me)
+
+
+@kernel
+def _promote(work, base, count, move):
+    """Move `move` to the front of the list at work[base:base + count] if it is there,
+    keeping the others' order."""
+    if move < 0:
+        return
+    for i in range(count):
+        if work[base + i] == move:
+            for j in range(base + i, base, -1):
+                work[j] = work[j - 1]
+            work[base] = move
+            return
+
+
+@kernel
+def _order(work, base, count, tt_move, ply):
+    """A stable sort of the move list at work[base:base + count] by history, highest
+    first, then the second killer, the first killer and the table move to the front."""
+    for i in range(base + 1, base + count):
+        move = work[i]
+        score = work[HISTORY + move]
+        j = i
+        while j > base and work[HISTORY + work[j - 1]] < score:
+            work[j] = work[j - 1]
+            j -= 1
+        work[j] = move
+    _promote(work, base, count, work[KILLERS + 2 * ply + 1])
+    _promote(work, base, count, work[KILLERS + 2 * ply])
+    _promote(work, base, count, tt_move)
+
+
+@kernel(inline=True)
+def _cutoff(move, depth, ply, work):
+    killer = KILLERS + 2 * ply
+    if move != work[killer]:
+        work[killer + 1] = work[killer]
+        work[killer] = move
+    work[HISTORY + move] += depth * depth
+
+
+def _paranoid(s, depth, alpha, beta, ply, me, salt, cells, work):
+    if _enter(ply, work):
+        return 0
+    if returns(s, work[VALUES:VALUES + PLAYERS]):
+        return _terminal_utility(work, ply, me)
+    if depth <= 0 or ply >= MAX_PLY:
+        return _static_utility(s, me, work)
+    position = key(s) ^ salt
+    entry = tt_probe(cells, position)
+    tt_move = -1
+    if entry != 0:
+        tt_move = entry_move(entry)
+        if entry_depth(entry) >= depth and ply != 0:
+            value = entry_value(entry)
+            bound = entry_bound(entry)
+            if bound == EXACT or (bound == LOWER and value >= beta) or (bound == UPPER and value <= alpha):
+                return value
+    maximising = to_move(s) == me
+    base = MOVE_LISTS + ply * MAX_MOVES
+    count = legal_moves(s, work[base:base + MAX_MOVES])
+    _order(work, base, count, tt_move, ply)
+    original_alpha = alpha
+    original_beta = beta
+    best = -INFINITY if maximising else INFINITY
+    best_move = work[base]
+    for i in range(count):
+        move = work[base + i]
+        value = _paranoid(play(s, move), depth - 1, alpha, beta, ply + 1, me, salt, cells, work)
+        if work[ABORTED] != 0:
+            return 0
+        if maximising:
+            if value > best:
+                best = value
+                best_move = move
+                if ply == 0:
+                    work[PARTIAL_MOVE] = move
+                    work[PARTIAL_SCORE] = value
+                alpha = max(alpha, value)
+        elif value < best:
+            best = value
+            best_move = move
+            beta = min(beta, value)
+        if alpha >= beta:
+            _cutoff(move, depth, ply, work)
+            break
+    if best >= original_beta:
+        bound = LOWER
+    elif best <= original_alpha:
+        bound = UPPER
+    else:
+        bound = EXACT
+    tt_store(cells, position, depth, bound, best, best_move, work[GENERATION])
+    return best
+
+
+def paranoid_root(s, depth, me, salt, cells, work):
+    """One paranoid iteration to `depth` from `s` for searcher `me`: its utility."""
+    work[PARTIAL_MOVE] = -1
+    work[ABORTED] = 0
+    # Typed values, not literals: a literal argument would compile another specialisation
+    # of the recursive function, and numba's cache cannot reload those.
+    return _paranoid(s, np.int64(depth), np.int64(-INFINITY), np.int64(INFINITY), np.int64(0), me,
+                     salt, cells, work)
+
+
+def _brs(s, depth, alpha, beta, ply, opponents, me, work):
+    """Best-reply search: the searcher's layer (opponents False) or the opponents' layer
+    (True), where only the reply worst for the searcher is played."""
+    if not opponents:
+        if _enter(ply, work):
+            return 0
+        if returns(s, work[VALUES:VALUES + PLAYERS]):
+            return _terminal_utility(work, ply, me)
+        if depth <= 0 or ply >= MAX_PLY:
+            return _static_utility(s, me, work)
+        if to_move(s) == me:
+            best = -INFINITY
+            base = MOVE_LISTS + ply * MAX_MOVES
+            count = legal_moves(s, work[base:base + MAX_MOVES])
+            _order(work, base, count, -1, ply)
+            for i in range(count):
+                move = work[base + i]
+                # Straight to the opponents' layer, whoever the rules say moves next.
+                value = _brs(play(s, move), depth - 1, alpha, beta, ply + 1, np.bool_(True), me, work)
+                if work[ABORTED] != 0:
+                    return 0
+                if value > best:
+                    best = value
+                    if ply == 0:
+                        work[PARTIAL_MOVE] = move
+                        work[PARTIAL_SCORE] = value
+                    alpha = max(alpha, value)
+                    if alpha >= beta:
+                        _cutoff(move, depth, ply, work)
+                        break
+            return best
+    # The layer where any one opponent moves, and play returns to the searcher.
+    if returns(s, work[VALUES:VALUES + PLAYERS]):
+        if _enter(ply, work):
+            return 0
+        return _terminal_utility(work, ply, me)
+    if depth <= 0:
+        if _enter(ply, work):
+            return 0
+        return _static_utility(s, me, work)
+    best = INFINITY
+    base = MOVE_LISTS + ply * MAX_MOVES
+    for player in range(PLAYERS):
+        if player == me:
+            continue
+        count = moves_for(s, player, work[base:base + MAX_MOVES])
+        for i in range(count):
+            value = _brs(play_for(s, player, work[base + i], me), depth - 1, alpha, beta, ply + 1,
+                         np.bool_(False), me, work)
+            if work[ABORTED] != 0:
+                return 0
+            if value < best:
+                best = value
+                beta = min(beta, value)
+                if alpha >= beta:
+                    return best
+    if best == INFINITY:
+        # No opponent can move (a settled state never gets here); value it as it is.
+        if _enter(ply, work):
+            return 0
+        return _static_utility(s, me, work)
+    return best
+
+
+def brs_root(s, depth, me, salt, cells, work):
+    """One best-reply iteration (the table is not used: its values are not a sequence of
+    turns)."""
+    work[PARTIAL_MOVE] = -1
+    work[ABORTED] = 0
+    return _brs(s, np.int64(depth), np.int64(-INFINITY), np.int64(INFINITY), np.int64(0),
+                np.bool_(False), me, work)
+
+
+def _maxn(s, depth, ply, me, work):
+    """Max^n: the per-player values every player's best choice leads to."""
+    if _enter(ply, work):
+        return 0, 0, 0
+    if returns(s, work[VALUES:VALUES + PLAYERS]):
+        return (WIN_VALUE * work[VALUES] - ply, WIN_VALUE * work[VALUES + 1] - ply,
+                WIN_VALUE * work[VALUES + 2] - ply)
+    if depth <= 0 or ply >= MAX_PLY:
+        evaluate(s, work[VALUES:VALUES + PLAYERS])
+        return work[VALUES], work[VALUES + 1], work[VALUES + 2]
+    player = to_move(s)
+    base = MOVE_LISTS + ply * MAX_MOVES
+    count = legal_moves(s, work[base:base + MAX_MOVES])
+    b0 = b1 = b2 = 0
+    best_utility = 0
+    for i in range(count):
+        move = work[base + i]
+        c0, c1, c2 = _maxn(play(s, move), depth - 1, ply + 1, me, work)
+        if work[ABORTED] != 0:
+            return 0, 0, 0
+        child_utility = _utility(c0, c1, c2, player)
+        if i == 0 or child_utility > best_utility:
+            b0, b1, b2 = c0, c1, c2
+            best_utility = child_utility
+            if ply == 0:
+                work[PARTIAL_MOVE] = move
+                work[PARTIAL_SCORE] = _utility(c0, c1, c2, me)
+    return b0, b1, b2
+
+
+def maxn_root(s, depth, me, salt, cells, work):
+    """One max^n iteration: the searcher's utility of the values its tree leads to."""
+    work[PARTIAL_MOVE] = -1
+    work[ABORTED] = 0
+    v0, v1, v2 = _maxn(s, np.int64(depth), np.int64(0), me, work)
+    return _utility(v0, v1, v2, me)
+
+
+TEMPLATES = (_terminal_utility, _static_utility, _paranoid, paranoid_root, _brs, brs_root, _maxn, maxn_root)
+_ROOTS = {"paranoid": "paranoid_root", "brs": "brs_root", "maxn": "maxn_root"}
+
+
+def warm(kernels, position: Position) -> None:
+    """Call every root iteration once from `position` (one with moves), so that numba
+    loads them from its cache, or compiles them the first time."""
+    cells = np.zeros((1 << 10, 2), dtype=np.uint64)
+    work = new_work(_work_size(position.game.rules))
+    me = kernels.to_move(position.s)
+    for name in _ROOTS.values():
+        getattr(kernels, name)(position.s, np.int64(2), me, np.uint64(0), cells, work)
 
 
 class MultiPlayerSearch:
-    """Iterative deepening with one of ALGORITHMS; reports the searcher's utility.
+    """Iterative deepening with one of ALGORITHMS; reports the searcher's utility. Runs
+    its game's search kernels compiled (once loaded: until then, and with `compiled`
+    False, interpreted).
 
-    Raises ValueError for an unknown algorithm, for a table of another game, and for
-    `brs` on a game whose states cannot play out of turn.
+    Raises ValueError for an unknown algorithm and for a table of another game.
     """
 
-    def __init__(self, game: Game, table: TranspositionTable, algorithm: str = "paranoid"):
+    def __init__(self, game: Game, table: TranspositionTable, algorithm: str = "paranoid",
+                 compiled: bool = COMPILING):
         if algorithm not in ALGORITHMS:
             raise ValueError(f"unknown multi-player search {algorithm!r}")
         if table.game != game.name:
@@ -56,46 +373,45 @@ class MultiPlayerSearch:
         self.game = game
         self.table = table
         self.algorithm = algorithm
+        self.compiled = compiled
         self.nodes = 0
         self.seldepth = 0
+        self._work = new_work(_work_size(game.rules))
+        self._kernels = None
+        self._bridge: ControlBridge | None = None
         self._me = 0
         self._salt = 0
-        self._poll: Callable[[int], bool] = StopSignal().should_stop
-        self._killers: list[list[int | None]] = [[None, None] for _ in range(MAX_PLY + 1)]
-        self._history: defaultdict[int, int] = defaultdict(int)
         self._root_best: int | None = None
 
-    def search(self, root: State, stop: StopSignal) -> Iterator[SearchReport]:
+    def search(self, root: Position, stop: StopSignal) -> Iterator[SearchReport]:
         """Deepen one ply at a time until stopped, at `stop.max_depth`, or proven.
 
         Yields a report per completed iteration and a final one whose pv[0] is the move
         (pv is empty when the root has no move).
         """
+        from search.specialised import ready_searches
+
+        self._kernels = ready_searches(self.game, self.compiled)
         self.nodes = 0
         self.seldepth = 0
         self._me = root.to_move
         self._salt = _SEARCHER_KEYS[self._me]
         self.table.new_search()
-        self._history.clear()
-        for killers in self._killers:
-            killers[0] = killers[1] = None
+        reset_work(self._work)
+        self._bridge = ControlBridge(stop, self._work)
         started = time.monotonic()
         moves = root.legal_moves()
         if not moves:
-            yield SearchReport(0, 0, self._terminal(root, 0), 0, 0, self.table.hashfull(), (), True)
+            yield SearchReport(0, 0, self._terminal(root), 0, 0, self.table.hashfull(), (), True)
             return
-        if self.algorithm == "brs" and not hasattr(root, "play_for"):
-            raise ValueError("best-reply search needs states that play out of turn")
         best_move, best_score, completed = moves[0], 0, 0
         depth = 0
         while depth < MAX_PLY:
             depth += 1
             if stop.max_depth is not None and depth > stop.max_depth and completed:
                 break
-            self._poll = stop.stop_requested if depth == 1 else stop.should_stop
-            self._root_best = None
             try:
-                score = self._root_search(root, depth)
+                score = self._root_search(root, depth, hard_only=depth == 1)
             except Aborted:
                 if self._root_best is not None and completed:
                     best_move = self._root_best
@@ -103,11 +419,31 @@ class MultiPlayerSearch:
             assert self._root_best is not None
             best_move, best_score, completed = self._root_best, score, depth
             yield self._report(root, completed, best_score, best_move, started, False)
-            if (len(moves) == 1 and stop.deadline is not None) or stop.should_stop(self.nodes):
+            if (len(moves) == 1 and stop.deadline_ns is not None) or stop.should_stop(self.nodes):
                 break
         yield self._report(root, completed, best_score, best_move, started, True)
 
-    def _report(self, root: State, depth: int, score: int, move: int, started: float,
+    def _root_search(self, root: Position, depth: int, hard_only: bool) -> int:
+        """One iteration to `depth`: the searcher's utility; the best root move in
+        `_root_best`. Raises Aborted when stopped."""
+        work, bridge = self._work, self._bridge
+        assert bridge is not None
+        bridge.sync()
+        work[HARD_ONLY] = hard_only
+        work[GENERATION] = self.table.generation
+        iteration = getattr(self._kernels, _ROOTS[self.algorithm])
+        score = iteration(root.s, np.int64(depth), np.int64(self._me), np.uint64(self._salt),
+                          self.table.cells, work)
+        bridge.settle()
+        self.nodes = int(work[NODES])
+        self.seldepth = int(work[SELDEPTH])
+        partial = int(work[PARTIAL_MOVE])
+        self._root_best = None if partial < 0 else partial
+        if work[ABORTED]:
+            raise Aborted
+        return int(score)
+
+    def _report(self, root: Position, depth: int, score: int, move: int, started: float,
                 final: bool) -> SearchReport:
         return SearchReport(
             depth=depth, seldepth=max(self.seldepth, depth), score=score, nodes=self.nodes,
@@ -115,185 +451,25 @@ class MultiPlayerSearch:
             pv=self._line(root, move, max(depth, 1)), final=final,
         )
 
-    def _line(self, root: State, first: int, length: int) -> tuple[int, ...]:
+    def _line(self, root: Position, first: int, length: int) -> tuple[int, ...]:
         """The best move, then the table's moves while they stay legal (paranoid only:
         the other searches' lines are not a sequence of turns)."""
         line = [first]
         if self.algorithm != "paranoid":
             return tuple(line)
-        state = root.play(first)
+        position = root.play(first)
         while len(line) < length:
-            entry = self.table.probe(state.key ^ self._salt)
+            entry = self.table.probe(position.key ^ self._salt)
             move = None if entry is None else unpack_move(entry)
-            if move is None or move not in state.legal_moves():
+            if move is None or move not in position.legal_moves():
                 break
             line.append(move)
-            state = state.play(move)
+            position = position.play(move)
         return tuple(line)
 
-    def _root_search(self, root: State, depth: int) -> int:
-        if self.algorithm == "maxn":
-            values = self._maxn(root, depth, 0)
-            return utility(values, self._me)
-        if self.algorithm == "brs":
-            return self._brs(root, depth, -INFINITY, INFINITY, 0)
-        return self._paranoid(root, depth, -INFINITY, INFINITY, 0)
-
-    def _terminal_values(self, state: State, ply: int) -> tuple[int, ...] | None:
-        outcome = state.outcome()
-        if outcome is None:
-            return None
-        # A decided game counts for more the sooner it is decided, for every player.
-        return tuple(WIN_VALUE * value - ply for value in outcome.returns)
-
-    def _terminal(self, state: State, ply: int) -> int:
-        values = self._terminal_values(state, ply)
-        return 0 if values is None else utility(values, self._me)
-
-    def _enter(self, ply: int) -> None:
-        self.nodes += 1
-        if not self.nodes & POLL_MASK and self._poll(self.nodes):
-            raise Aborted
-        if ply > self.seldepth:
-            self.seldepth = ply
-
-    def _ordered(self, state: State, moves: list[int], tt_move: int | None, ply: int) -> list[int]:
-        moves.sort(key=self._history.__getitem__, reverse=True)
-        killers = self._killers[ply]
-        for promoted in (killers[1], killers[0], tt_move):
-            if promoted is not None and promoted in moves:
-                moves.remove(promoted)
-                moves.insert(0, promoted)
-        return moves
-
-    def _cutoff(self, move: int, depth: int, ply: int) -> None:
-        killers = self._killers[ply]
-        if move != killers[0]:
-            killers[1] = killers[0]
-            killers[0] = move
-        self._history[move] += depth * depth
-
-    def _paranoid(self, state: State, depth: int, alpha: int, beta: int, ply: int) -> int:
-        """The searcher's utility with every other player against it (fail-soft)."""
-        self._enter(ply)
-        values = self._terminal_values(state, ply)
-        if values is not None:
-            return utility(values, self._me)
-        if depth <= 0 or ply >= MAX_PLY:
-            return utility(self.game.evaluate(state), self._me)
-        key = state.key ^ self._salt
-        entry = self.table.probe(key)
-        tt_move = None
-        if entry is not None:
-            tt_move = unpack_move(entry)
-            if (entry >> 24) & 0x7F >= depth and ply:
-                value = (entry & 0xFFFFFF) - (1 << 23)
-                bound = (entry >> 31) & 0x3
-                if bound == EXACT or (bound == LOWER and value >= beta) or (
-                    bound == UPPER and value <= alpha
-                ):
-                    return value
-        maximising = state.to_move == self._me
-        moves = self._ordered(state, state.legal_moves(), tt_move, ply)
-        original_alpha, original_beta = alpha, beta
-        best = -INFINITY if maximising else INFINITY
-        best_move = moves[0]
-        for move in moves:
-            value = self._paranoid(state.play(move), depth - 1, alpha, beta, ply + 1)
-            if maximising:
-                if value > best:
-                    best, best_move = value, move
-                    if ply == 0:
-                        self._root_best = move
-                    alpha = max(alpha, value)
-            elif value < best:
-                best, best_move = value, move
-                beta = min(beta, value)
-            if alpha >= beta:
-                self._cutoff(move, depth, ply)
-                break
-        if best >= original_beta:
-            bound = LOWER
-        elif best <= original_alpha:
-            bound = UPPER
-        else:
-            bound = EXACT
-        self.table.store(key, depth, bound, best, best_move)
-        return best
-
-    def _brs(self, state: State, depth: int, alpha: int, beta: int, ply: int) -> int:
-        """Best-reply search: the searcher's moves against the single best reply of all
-        opponents together (fail-soft alpha-beta)."""
-        self._enter(ply)
-        values = self._terminal_values(state, ply)
-        if values is not None:
-            return utility(values, self._me)
-        if depth <= 0 or ply >= MAX_PLY:
-            return utility(self.game.evaluate(state), self._me)
-        me = self._me
-        if state.to_move == me:
-            best = -INFINITY
-            moves = self._ordered(state, state.legal_moves(), None, ply)
-            for move in moves:
-                child = state.play(move)
-                # Straight to the opponents' layer, whoever the rules say moves next.
-                value = self._brs_opponents(child, depth - 1, alpha, beta, ply + 1)
-                if value > best:
-                    best = value
-                    if ply == 0:
-                        self._root_best = move
-                    alpha = max(alpha, value)
-                    if alpha >= beta:
-                        self._cutoff(move, depth, ply)
-                        break
-            return best
-        return self._brs_opponents(state, depth, alpha, beta, ply)
-
-    def _brs_opponents(self, state: State, depth: int, alpha: int, beta: int, ply: int) -> int:
-        """The layer where any one opponent moves, and play returns to the searcher."""
-        values = self._terminal_values(state, ply)
-        if values is not None:
-            self._enter(ply)
-            return utility(values, self._me)
-        if depth <= 0:
-            self._enter(ply)
-            return utility(self.game.evaluate(state), self._me)
-        me = self._me
-        best = INFINITY
-        for player in range(self.game.num_players):
-            if player == me:
-                continue
-            for move in state.moves_for(player):  # type: ignore[attr-defined]
-                child = state.play_for(player, move, me)  # type: ignore[attr-defined]
-                value = self._brs(child, depth - 1, alpha, beta, ply + 1)
-                if value < best:
-                    best = value
-                    beta = min(beta, value)
-                    if alpha >= beta:
-                        return best
-        if best == INFINITY:
-            # No opponent can move (the rules put such players out when their turn
-            # comes, so a settled state never gets here); value the position as it is.
-            self._enter(ply)
-            return utility(self.game.evaluate(state), me)
-        return best
-
-    def _maxn(self, state: State, depth: int, ply: int) -> tuple[int, ...]:
-        """Every player picks the child best for itself; per-player values."""
-        self._enter(ply)
-        values = self._terminal_values(state, ply)
-        if values is not None:
-            return values
-        if depth <= 0 or ply >= MAX_PLY:
-            return self.game.evaluate(state)
-        player = state.to_move
-        best: tuple[int, ...] | None = None
-        for move in state.legal_moves():
-            child_values = self._maxn(state.play(move), depth - 1, ply + 1)
-            if best is None or utility(child_values, player) > utility(best, player):
-                best = child_values
-                if ply == 0:
-                    self._root_best = move
-        assert best is not None
-        return best
-
+    def _terminal(self, root: Position) -> int:
+        """The searcher's utility of a root without moves (its returns at ply 0)."""
+        values = np.zeros(PLAYERS, dtype=np.int64)
+        self._kernels.returns(root.s, values)
+        others = max(int(values[player]) for player in range(PLAYERS) if player != self._me)
+        return WIN_VALUE * (int(values[self._me]) - others)

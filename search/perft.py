@@ -1,18 +1,52 @@
-"""Perft: the number of move sequences of a given length, the move generator's checksum."""
+"""Perft: the number of move sequences of a given length, the move generator's checksum.
+
+`leaves` is written over a game's kernels (`BINDS`) and specialised per game by
+`search.specialised`; `perft` counts from a position at the edge.
+"""
 
 from __future__ import annotations
 
-from games.base import State
+import numpy as np
+
+from games.base import Position
+from games.kernel import COMPILING
+
+#: The game's kernels these templates call, bound per game.
+BINDS = ("MAX_MOVES", "legal_moves", "play")
+MAX_MOVES = legal_moves = play = None
 
 
-def perft(state: State, depth: int) -> int:
-    """Leaf count at exactly `depth` plies; a finished position (no move) adds 0 below it.
-
-    Relies on the State contract that `legal_moves()` is empty once the game is over.
-    """
+def _leaves(s, depth, moves, ply):
     if depth <= 0:
         return 1
-    moves = state.legal_moves()
+    row = moves[ply]
+    count = legal_moves(s, row)
     if depth == 1:
-        return len(moves)
-    return sum(perft(state.play(move), depth - 1) for move in moves)
+        return count
+    total = 0
+    for i in range(count):
+        total += _leaves(play(s, row[i]), depth - 1, moves, ply + 1)
+    return total
+
+
+def leaves(s, depth):
+    """Leaf count at exactly `depth` plies from the kernel state `s`; a finished
+    position (no move) adds 0 below it."""
+    moves = np.empty((max(depth, 1) + 1, MAX_MOVES), dtype=np.int64)
+    return _leaves(s, np.int64(depth), moves, np.int64(0))
+
+
+TEMPLATES = (_leaves, leaves)
+
+
+def warm(kernels, position: Position) -> None:
+    """Call `leaves` once, so that numba loads it from its cache (or compiles it)."""
+    kernels.leaves(position.s, np.int64(2))
+
+
+def perft(position: Position, depth: int, compiled: bool = COMPILING) -> int:
+    """Leaf count at exactly `depth` plies from `position`, counted by the game's
+    compiled kernels (loading them first) or interpreted ones."""
+    from search.specialised import searches
+
+    return int(searches(position.game, compiled).leaves(position.s, np.int64(depth)))

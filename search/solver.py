@@ -1,120 +1,217 @@
-"""An exact endgame solver: negamax to the end of the game, no evaluation.
+"""The exact endgame solver: negamax to the end of the game, no evaluation.
 
-Values are the game's final margin from the side to move's view (`Outcome.margin`, e.g.
-the disc difference), or its returns (+1, 0, -1) for games without a margin. The solver
-first proves win, loss or draw with the null window (-1, 1), then the exact margin.
-Moves are ordered fastest-first: the reply that leaves the opponent the fewest moves is
-tried first (a cheap proxy for the smallest subtree), after the move the solver's own
-table remembers for the position.
+Values are the game's final margin from the side to move's view (the kernel `margin`,
+e.g. the disc difference), or its returns (+1, 0, -1) for games without a margin. The
+solver first proves win, loss or draw with the null window (-1, 1), then the exact
+margin. Moves are ordered fastest-first: the reply that leaves the opponent the fewest
+moves is tried first (a cheap proxy for the smallest subtree), after the move the
+solver's own table remembers for the position.
 
-Precondition: a two-player zero-sum game (checked by the caller, AlphaBeta).
+`solve` is written over a game's kernels (`BINDS`) and specialised per game by
+`search.specialised`; `Solver` drives it for `search.alphabeta.AlphaBeta`.
+Precondition: a two-player zero-sum game.
 """
 
 from __future__ import annotations
 
-from typing import Callable
+from types import SimpleNamespace
 
-from games.base import State
-from search.core import Aborted
+import numpy as np
+
+from games.base import ONGOING, Position
+from games.kernel import kernel
+from search.core import MAX_PLY, Aborted
+from search.work import ABORTED, HARD_ONLY, NODES, POLL, STOP, ControlBridge, must_stop, new_work
 
 #: Below this many moves a node tries its moves in generation order: ordering would
 #: cost more than it saves.
 ORDERING_MIN_MOVES = 3
-#: Entries the solver table may hold before it is emptied (bounds its memory).
-MAX_ENTRIES = 1 << 20
 #: Above every margin a game can produce.
 WINDOW_LIMIT = 1 << 20
+#: Slots of the solver's table (a power of two): key, bounds and move, 32 bytes each.
+SOLVER_SLOTS = 1 << 18
+#: The columns of a solver slot (the key's bits held as an int64).
+S_KEY, S_LOWER, S_UPPER, S_MOVE = 0, 1, 2, 3
+#: The move of an empty solver slot.
+EMPTY = -2
+#: The solver table holds keys as int64 bit patterns.
+_KEY_BITS = (1 << 64) - 1
+
+#: The game's kernels these templates call, bound per game.
+BINDS = ("MAX_MOVES", "legal_moves", "play", "key", "result", "margin")
+MAX_MOVES = legal_moves = play = key = result = margin = None
+
+
+@kernel
+def promote(row, count, move):
+    """Move `move` to the front of row[:count] if it is there, keeping the others' order."""
+    if move < 0:
+        return
+    for i in range(count):
+        if row[i] == move:
+            for j in range(i, 0, -1):
+                row[j] = row[j - 1]
+            row[0] = move
+            return
+
+
+def _solve(s, alpha, beta, ply, table, counts, work, moves):
+    nodes = work[NODES] + 1
+    work[NODES] = nodes
+    if (nodes & POLL) == 0 and must_stop(work, nodes):
+        work[ABORTED] = 1
+        return 0
+    if result(s) != ONGOING:
+        return margin(s)
+    position = np.int64(key(s))
+    index = position & np.int64(len(table) - 1)
+    known = table[index, S_KEY] == position and table[index, S_MOVE] != EMPTY
+    remembered = -1
+    lower = -WINDOW_LIMIT
+    upper = WINDOW_LIMIT
+    if known:
+        lower = table[index, S_LOWER]
+        upper = table[index, S_UPPER]
+        remembered = table[index, S_MOVE]
+        if lower >= beta:
+            return lower
+        if upper <= alpha:
+            return upper
+        if lower == upper:
+            return lower
+        alpha = max(alpha, lower)
+        beta = min(beta, upper)
+    row = moves[ply]
+    count = legal_moves(s, row)
+    if count >= ORDERING_MIN_MOVES:
+        # Fastest first: a stable sort by the number of the opponent's replies.
+        scratch = moves[ply + 1]
+        replies = counts[ply]
+        for i in range(count):
+            replies[i] = legal_moves(play(s, row[i]), scratch)
+        for i in range(1, count):
+            move = row[i]
+            reply_count = replies[i]
+            j = i
+            while j > 0 and replies[j - 1] > reply_count:
+                row[j] = row[j - 1]
+                replies[j] = replies[j - 1]
+                j -= 1
+            row[j] = move
+            replies[j] = reply_count
+    promote(row, count, remembered)
+    original_alpha = alpha
+    best = -WINDOW_LIMIT
+    best_move = row[0]
+    for i in range(count):
+        move = row[i]
+        child = play(s, move)
+        if i == 0:
+            value = -_solve(child, -beta, -alpha, ply + 1, table, counts, work, moves)
+        else:
+            value = -_solve(child, -alpha - 1, -alpha, ply + 1, table, counts, work, moves)
+            if work[ABORTED] == 0 and alpha < value < beta:
+                value = -_solve(child, -beta, -value, ply + 1, table, counts, work, moves)
+        if work[ABORTED] != 0:
+            return 0
+        if value > best:
+            best = value
+            best_move = move
+            if value > alpha:
+                alpha = value
+                if value >= beta:
+                    break
+    if not known:
+        lower = -WINDOW_LIMIT
+        upper = WINDOW_LIMIT
+    if best >= beta:
+        lower = max(lower, best)
+    elif best <= original_alpha:
+        upper = min(upper, best)
+    else:
+        lower = best
+        upper = best
+    table[index, S_KEY] = position
+    table[index, S_LOWER] = lower
+    table[index, S_UPPER] = upper
+    table[index, S_MOVE] = best_move
+    return best
+
+
+def solve(s, alpha, beta, table, work, moves):
+    """The exact value (final margin, side to move's view) of `s` if it lies in
+    (alpha, beta), else a bound on the side it failed. Sets work[ABORTED] when
+    stopped. The table (`new_solver_table()`) carries bounds between calls."""
+    work[ABORTED] = 0
+    counts = np.empty((MAX_PLY + 2, MAX_MOVES), dtype=np.int64)
+    return _solve(s, np.int64(alpha), np.int64(beta), np.int64(0), table, counts, work, moves)
+
+
+TEMPLATES = (_solve, solve)
+
+
+def warm(kernels, position: Position) -> None:
+    """Call `solve` once (stopped at its first node), so that numba loads it from its
+    cache (or compiles it)."""
+    work = new_work(kernels.HISTORY_MASK + 1)
+    work[STOP] = 1
+    moves = np.empty((MAX_PLY + 2, kernels.MAX_MOVES), dtype=np.int64)
+    kernels.solve(position.s, -1, 1, new_solver_table(), work, moves)
+
+
+def new_solver_table() -> np.ndarray:
+    """The solver's table: (SOLVER_SLOTS, 4) int64, columns S_KEY, S_LOWER, S_UPPER,
+    S_MOVE; all slots EMPTY."""
+    table = np.zeros((SOLVER_SLOTS, 4), dtype=np.int64)
+    table[:, S_MOVE] = EMPTY
+    return table
 
 
 class Solver:
-    """Solves positions exactly; keeps a table of bounds between calls of one search.
+    """Solves positions of one search exactly with its game's `solve` kernel, counting
+    nodes and polling the stop signal through the search's work block (whose control
+    slots the caller keeps in step with the signal); keeps its table of bounds between
+    calls."""
 
-    The table maps a position key to (lower bound, upper bound, best move) of the exact
-    value from the side to move's view.
-    """
+    def __init__(self, kernels: SimpleNamespace, bridge: ControlBridge, moves: np.ndarray):
+        self._kernels = kernels
+        self._bridge = bridge
+        self._work = bridge.work
+        self._moves = moves
+        self._table = new_solver_table()
+        self._first_node = int(self._work[NODES])
 
-    def __init__(self, poll: Callable[[int], bool], poll_mask: int):
-        self.nodes = 0
-        self._poll = poll
-        self._mask = poll_mask
-        self._table: dict[int, tuple[int, int, int | None]] = {}
+    @property
+    def nodes(self) -> int:
+        """Nodes this solver has visited."""
+        return int(self._work[NODES]) - self._first_node
 
-    def solve(self, state: State, alpha: int, beta: int) -> int:
-        """The exact value of `state` if it lies in (alpha, beta); else a bound on the
-        side it failed (fail-soft). Raises Aborted when the stop condition fires."""
-        return self._negamax(state, alpha, beta)
-
-    def best_line(self, state: State, limit: int = 128) -> list[int]:
-        """The moves the table holds as best from `state` on, while they stay legal."""
-        line: list[int] = []
-        seen = {state.key}
-        while len(line) < limit:
-            entry = self._table.get(state.key)
-            if entry is None or entry[2] is None or entry[2] not in state.legal_moves():
-                break
-            line.append(entry[2])
-            state = state.play(entry[2])
-            if state.key in seen:
-                break
-            seen.add(state.key)
-        return line
-
-    def _negamax(self, state: State, alpha: int, beta: int) -> int:
-        self.nodes += 1
-        if not self.nodes & self._mask and self._poll(self.nodes):
+    def solve(self, position: Position, alpha: int, beta: int) -> int:
+        """The exact value of `position` if it lies in (alpha, beta), else a bound on the
+        side it failed (fail-soft). Raises Aborted when the search is stopped."""
+        work = self._work
+        work[HARD_ONLY] = 0
+        self._bridge.sync()
+        value = self._kernels.solve(position.s, alpha, beta, self._table, work, self._moves)
+        self._bridge.settle()
+        if work[ABORTED]:
             raise Aborted
-        outcome = state.outcome()
-        if outcome is not None:
-            values = outcome.margin if outcome.margin is not None else outcome.returns
-            return values[state.to_move]
-        key = state.key
-        entry = self._table.get(key)
-        remembered = None
-        if entry is not None:
-            lower, upper, remembered = entry
-            if lower >= beta:
-                return lower
-            if upper <= alpha:
-                return upper
-            if lower == upper:
-                return lower
-            alpha = max(alpha, lower)
-            beta = min(beta, upper)
-        moves = state.legal_moves()
-        children = [(move, state.play(move)) for move in moves]
-        if len(children) >= ORDERING_MIN_MOVES:
-            children.sort(key=lambda pair: len(pair[1].legal_moves()))
-        if remembered is not None:
-            for index, (move, _) in enumerate(children):
-                if move == remembered:
-                    children.insert(0, children.pop(index))
-                    break
-        original_alpha = alpha
-        best = -WINDOW_LIMIT
-        best_move = children[0][0]
-        first = True
-        for move, child in children:
-            if first:
-                value = -self._negamax(child, -beta, -alpha)
-                first = False
-            else:
-                value = -self._negamax(child, -alpha - 1, -alpha)
-                if alpha < value < beta:
-                    value = -self._negamax(child, -beta, -value)
-            if value > best:
-                best, best_move = value, move
-                if value > alpha:
-                    alpha = value
-                    if value >= beta:
-                        break
-        if len(self._table) >= MAX_ENTRIES:
-            self._table.clear()
-        lower, upper = (entry[0], entry[1]) if entry is not None else (-WINDOW_LIMIT, WINDOW_LIMIT)
-        if best >= beta:
-            lower = max(lower, best)
-        elif best <= original_alpha:
-            upper = min(upper, best)
-        else:
-            lower = upper = best
-        self._table[key] = (lower, upper, best_move)
-        return best
+        return int(value)
+
+    def best_line(self, position: Position, limit: int = 128) -> list[int]:
+        """The moves the table holds as best from `position` on, while they stay legal."""
+        table = self._table
+        line: list[int] = []
+        seen = {position.key}
+        while len(line) < limit:
+            slot = table[position.key & (len(table) - 1)]
+            move = int(slot[S_MOVE])
+            if (int(slot[S_KEY]) & _KEY_BITS != position.key or move < 0
+                    or move not in position.legal_moves()):
+                break
+            line.append(move)
+            position = position.play(move)
+            if position.key in seen:
+                break
+            seen.add(position.key)
+        return line

@@ -8,8 +8,15 @@ from hypothesis import strategies as st
 
 from protocol import commands as c
 from protocol.errors import Code, ProtocolError
-from protocol.options import find_option
+from protocol.options import find_option as find_in, session_options
 from protocol.parse import parse_line
+
+
+OPTIONS = session_options(("paranoid", "brs", "maxn"), ("compiled", "python"))
+
+
+def find_option(name: str):
+    return find_in(OPTIONS, name)
 
 
 @pytest.mark.parametrize("line, command", [

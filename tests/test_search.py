@@ -120,7 +120,7 @@ def test_node_budget_and_deadline_end_the_search() -> None:
     final = list(new_search().search(CLOBBER.initial_state({}), stop))[-1]
     assert final.nodes <= 5000 + 64
     stop = StopSignal()
-    stop.arm(time.monotonic() + 0.1, None, None)
+    stop.arm(time.monotonic_ns() + 100_000_000, None, None)
     started = time.monotonic()
     final = list(new_search().search(CLOBBER.initial_state({}), stop))[-1]
     assert time.monotonic() - started < 0.25 and final.pv

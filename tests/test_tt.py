@@ -1,12 +1,14 @@
-"""The transposition table: replacement, memory bound, and hash files."""
+"""The transposition table: replacement, memory bound, and hash files; its kernels
+compiled and interpreted alike."""
 
 from __future__ import annotations
 
 import os
-import tracemalloc
 
+import numpy as np
 import pytest
 
+from games.kernel import interpreted
 from search.tt import (
     EXACT,
     LOWER,
@@ -15,24 +17,39 @@ from search.tt import (
     TranspositionTable,
     capacity_for,
     peek_game,
+    tt_store,
     unpack_move,
 )
+
+
+@pytest.fixture(params=["compiled", "interpreted"])
+def store(request):
+    """`store(table, key, depth, bound, value, move)` through the `tt_store` kernel."""
+    kernel = tt_store if request.param == "compiled" else interpreted(tt_store)
+
+    def store(table: TranspositionTable, key: int, depth: int, bound: int, value: int,
+              move: int | None) -> None:
+        kernel(table.cells, np.uint64(key), np.int64(depth), np.int64(bound), np.int64(value),
+               np.int64(-1 if move is None else move), np.int64(table.generation))
+
+    return store
 
 
 def filled(entries: int = 500, memory: int = 1 << 20) -> TranspositionTable:
     table = TranspositionTable("clobber", 1, memory)
     for i in range(entries):
-        table.store(i * 0x9E3779B97F4A7C15 & (2**64 - 1), i % 20, i % 3, i - 250, i * 7)
+        tt_store(table.cells, np.uint64(i * 0x9E3779B97F4A7C15 & (2**64 - 1)), np.int64(i % 20),
+                 np.int64(i % 3), np.int64(i - 250), np.int64(i * 7), np.int64(0))
     return table
 
 
 def contents(table: TranspositionTable) -> list[tuple[int, int]]:
-    return sorted((k, d) for k, d in zip(table.keys, table.data) if k is not None)
+    return sorted(table.pairs())
 
 
-def test_store_and_probe_round_trip() -> None:
+def test_store_and_probe_round_trip(store) -> None:
     table = TranspositionTable("clobber", 1, 1 << 20)
-    table.store(12345, 7, LOWER, -999_000, 4095)
+    store(table, 12345, 7, LOWER, -999_000, 4095)
     entry = table.probe(12345)
     assert entry is not None
     assert (entry >> 24) & 0x7F == 7 and (entry >> 31) & 3 == LOWER
@@ -41,30 +58,26 @@ def test_store_and_probe_round_trip() -> None:
     assert table.probe(12345 + table.slots) is None
 
 
-def test_replacement_keeps_deeper_entries_of_the_current_search() -> None:
+def test_replacement_keeps_deeper_entries_of_the_current_search(store) -> None:
     table = TranspositionTable("clobber", 1, 1 << 20)
     clash = 5 + table.slots
-    table.store(5, 9, EXACT, 1, 1)
-    table.store(clash, 3, EXACT, 2, 2)
+    store(table, 5, 9, EXACT, 1, 1)
+    store(table, clash, 3, EXACT, 2, 2)
     assert table.probe(5) is not None and table.probe(clash) is None
     table.new_search()
-    table.store(clash, 3, UPPER, 2, 2)
+    store(table, clash, 3, UPPER, 2, 2)
     assert table.probe(clash) is not None, "entries of older searches give way"
-    table.store(clash, 4, EXACT, 3, None)
+    store(table, clash, 4, EXACT, 3, None)
     assert unpack_move(table.probe(clash)) == 2, "a store without a move keeps the old move"
 
 
 def test_memory_stays_within_the_hash_option() -> None:
     memory = 4 << 20
-    tracemalloc.start()
-    before = tracemalloc.get_traced_memory()[0]
     table = TranspositionTable("clobber", 1, memory)
-    for i in range(table.slots * 2):
-        table.store((i * 0x9E3779B97F4A7C15) & (2**64 - 1), 5, EXACT, i % 1000, i % 4000)
-    used = tracemalloc.get_traced_memory()[0] - before
-    tracemalloc.stop()
+    keys = (np.arange(table.slots * 2, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15))
+    table.absorb([(int(key), (5 << 24) | (1 << 41) | 1000) for key in keys])
     assert table.entries() > table.slots * 0.6
-    assert used <= memory, f"{used} bytes for a {memory}-byte table"
+    assert table.cells.nbytes <= memory and table.cells.nbytes * 2 > memory
     assert capacity_for(memory) == table.slots
 
 

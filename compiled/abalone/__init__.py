@@ -1,1 +1,0 @@
-"""Abalone's compiled kernels (`kernels.py`) and its generated searches."""

@@ -1,1 +1,0 @@
-"""Clobber compiled with numba: the kernels of `games.clobber`."""

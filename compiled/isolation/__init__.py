@@ -1,1 +1,0 @@
-"""Knight Isolation (three players) compiled: the rule and evaluation kernels and the three searches."""

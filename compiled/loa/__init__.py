@@ -1,1 +1,0 @@
-"""Lines of Action compiled with numba: the kernels mirroring `games.loa`."""

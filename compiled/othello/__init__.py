@@ -1,1 +1,0 @@
-"""Othello compiled with numba: the kernels of `games.othello`."""

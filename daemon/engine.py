@@ -1,0 +1,450 @@
+"""The engine of one session: its game and position, options and transposition tables,
+the search under way with its time budget and watchdog, and the hash file's lifecycle.
+
+`daemon.session.Session` turns command lines into calls of an `Engine`; the engine says
+everything a search produces (`info` lines, `bestmove`, `info string`) through the
+`write` it is given. Every time here is a `time.monotonic_ns()` value: a command's
+arrival, a search's deadline, the watchdog's. A search's deadlines are made once, when
+its limits start counting (`deadlines`), and held by its `ActiveSearch`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import time
+from typing import Callable
+
+import attrs
+
+from daemon import cores
+from daemon.runner import SearchRun, run_blocking
+from games import find_game
+from games.base import Game, IllegalMoveError, NotationError, Position
+from protocol import commands as c
+from protocol.errors import Code, ProtocolError
+from protocol.format import format_bestmove, format_info, format_margin
+from protocol.options import find_option, session_options
+from search import AlphaBeta, MultiPlayerSearch
+from search.core import SearchReport
+from search.limits import Limits, StopSignal, move_budget_ms
+from search.multiplayer import ALGORITHMS
+from search.tt import HashFileError, TranspositionTable, peek_game, unpack_move
+
+LOG = logging.getLogger("engine.session")
+
+#: Every option of a session (`Core`'s default is the process's).
+OPTIONS = session_options(ALGORITHMS, cores.CORES)
+
+_MS = 1_000_000
+#: The loop forces `bestmove` this many ms before a `movetime` runs out, should the
+#: search thread not have answered by then.
+GUARD_MS = 6
+#: The search's own deadline keeps at least this many ms of a budget back, so that it
+#: answers before the loop has to force it (GUARD_MS).
+SEARCH_MARGIN_MS = 12
+#: After `stop`, the loop waits this long for the search's own final report.
+STOP_GRACE_MS = 100
+#: With clocks (no movetime), the loop forces `bestmove` this long after the budget.
+CLOCK_GRACE_MS = 50
+
+
+@attrs.frozen
+class Deadlines:
+    """When a search must stop, and when the loop answers for it should it not.
+
+    Attributes:
+        stop_ns: the search's own deadline (its stop signal's), or None.
+        answer_ns: the watchdog's: the `bestmove` is written then at the latest, or None.
+    """
+
+    stop_ns: int | None
+    answer_ns: int | None
+
+
+def deadlines(limits: Limits, to_move: int, overhead_ms: int, start_ns: int) -> Deadlines:
+    """The deadlines of a search whose limits count from `start_ns`: the budget of
+    `move_budget_ms` less the overhead (at least SEARCH_MARGIN_MS), and the answer
+    GUARD_MS before a `movetime` runs out (CLOCK_GRACE_MS after a clock budget)."""
+    budget = move_budget_ms(limits, to_move, max(overhead_ms, SEARCH_MARGIN_MS))
+    stop_ns = None if budget is None else start_ns + int(budget * _MS)
+    if limits.movetime is not None:
+        answer_ns = start_ns + max(limits.movetime - GUARD_MS, 1) * _MS
+    elif stop_ns is not None:
+        answer_ns = stop_ns + CLOCK_GRACE_MS * _MS
+    else:
+        answer_ns = None
+    return Deadlines(stop_ns, answer_ns)
+
+
+class ActiveSearch:
+    """The bookkeeping of one `go` until its `bestmove` is written."""
+
+    def __init__(self, root: Position, limits: Limits, stop: StopSignal):
+        self.root = root
+        self.limits = limits
+        self.stop = stop
+        #: No bestmove may be written before stop or ponderhit.
+        self.pondering = limits.ponder
+        #: No bestmove may be written before stop.
+        self.infinite = limits.infinite or not (
+            limits.depth or limits.nodes is not None or limits.movetime is not None
+            or any(clock is not None for clock in limits.clocks)
+        )
+        self.deadlines = Deadlines(None, None)
+        self.latest: SearchReport | None = None
+        self.held: SearchReport | None = None
+        self.emitted = False
+        self.watchdog: asyncio.TimerHandle | None = None
+        self.run: SearchRun | None = None
+
+
+class Engine:
+    """One session's engine (see the module docstring). Methods raise ProtocolError,
+    GameError or HashFileError for a request it refuses, changing nothing."""
+
+    def __init__(self, write: Callable[[str], None], core: str = cores.PYTHON):
+        self.write = write
+        self.game: Game | None = None
+        self.start: Position | None = None
+        self.position: Position | None = None
+        #: The option values before any `setoption`: the specs', but `Core` the process's.
+        self.defaults: dict[str, object] = {spec.name: spec.default for spec in OPTIONS}
+        self.defaults["Core"] = core
+        self.options: dict[str, object] = dict(self.defaults)
+        #: One transposition table per game the session has played, kept until `hash
+        #: clear` or `setoption name Hash`.
+        self.tables: dict[str, TranspositionTable] = {}
+        self.searcher: AlphaBeta | MultiPlayerSearch | None = None
+        self.active: ActiveSearch | None = None
+        self._hash_file_game: str | None = None
+        self._winding_down: SearchRun | None = None
+
+    @property
+    def core(self) -> str:
+        return str(self.options["Core"])
+
+    # ---- game and position ---------------------------------------------------------
+
+    def require_game(self, name: str) -> Game:
+        if self.game is None:
+            raise ProtocolError(Code.NO_GAME, name, "no game selected: use setgame <name>")
+        return self.game
+
+    def require_position(self, name: str) -> tuple[Game, Position]:
+        game = self.require_game(name)
+        assert self.position is not None
+        return game, self.position
+
+    def set_game(self, game_name: str, params: dict[str, str]) -> None:
+        game = find_game(game_name)
+        start = game.initial_state(params)
+        self.game, self.start, self.position = game, start, start
+        self._adopt_tables()
+
+    def new_game(self, name: str) -> None:
+        self.require_game(name)
+        self.position = self.start
+
+    def set_position(self, board: tuple[str, ...], moves: tuple[str, ...], name: str) -> None:
+        game = self.require_game(name)
+        position = game.parse_board(board) if board else self.start
+        assert position is not None
+        for ply, token in enumerate(moves, 1):
+            try:
+                move = game.parse_move(position, token)
+            except (NotationError, IllegalMoveError) as error:
+                raise ProtocolError(Code.ILLEGAL_MOVE, name, f"move {ply}: {error}") from None
+            position = position.play(move)
+        self.position = position
+
+    def _adopt_tables(self) -> None:
+        """Give the current game a table (a kept one if any) and a searcher over it, and
+        start loading its compiled searches."""
+        game = self.game
+        if game is None:
+            return
+        table = self.tables.get(game.name)
+        if table is None:
+            table = self.tables[game.name] = self._new_table(game)
+        self.searcher = cores.new_searcher(self.core, game, table, str(self.options["MultiPlayerSearch"]))
+        cores.prepare(self.core, game)
+
+    def _new_table(self, game: Game) -> TranspositionTable:
+        return TranspositionTable(game.name, game.key_scheme, int(self.options["Hash"]) << 20)
+
+    @property
+    def loading(self) -> bool:
+        """Whether the current game's compiled searches are still loading."""
+        return self.game is not None and cores.loading(self.core, self.game)
+
+    async def wait_loaded(self, timeout: float) -> None:
+        """Wait up to `timeout` seconds for the current game's compiled searches."""
+        if self.game is not None:
+            await run_blocking(cores.wait_loaded, self.core, self.game, timeout)
+
+    async def perft(self, name: str, depth: int) -> tuple[int, int]:
+        """(leaf count, elapsed ms) of perft `depth` from the position, off the loop."""
+        _, position = self.require_position(name)
+        started = time.monotonic_ns()
+        nodes = await run_blocking(cores.perft, self.core, position, depth)
+        return int(nodes), (time.monotonic_ns() - started) // _MS
+
+    # ---- options and hash files ----------------------------------------------------
+
+    async def set_option(self, option: str, value: str | None) -> None:
+        spec = find_option(OPTIONS, option)
+        parsed = spec.parse(value)
+        if spec.name == "Hash":
+            self.options["Hash"] = parsed
+            self.tables.clear()
+            self._adopt_tables()
+        elif spec.name in ("MultiPlayerSearch", "Core"):
+            missing = cores.compiled_missing() if parsed == cores.COMPILED else None
+            if spec.name == "Core" and missing:
+                raise ProtocolError(Code.BAD_VALUE, "setoption", f"Core compiled is not available: {missing}")
+            self.options[spec.name] = parsed
+            self._adopt_tables()
+        elif spec.name == "HashFile":
+            if parsed and os.path.exists(str(parsed)):
+                await self._load_hash_file(str(parsed))
+            self.options["HashFile"] = parsed
+        else:
+            self.options[spec.name] = parsed
+
+    def table(self, name: str) -> TranspositionTable:
+        """The current game's table."""
+        game = self.require_game(name)
+        return self.tables[game.name]
+
+    async def hash_save(self, name: str, path: str) -> tuple[int, int]:
+        """(entries written, elapsed ms) of saving the current game's table, off the loop."""
+        table = self.table(name)
+        started = time.monotonic_ns()
+        count = await run_blocking(table.save, path)
+        return int(count), (time.monotonic_ns() - started) // _MS
+
+    async def hash_load(self, name: str, path: str) -> tuple[int, int]:
+        """(entries read, elapsed ms) of loading `path` into the current game's table."""
+        table = self.table(name)
+        started = time.monotonic_ns()
+        count = await run_blocking(table.load, path)
+        return int(count), (time.monotonic_ns() - started) // _MS
+
+    def hash_clear(self) -> tuple[int, int]:
+        """(entries dropped, elapsed ms) of emptying every table of the session."""
+        started = time.monotonic_ns()
+        count = sum(table.entries() for table in self.tables.values())
+        for table in self.tables.values():
+            table.clear()
+        return count, (time.monotonic_ns() - started) // _MS
+
+    async def _load_hash_file(self, path: str) -> None:
+        """Load a hash file as its game's table; raises on any problem, changing nothing."""
+        game = find_game(await run_blocking(peek_game, path))
+        table = self._new_table(game)
+        count = await run_blocking(table.load, path)
+        self.tables[game.name] = table
+        self._hash_file_game = game.name
+        self._adopt_tables()
+        LOG.info("hash loaded %d entries from %s", count, path)
+
+    async def save_hash_file(self) -> None:
+        """Save to the HashFile option's path, if one is set (quit, end of input,
+        SIGTERM), the table of the current game, or with no game selected the one the
+        file was loaded into; in a worker thread, so that other sessions go on."""
+        path = self.options["HashFile"]
+        game = self.game.name if self.game is not None else self._hash_file_game
+        table = self.tables.get(game) if game else None
+        if not path or table is None:
+            return
+        try:
+            count = await run_blocking(table.save, str(path))
+            LOG.info("hash saved %d entries to %s", count, path)
+        except HashFileError as error:
+            LOG.error("hash file not saved: %s", error)
+
+    # ---- searching -----------------------------------------------------------------
+
+    def limits(self, command: c.Go, name: str) -> Limits:
+        """The limits of a `go`, each clock by player index; raises ProtocolError for
+        clocks the game has no player for."""
+        game, position = self.require_position(name)
+        clocks = [command.p1time, command.p2time, command.p3time]
+        increments = [command.p1inc, command.p2inc, command.p3inc]
+        for player in range(game.num_players, 3):
+            if clocks[player] is not None or increments[player] is not None:
+                raise ProtocolError(Code.BAD_VALUE, name,
+                                    f"{game.name} has {game.num_players} players, no p{player + 1}time")
+        coloured = (command.wtime, command.btime, command.winc, command.binc)
+        if any(value is not None for value in coloured):
+            if game.num_players != 2 or game.white_player is None:
+                raise ProtocolError(Code.BAD_VALUE, name,
+                                    "wtime/btime/winc/binc are for two-player games, use p1time...")
+            white, black = game.white_player, 1 - game.white_player
+            for index, value in ((white, command.wtime), (black, command.btime)):
+                if value is not None and clocks[index] is None:
+                    clocks[index] = value
+            for index, value in ((white, command.winc), (black, command.binc)):
+                if value is not None and increments[index] is None:
+                    increments[index] = value
+        to_move = position.to_move
+        if any(clock is not None for clock in clocks) and clocks[to_move] is None:
+            raise ProtocolError(Code.BAD_VALUE, name,
+                                f"no clock for the side to move (p{to_move + 1}time)")
+        return Limits(
+            depth=command.depth,
+            nodes=command.nodes,
+            movetime=command.movetime,
+            clocks=tuple(clocks[: game.num_players]),
+            increments=tuple(increments[: game.num_players]),
+            movestogo=command.movestogo,
+            infinite=command.infinite,
+            ponder=command.ponder,
+        )
+
+    async def go(self, command: c.Go, name: str, received_ns: int) -> None:
+        """Start a search of the position (answer `bestmove (none)` at once when it has
+        no move); its limits count from `received_ns` unless it ponders."""
+        game, position = self.require_position(name)
+        limits = self.limits(command, name)
+        assert self.searcher is not None
+        if not position.legal_moves():
+            self.write(format_bestmove(None))
+            return
+        if self._winding_down is not None:
+            await self._winding_down.wait()
+            self._winding_down = None
+        if self.loading:
+            self.write("info string compiled core still loading: searching on the Python core until it is ready")
+        stop = StopSignal()
+        active = ActiveSearch(position, limits, stop)
+        if not active.pondering:
+            self._arm(active, received_ns)
+        self.active = active
+        active.run = SearchRun(
+            self.searcher.search(position, stop), stop, lambda report: self._on_report(active, report)
+        )
+
+    async def finish_bounded_search(self) -> None:
+        """Wait for the running search if its limits will end it by themselves."""
+        active = self.active
+        if active is not None and not active.pondering and not active.infinite and active.run:
+            await active.run.wait()
+
+    def _arm(self, active: ActiveSearch, start_ns: int) -> None:
+        """Let the search's limits count from `start_ns`, and set the watchdog."""
+        active.deadlines = deadlines(active.limits, active.root.to_move, int(self.options["MoveOverhead"]),
+                                     start_ns)
+        active.stop.arm(active.deadlines.stop_ns, active.limits.nodes, active.limits.depth)
+        if active.deadlines.answer_ns is not None:
+            if active.watchdog is not None:
+                active.watchdog.cancel()
+            delay = max(active.deadlines.answer_ns - time.monotonic_ns(), 0) / 1e9
+            active.watchdog = asyncio.get_running_loop().call_later(delay, self._force, active)
+
+    def _on_report(self, active: ActiveSearch, report: SearchReport | None) -> None:
+        if active.emitted:
+            return
+        if report is None:  # the search failed: answer with what is known
+            self._force(active)
+            return
+        previous, active.latest = active.latest, report
+        if not (report.final and previous is not None and previous.nodes == report.nodes):
+            self.write(format_info(report, self._pv_formatter(active.root)))
+            margin = format_margin(report)
+            if margin is not None:
+                self.write(margin)
+        if not report.final:
+            return
+        if active.pondering or active.infinite:
+            active.held = report
+        else:
+            self._emit(active, report)
+
+    def _pv_formatter(self, root: Position) -> Callable[[tuple[int, ...]], list[str]]:
+        game = root.game
+
+        def format_pv(pv: tuple[int, ...]) -> list[str]:
+            tokens, position = [], root
+            for move in pv:
+                tokens.append(game.format_move(position, move))
+                position = position.play(move)
+            return tokens
+
+        return format_pv
+
+    def _emit(self, active: ActiveSearch, report: SearchReport | None) -> None:
+        """Write the one `bestmove` of this search and free the session for the next."""
+        if active.emitted:
+            return
+        active.emitted = True
+        if active.watchdog is not None:
+            active.watchdog.cancel()
+        root = active.root
+        game = root.game
+        if report is not None and report.pv:
+            pv = report.pv
+        else:
+            pv = (self._fallback_move(root),)
+            self.write(f"info string no search iteration finished in time, playing"
+                       f" {game.format_move(root, pv[0])}")
+        move = game.format_move(root, pv[0])
+        ponder = game.format_move(root.play(pv[0]), pv[1]) if len(pv) > 1 else None
+        self.write(format_bestmove(move, ponder))
+        active.stop.stop()
+        if self.active is active:
+            self.active = None
+        self._winding_down = active.run
+
+    def _fallback_move(self, root: Position) -> int:
+        """The table's move for `root` if it has a legal one, else the first legal move."""
+        moves = root.legal_moves()
+        entry = self.tables[root.game.name].probe(root.key)
+        remembered = None if entry is None else unpack_move(entry)
+        return remembered if remembered in moves else moves[0]
+
+    def _force(self, active: ActiveSearch) -> None:
+        """Answer now with the last completed iteration: the search is late or failed."""
+        if active.emitted:
+            return
+        if active.run is not None and not active.run.done.is_set():
+            LOG.warning("search late: answering from its last completed iteration")
+        self._emit(active, active.held or active.latest)
+
+    async def stop(self) -> None:
+        """End the running search and write its bestmove before the next command."""
+        active = self.active
+        if active is None:
+            return
+        active.pondering = active.infinite = False
+        active.stop.stop()
+        if active.held is not None:
+            self._emit(active, active.held)
+            return
+        assert active.run is not None
+        try:
+            await asyncio.wait_for(active.run.wait(), STOP_GRACE_MS / 1000)
+        except asyncio.TimeoutError:
+            pass
+        self._force(active)
+
+    def ponderhit(self, received_ns: int) -> None:
+        active = self.active
+        if active is None or not active.pondering:
+            return
+        active.pondering = False
+        self._arm(active, received_ns)
+        if active.held is not None and not active.infinite:
+            self._emit(active, active.held)
+
+    def abandon_search(self) -> None:
+        """Stop the running search without answering it (quit, disconnect)."""
+        active = self.active
+        if active is not None:
+            active.emitted = True
+            active.stop.stop()
+            if active.watchdog is not None:
+                active.watchdog.cancel()
+            self.active = None

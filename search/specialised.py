@@ -1,0 +1,122 @@
+"""Each game's searches: the search kernels of `search/` bound to the game's kernels.
+
+`searches(game, compiled)` specialises the templates of every search that fits the game
+(`games.kernel.specialise`): perft, and alpha-beta with the exact solver for two-player
+zero-sum games, or the multi-player searches for more players. Compiled, each game's
+are cached by numba apart; interpreted, they run the same source as plain Python. The
+namespace also holds the game's own kernels (`rules` and `evaluate`) in the same form.
+
+Compiled code loads from numba's cache in a fraction of a second, and compiles in
+seconds to a minute the first time after a change. `load_in_background(game)` starts
+that in a thread; `ready_searches(game, compiled)` gives the compiled searches once they
+are loaded and the interpreted ones while they load.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from types import ModuleType, SimpleNamespace
+
+from games.base import Game
+from games.kernel import COMPILING, interpreted, specialise
+from search import alphabeta, multiplayer, perft, solver
+
+LOG = logging.getLogger("engine.search")
+
+_lock = threading.Lock()
+_made: dict[tuple[str, bool], SimpleNamespace] = {}
+_loading: dict[str, threading.Thread] = {}
+_loaded: set[str] = set()
+
+
+def search_modules(game: Game) -> tuple[ModuleType, ...]:
+    """The search modules whose templates serve `game`."""
+    if game.num_players == 2 and game.zero_sum:
+        return (perft, alphabeta, solver)
+    return (perft, multiplayer)
+
+
+def searches(game: Game, compiled: bool = COMPILING) -> SimpleNamespace:
+    """The searches of `game` and its kernels, compiled (where numba is there) or
+    interpreted; made once per game and form."""
+    compiled = compiled and COMPILING
+    made = _made.get((game.name, compiled))
+    if made is not None:
+        return made
+    with _lock:
+        made = _made.get((game.name, compiled))
+        if made is None:
+            made = _made[(game.name, compiled)] = _specialise(game, compiled)
+    return made
+
+
+def _specialise(game: Game, compiled: bool) -> SimpleNamespace:
+    kernels = {name: value for name, value in vars(game.rules).items() if not name.startswith("_")}
+    kernels["evaluate"] = game.evaluation.evaluate
+    if not compiled:
+        kernels = {name: interpreted(value) for name, value in kernels.items()}
+    made = dict(kernels)
+    for module in search_modules(game):
+        bindings = {name: kernels[name] for name in module.BINDS}
+        if hasattr(module, "layout"):
+            bindings.update(module.layout(kernels))
+        bound = specialise(module.TEMPLATES, game.name, bindings, compiled)
+        made.update(vars(bound))
+    return SimpleNamespace(**made)
+
+
+def warm(game: Game) -> None:
+    """Load `game`'s compiled searches (compiling them the first time) by calling each
+    entry point once; from then on `ready_searches` gives them."""
+    made = searches(game, True)
+    start = game.initial_state({})
+    for module in search_modules(game):
+        module.warm(made, start)
+    _loaded.add(game.name)
+
+
+def load_in_background(game: Game) -> None:
+    """Start `warm(game)` in a background thread unless it is loaded or loading."""
+    if not COMPILING:
+        return
+    with _lock:
+        if game.name in _loaded or game.name in _loading:
+            return
+        thread = threading.Thread(target=_warm_logged, args=(game,), name=f"load-{game.name}", daemon=True)
+        _loading[game.name] = thread
+    thread.start()
+
+
+def loaded(game: Game) -> bool:
+    """Whether `game`'s compiled searches are loaded."""
+    return game.name in _loaded
+
+
+def wait_loaded(game: Game, timeout: float) -> bool:
+    """Wait up to `timeout` seconds for a background load of `game`; whether it is loaded."""
+    thread = _loading.get(game.name)
+    if thread is not None:
+        thread.join(timeout)
+    return game.name in _loaded
+
+
+def ready_searches(game: Game, compiled: bool) -> SimpleNamespace:
+    """The searches a search of `game` runs now: compiled when asked and loaded (loaded
+    here and now when no background load is under way), else interpreted."""
+    if compiled and COMPILING and game.name not in _loaded:
+        if game.name in _loading:
+            return searches(game, False)
+        warm(game)
+    return searches(game, compiled)
+
+
+def _warm_logged(game: Game) -> None:
+    started = time.monotonic()
+    try:
+        warm(game)
+    except Exception:
+        LOG.exception("the compiled searches of %s failed to load: they stay interpreted", game.name)
+        return
+    LOG.info("compiled searches of %s loaded in %.2f s", game.name, time.monotonic() - started)
