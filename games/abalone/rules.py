@@ -443,6 +443,7 @@ class AbaloneGame:
     """The Abalone rules descriptor (see the package docstring)."""
 
     name = "abalone"
+    listing_order = 5
     num_players = 2
     zero_sum = True
     player_names = ("2", "1")

@@ -186,6 +186,7 @@ class IsolationGame:
     """The Knight Isolation rules descriptor (see the package docstring)."""
 
     name = "isolation"
+    listing_order = 4
     num_players = PLAYERS
     zero_sum = False
     player_names = ("r", "g", "b")

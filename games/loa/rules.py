@@ -188,6 +188,7 @@ class LoaGame:
     """The Lines of Action rules descriptor (see the package docstring)."""
 
     name = "loa"
+    listing_order = 3
     num_players = 2
     zero_sum = True
     player_names = ("b", "w")

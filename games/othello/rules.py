@@ -157,6 +157,7 @@ class OthelloGame:
     """The Othello rules descriptor (see the package docstring)."""
 
     name = "othello"
+    listing_order = 2
     num_players = 2
     zero_sum = True
     player_names = ("0", "1")
