@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from adapters.codingame import turn_format
+from adapters.codingame import formats, turn_format
 from adapters.codingame.arena.referee import GameSpec, plan, play_game
 from adapters.codingame.arena.replay import frames, replay_page
 from adapters.codingame.arena.stats import elo, tally, wilson
@@ -194,7 +194,10 @@ def sample_record(game: str) -> dict:
     return run(play_game(GameSpec(game, 0, 2, commands, names)))
 
 
-@pytest.mark.parametrize("game", ["clobber", "othello", "loa", "isolation"])
+DRAWN = [game for game in formats() if turn_format(game).BOARD_STYLE is not None]
+
+
+@pytest.mark.parametrize("game", DRAWN)
 def test_the_replay_page_embeds_every_position_and_draws_it(game: str, tmp_path: Path) -> None:
     record = sample_record(game)
     record["seats"][0] = "</script><b>x"  # must not break out of the page
@@ -218,7 +221,7 @@ def test_the_replay_page_embeds_every_position_and_draws_it(game: str, tmp_path:
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     checked = json.loads(result.stdout)
-    pieces = {"clobber": "wb", "othello": "01", "loa": "bw", "isolation": "rgb"}[game]
+    pieces = "".join(turn_format(game).GAME.player_names)
     for step, frame in zip(checked["steps"], embedded["frames"]):
         assert step["svg"]
         assert step["pieces"] == sum(row.count(char) for row in frame["rows"] for char in pieces)
@@ -226,3 +229,13 @@ def test_the_replay_page_embeds_every_position_and_draws_it(game: str, tmp_path:
     assert checked["atFirst"].startswith("step 0 /") and checked["afterRight"].startswith("step 1 /")
     assert checked["atEnd"].startswith(f"step {len(record['moves'])} /")
     assert checked["result"] == embedded["result"]
+
+
+def test_a_board_the_page_cannot_draw_is_refused_clearly() -> None:
+    undrawn = [game for game in formats() if game not in DRAWN]
+    for game in undrawn:
+        record = {"game": game, "start": turn_format(game).GAME.format_board(
+            turn_format(game).GAME.initial_state({})), "moves": [], "seats": ["a", "b"],
+            "result": {"scores": [0, 0], "winner": None, "ranks": [1, 1]}}
+        with pytest.raises(ValueError, match=f"cannot draw a {game} board"):
+            replay_page(record)

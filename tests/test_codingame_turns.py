@@ -15,7 +15,7 @@ import random
 
 import pytest
 
-from adapters.codingame import FORMATS, turn_format
+from adapters.codingame import formats, turn_format
 from adapters.codingame.common import RANDOM, TurnFormatError, read_turn
 from adapters.codingame import othello as othello_format
 from tests.conftest import load_vectors
@@ -127,7 +127,7 @@ def random_games(game: str, count: int, seed: int):
             state = state.play(move)
 
 
-@pytest.mark.parametrize("game", FORMATS)
+@pytest.mark.parametrize("game", formats())
 def test_format_then_parse_round_trips_over_random_games(game: str) -> None:
     fmt = turn_format(game)
     for state, history in random_games(game, 6, 7):
@@ -161,7 +161,7 @@ def test_othello_expert_line_lists_the_opponents_actions_since_the_last_turn() -
 
 
 def test_first_turn_lines() -> None:
-    start = {game: turn_format(game).GAME.initial_state({}) for game in FORMATS}
+    start = {game: turn_format(game).GAME.initial_state({}) for game in formats()}
     assert turn_format("clobber").format_turn(start["clobber"], 0, True, [])[:3] == ["8", "w", "wbwbwbwb"]
     assert turn_format("othello").format_turn(start["othello"], 0, True, [])[:2] == ["0", "8"]
     assert turn_format("othello").format_turn(start["othello"], 0, True, [])[-5:] == ["4", "e6", "c4", "d3", "f5"]

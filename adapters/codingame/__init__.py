@@ -13,21 +13,46 @@ loaded); `turn_format` loads a game's module and the games on first use.
 
 from __future__ import annotations
 
+import argparse
 import importlib
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from adapters.codingame.common import TurnFormat
 
-#: The games with a CodinGame turn format, in the order the engine lists them.
-FORMATS = ("clobber", "othello", "loa", "isolation", "abalone")
+_HERE = Path(__file__).resolve().parent
+_GAMES = _HERE.parent.parent / "games"
+
+
+def has_format(name: str) -> bool:
+    """Whether game `name` has a turn-format module: a module of this package and a game
+    package of the same name. Cheap: it imports nothing."""
+    return (name.isidentifier() and name.isascii() and (_HERE / f"{name}.py").is_file()
+            and (_GAMES / name / "__init__.py").is_file())
+
+
+def formats() -> tuple[str, ...]:
+    """The games with a CodinGame turn format, in the order the engine lists them."""
+    from games import all_games
+
+    return tuple(name for name in all_games() if has_format(name))
 
 
 def turn_format(name: str) -> "TurnFormat":
-    """The turn-format module of game `name`; raises UnknownGameError quoting it."""
-    if name not in FORMATS:
-        from games.base import UnknownGameError, quote
+    """The turn-format module of game `name` (importing that game alone); raises
+    UnknownGameError quoting it."""
+    if not has_format(name):
+        from games.base import UnknownGameError
+        from games.text import quote
 
-        raise UnknownGameError(f"no CodinGame turn format for {quote(name)}"
-                               f" (known: {', '.join(FORMATS)})")
+        raise UnknownGameError(f"no CodinGame turn format for {quote(name)} (known: {', '.join(formats())})")
     return importlib.import_module(f"{__name__}.{name}")  # type: ignore[return-value]
+
+
+def game_name(name: str) -> str:
+    """`name` when it names a game with a turn format: an argparse type, listing the
+    known games in its error."""
+    if not has_format(name):
+        raise argparse.ArgumentTypeError(f"no CodinGame turn format for {name!r} (known: {', '.join(formats())})")
+    return name

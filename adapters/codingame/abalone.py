@@ -52,6 +52,8 @@ GAME = find_game("abalone")
 PLAYERS = 2
 FIRST_TURN_MS = 1000
 TURN_MS = 75
+#: The hexagonal board has no 8x8 drawing on the replay page.
+BOARD_STYLE = None
 #: `myId` by player index: black (player 0) is 2, white 1.
 IDS = "21"
 NO_MOVE = "-1 -1 -1 -1 -1"

@@ -23,7 +23,7 @@ import subprocess
 import sys
 import time
 
-from adapters.codingame import FORMATS
+from adapters.codingame import game_name
 
 
 def process_started() -> float:
@@ -53,7 +53,7 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
         prog="engine-cg",
         description="A CodinGame bot backed by the engine: CodinGame input on stdin, one move "
                     "a line on stdout.")
-    parser.add_argument("game", choices=FORMATS)
+    parser.add_argument("game", type=game_name, metavar="GAME", help="the game, by its engine name")
     parser.add_argument("--connect", metavar="HOST:PORT",
                         help="use a running 'engine --tcp' daemon instead of starting one")
     parser.add_argument("--engine", metavar="CMD",

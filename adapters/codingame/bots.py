@@ -22,7 +22,7 @@ import random
 import sys
 from typing import Callable, Sequence
 
-from adapters.codingame import FORMATS, turn_format
+from adapters.codingame import game_name, turn_format
 from adapters.codingame.common import read_turn
 from games.base import Game, State
 
@@ -84,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m adapters.codingame.bots",
                                      description="Example CodinGame bots: random and greedy.")
     parser.add_argument("bot", choices=sorted(BOTS))
-    parser.add_argument("game", choices=FORMATS)
+    parser.add_argument("game", type=game_name, metavar="GAME", help="the game, by its engine name")
     parser.add_argument("--seed", type=int, default=None,
                         help="RNG seed (default: $ARENA_SEED, else random)")
     args = parser.parse_args(argv)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from adapters.codingame.common import (
+    BoardStyle,
     History,
     Turn,
     TurnFormatError,
@@ -32,6 +33,7 @@ GAME = find_game("clobber")
 PLAYERS = 2
 FIRST_TURN_MS = 1000
 TURN_MS = 150
+BOARD_STYLE = BoardStyle(colours=(("#f4f4f4", "#333"), ("#222", "#000")))
 BOARD_SIZE = "8"
 COLOURS = "wb"
 

@@ -159,6 +159,24 @@ def first_token_output(line: str, legal: Sequence[str]) -> str | None:
     return None
 
 
+@attrs.frozen
+class BoardStyle:
+    """How the arena's replay page draws an 8x8 board of the game.
+
+    Attributes:
+        colours: per player (index order), the (fill, stroke) colours of its pieces; a
+            piece is drawn wherever the board text holds the player's name.
+        row1_top: whether the board text's top line is row 1 (else rank 8).
+        felt: one colour for every square, or None for a chequered board.
+        lettered: whether each piece also shows its player's name.
+    """
+
+    colours: tuple[tuple[str, str], ...]
+    row1_top: bool = False
+    felt: str | None = None
+    lettered: bool = False
+
+
 class TurnFormat(Protocol):
     """The names every `adapters.codingame.<game>` module defines."""
 
@@ -167,6 +185,8 @@ class TurnFormat(Protocol):
     PLAYERS: int
     FIRST_TURN_MS: int
     TURN_MS: int
+    #: How the replay page draws the board; None where it cannot (not an 8x8 board).
+    BOARD_STYLE: BoardStyle | None
 
     def framer(self, first_turn: bool, expert: bool = False) -> TurnFramer:
         """A framer for one turn's lines (first turn: with the one-time lines)."""

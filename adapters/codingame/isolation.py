@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from adapters.codingame.common import (
+    BoardStyle,
     History,
     PlayerStatus,
     Turn,
@@ -42,6 +43,7 @@ GAME = find_game("isolation")
 PLAYERS = 3
 FIRST_TURN_MS = 1000
 TURN_MS = 100
+BOARD_STYLE = BoardStyle(colours=(("#d33", "#600"), ("#3a3", "#050"), ("#36d", "#014")), lettered=True)
 LETTERS = "rgb"
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from adapters.codingame.common import (
+    BoardStyle,
     History,
     RANDOM,
     Turn,
@@ -40,6 +41,7 @@ GAME = find_game("loa")
 PLAYERS = 2
 FIRST_TURN_MS = 1000
 TURN_MS = 150
+BOARD_STYLE = BoardStyle(colours=(("#222", "#000"), ("#f4f4f4", "#333")))
 COLOURS = "bw"
 PASS = "pass"
 

@@ -26,6 +26,7 @@ import re
 from typing import Sequence
 
 from adapters.codingame.common import (
+    BoardStyle,
     History,
     Turn,
     TurnFormatError,
@@ -43,6 +44,7 @@ GAME = find_game("othello")
 PLAYERS = 2
 FIRST_TURN_MS = 2000
 TURN_MS = 150
+BOARD_STYLE = BoardStyle(colours=(("#111", "#000"), ("#f4f4f4", "#333")), row1_top=True, felt="#2e7d32")
 BOARD_SIZE = "8"
 IDS = "01"
 PASS = "pass"

@@ -23,7 +23,7 @@ import sys
 import time
 from pathlib import Path
 
-from adapters.codingame import FORMATS, turn_format
+from adapters.codingame import game_name, turn_format
 from adapters.codingame.arena.referee import GameSpec, plan, play_game
 from adapters.codingame.arena.stats import table, tally
 
@@ -74,7 +74,7 @@ def parse_match_arguments(argv: list[str]) -> argparse.Namespace:
         description="Referee CodinGame bots locally with the engine's rules and CodinGame's "
                     "turn input, time limits and output parsing. "
                     "'engine-arena replay RECORD.json -o PAGE.html' draws a recorded game.")
-    parser.add_argument("game", choices=FORMATS)
+    parser.add_argument("game", type=game_name, metavar="GAME", help="the game, by its engine name")
     parser.add_argument("--bot", action="append", default=[], metavar="CMD",
                         help="a bot: a command, random, greedy or engine; NAME=CMD names it "
                              "(repeat: one per player)")
@@ -150,7 +150,12 @@ def replay(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     record = json.loads(args.record.read_text())
     output = args.output or args.record.with_suffix(".html")
-    output.write_text(replay_page(record))
+    try:
+        page = replay_page(record)
+    except ValueError as error:
+        print(f"engine-arena replay: {error}", file=sys.stderr)
+        return 2
+    output.write_text(page)
     print(output)
     return 0
 

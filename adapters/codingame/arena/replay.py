@@ -63,7 +63,13 @@ def frames(record: dict) -> list[dict]:
 
 
 def replay_data(record: dict) -> dict:
-    """What the page embeds: the game, the seats, the frames and the result."""
+    """What the page embeds: the game, how to draw its board, the seats, the frames and
+    the result. Raises ValueError for a game the page cannot draw."""
+    fmt = turn_format(record["game"])
+    style = fmt.BOARD_STYLE
+    if style is None:
+        raise ValueError(f"the replay page cannot draw a {record['game']} board")
+    names = fmt.GAME.player_names
     scores = record["result"]["scores"]
     winner = record["result"]["winner"]
     outcome = ("draw" if winner is None and len(set(scores)) == 1 else
@@ -72,6 +78,8 @@ def replay_data(record: dict) -> dict:
                                     zip(record["seats"], record["result"]["ranks"])))
     return {
         "game": record["game"],
+        "style": {"pieces": dict(zip(names, style.colours, strict=True)), "seatNames": "".join(names),
+                  "row1Top": style.row1_top, "felt": style.felt, "lettered": style.lettered},
         "index": record.get("index"),
         "seed": record.get("seed"),
         "seats": record["seats"],
@@ -95,47 +103,40 @@ def replay_page(record: dict) -> str:
 SCRIPT = r"""
 (function () {
   "use strict";
-  var PIECES = {
-    clobber: {w: ["#f4f4f4", "#333"], b: ["#222", "#000"]},
-    othello: {"0": ["#111", "#000"], "1": ["#f4f4f4", "#333"]},
-    loa: {b: ["#222", "#000"], w: ["#f4f4f4", "#333"]},
-    isolation: {r: ["#d33", "#600"], g: ["#3a3", "#050"], b: ["#36d", "#014"]}
-  };
-  var SEAT_NAMES = {clobber: "wb", othello: "01", loa: "bw", isolation: "rgb"};
   var CELL = 48, PAD = 24;
 
-  function squareOf(game, name) {
+  function squareOf(style, name) {
     var file = name.charCodeAt(0) - 97, rank = parseInt(name.substring(1), 10);
     if (!(file >= 0 && file < 8 && rank >= 1 && rank <= 8)) return null;
-    return {col: file, row: game === "othello" ? rank - 1 : 8 - rank};
+    return {col: file, row: style.row1Top ? rank - 1 : 8 - rank};
   }
 
-  function marked(game, move) {
+  function marked(style, move) {
     if (!move || move === "pass") return [];
     var names = move.length === 4 ? [move.substring(0, 2), move.substring(2)] : [move];
-    return names.map(function (n) { return squareOf(game, n); }).filter(Boolean);
+    return names.map(function (n) { return squareOf(style, n); }).filter(Boolean);
   }
 
   function renderBoard(data, frame) {
-    var game = data.game, size = 8 * CELL + 2 * PAD, out = [];
+    var style = data.style, size = 8 * CELL + 2 * PAD, out = [];
     out.push('<svg xmlns="http://www.w3.org/2000/svg" width="' + size + '" height="' + size +
              '" viewBox="0 0 ' + size + ' ' + size + '">');
-    var marks = marked(game, frame.move);
+    var marks = marked(style, frame.move);
     for (var r = 0; r < 8; r++) {
-      var label = game === "othello" ? r + 1 : 8 - r;
+      var label = style.row1Top ? r + 1 : 8 - r;
       out.push('<text x="8" y="' + (PAD + r * CELL + CELL / 2 + 5) + '" font-size="13">' + label + '</text>');
       for (var c = 0; c < 8; c++) {
         var x = PAD + c * CELL, y = PAD + r * CELL, ch = frame.rows[r].charAt(c);
-        var fill = game === "othello" ? "#2e7d32" : ((r + c) % 2 ? "#b58863" : "#f0d9b5");
+        var fill = style.felt || ((r + c) % 2 ? "#b58863" : "#f0d9b5");
         if (ch === "#") fill = "#555";
         out.push('<rect class="cell" x="' + x + '" y="' + y + '" width="' + CELL + '" height="' +
                  CELL + '" fill="' + fill + '" stroke="#333" stroke-width="0.5"/>');
-        var piece = PIECES[game][ch];
+        var piece = style.pieces.hasOwnProperty(ch) ? style.pieces[ch] : null;
         if (piece) {
           out.push('<circle class="piece" cx="' + (x + CELL / 2) + '" cy="' + (y + CELL / 2) +
                    '" r="' + (CELL * 0.38) + '" fill="' + piece[0] + '" stroke="' + piece[1] +
                    '" stroke-width="2"/>');
-          if (game === "isolation") {
+          if (style.lettered) {
             out.push('<text x="' + (x + CELL / 2 - 5) + '" y="' + (y + CELL / 2 + 6) +
                      '" font-size="17" fill="#fff">' + ch + '</text>');
           }
@@ -160,7 +161,7 @@ SCRIPT = r"""
     if (frame.move === null) {
       text = "start position";
     } else {
-      var seat = frame.player, side = SEAT_NAMES[data.game].charAt(seat);
+      var seat = frame.player, side = data.style.seatNames.charAt(seat);
       text = data.seats[seat] + " (seat " + seat + ", " + side + ") " +
              (frame.auto ? "passes (forced)" : "plays " + frame.move) +
              (frame.ms === null || frame.ms === undefined ? "" : " in " + frame.ms.toFixed(1) + " ms");
