@@ -191,6 +191,19 @@ class Engine:
         nodes = await run_blocking(cores.perft, self.core, position, depth)
         return int(nodes), (time.monotonic_ns() - started) // _MS
 
+    async def analyse(self, limits: Limits, name: str = "analyse") -> list[SearchReport]:
+        """Every report of a search of the position to `limits` (no clock, no ponder),
+        the final one last, off the loop and writing nothing: what scripts (the bench,
+        the solver's reach) measure. Refused while a `go` runs."""
+        _, position = self.require_position(name)
+        if self.active is not None:
+            raise ProtocolError(Code.BUSY, name, "a search is running")
+        assert self.searcher is not None
+        searcher, stop = self.searcher, StopSignal()
+        bounds = deadlines(limits, position.to_move, int(self.options["MoveOverhead"]), time.monotonic_ns())
+        stop.arm(bounds.stop_ns, limits.nodes, limits.depth)
+        return await run_blocking(lambda: list(searcher.search(position, stop)))
+
     # ---- options and hash files ----------------------------------------------------
 
     async def set_option(self, option: str, value: str | None) -> None:

@@ -19,11 +19,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from daemon import cores  # noqa: E402
+from daemon.bench import bench  # noqa: E402
+from daemon.engine import Engine  # noqa: E402
 from games import all_games, find_game  # noqa: E402
 from protocol.client import EngineClient  # noqa: E402
-from search.bench import run_bench  # noqa: E402
-from search.perft import perft  # noqa: E402
-from search.specialised import warm  # noqa: E402
 
 COMPILED = cores.compiled_missing() is None
 
@@ -38,30 +37,36 @@ def percentiles(samples: list[float]) -> str:
             f"p99 {at(0.99) * 1000:.2f} ms  max {ordered[-1] * 1000:.2f} ms  (n={len(ordered)})")
 
 
-def bench_speed(name: str) -> bool:
-    """Print perft and search speed of the interpreted and compiled kernels; returns
-    whether the bench node count is as pinned in both forms."""
-    game = find_game(name)
-    depth = game.bench_perft_depth
-    start = game.initial_state({})
+async def perft_rate(name: str, core: str) -> tuple[int, float]:
+    """(leaves, seconds) of the game's bench perft from its start, on `core`, its
+    compiled searches loaded before the clock starts."""
+    engine = Engine(lambda line: None, core)
+    engine.set_game(name, {})
+    await engine.wait_loaded(600)
+    nodes, _ = await engine.perft("perft", 1)  # the perft kernels loaded too
     started = time.perf_counter()
-    nodes = perft(start, depth, compiled=False)
-    seconds = time.perf_counter() - started
-    line = f"{name}: perft {depth}: {nodes} leaves; interpreted {nodes / seconds:,.0f} leaves/s"
+    nodes, _ = await engine.perft("perft", find_game(name).bench_perft_depth)
+    return nodes, time.perf_counter() - started
+
+
+async def bench_speed(name: str) -> bool:
+    """Print perft and search speed on the Python and compiled cores side by side;
+    returns whether the bench node count is as pinned on both."""
+    game = find_game(name)
+    nodes, seconds = await perft_rate(name, cores.PYTHON)
+    line = f"{name}: perft {game.bench_perft_depth}: {nodes} leaves; interpreted {nodes / seconds:,.0f} leaves/s"
     if COMPILED:
-        warm(game)
-        started = time.perf_counter()
-        same = perft(start, depth, compiled=True) == nodes
-        fast = time.perf_counter() - started
-        line += f", compiled {nodes / fast:,.0f} leaves/s ({seconds / fast:.0f}x){'' if same else ' MISMATCH'}"
+        same, fast = await perft_rate(name, cores.COMPILED)
+        line += (f", compiled {nodes / fast:,.0f} leaves/s ({seconds / fast:.0f}x)"
+                 f"{'' if same == nodes else ' MISMATCH'}")
     print(line)
-    result = run_bench(game, compiled=False)
+    result = await bench(name, cores.PYTHON)
     pinned = result.nodes == game.bench_nodes
     line = (f"{name}: bench depth {game.bench_depth} x {len(game.bench_positions)} positions: "
             f"{result.nodes} nodes ({'as pinned' if pinned else f'PINNED {game.bench_nodes}'});"
             f" interpreted {result.nps:,.0f} nodes/s")
     if COMPILED:
-        compiled = run_bench(game, compiled=True)
+        compiled = await bench(name, cores.COMPILED)
         same = compiled.nodes == result.nodes
         pinned &= same
         line += (f", compiled {compiled.nps:,.0f} nodes/s ({compiled.nps / result.nps:.0f}x)"
@@ -74,7 +79,7 @@ def bench_speed(name: str) -> bool:
         deep = compiled
         while deep.seconds < 1.0 and depth < game.bench_depth + 8:
             depth += 1
-            deep = run_bench(game, depth=depth, compiled=True)
+            deep = await bench(name, cores.COMPILED, depth)
         print(f"{name}: compiled bench at depth {depth}: {deep.nodes} nodes in {deep.seconds:.2f} s,"
               f" {deep.nps:,.0f} nodes/s")
     return pinned
@@ -169,7 +174,7 @@ def main() -> int:
     args = parser.parse_args()
     pinned = True
     for name in args.games.split(","):
-        pinned &= bench_speed(name)
+        pinned &= asyncio.run(bench_speed(name))
         if not args.no_protocol:
             asyncio.run(bench_protocol(name, args.samples, args.core))
             asyncio.run(bench_sessions(name, args.core))

@@ -1,69 +1,72 @@
-"""Endgame solver reach: how many empty squares the exact solver finishes within a time
-budget, from fixed Othello positions (seeded random games played down to each count).
+"""Endgame solver reach: how many empty squares the engine solves exactly (its search
+reports the exact final margin) within a time budget, in a game that fills its board,
+from fixed positions (seeded random games played down to each count).
 
-Run it as `scripts/solve [--budget 1.0] [--positions 6] [--empties 8,10,12,14]`.
+Run it as `scripts/solve GAME [--budget 1.0] [--positions 6] [--empties 8,10,12,14]`.
+It drives the engine a session drives (`daemon.engine.Engine`) with `go movetime`.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import random
 import sys
-import time
 from pathlib import Path
-
-import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from daemon import cores  # noqa: E402
+from daemon.engine import Engine  # noqa: E402
 from games import find_game  # noqa: E402
-from search.core import MAX_PLY, Aborted  # noqa: E402
-from search.limits import StopSignal  # noqa: E402
-from search.solver import WINDOW_LIMIT, Solver  # noqa: E402
-from search.specialised import ready_searches  # noqa: E402
-from search.work import ControlBridge, new_work  # noqa: E402
+from games.base import Game, Position  # noqa: E402
+from search.limits import Limits  # noqa: E402
 
 
-def position(game, seed: int, empties: int):
-    """The position of seeded random game `seed` when `empties` squares are left."""
+def empties(game: Game, position: Position) -> int:
+    """The empty cells of the position's board text."""
+    return game.format_board(position).split()[0].count(".")
+
+
+def position(game: Game, seed: int, count: int) -> Position:
+    """The position of seeded random game `seed` once `count` cells are left empty."""
     rng = random.Random(seed)
     state = game.initial_state({})
-    while game.format_board(state).split()[0].count(".") > empties and state.legal_moves():
+    while empties(game, state) > count and state.legal_moves():
         state = state.play(rng.choice(state.legal_moves()))
     return state
 
 
+async def reach(game: Game, budget: float, positions: int, counts: list[int]) -> None:
+    engine = Engine(lambda line: None, cores.default_core())
+    engine.set_game(game.name, {})
+    await engine.wait_loaded(600)
+    best = 0
+    for count in counts:
+        times: list[float | None] = []
+        for seed in range(positions):
+            engine.hash_clear()
+            board = game.format_board(position(game, seed, count))
+            engine.set_position(tuple(board.split()), (), "solve")
+            final = (await engine.analyse(Limits(movetime=int(budget * 1000))))[-1]
+            times.append(final.elapsed_ms / 1000 if final.margin is not None else None)
+        solved = sum(1 for elapsed in times if elapsed is not None)
+        shown = " ".join("-" if elapsed is None else f"{elapsed:.2f}" for elapsed in times)
+        print(f"{count} empties: {solved}/{len(times)} solved exactly within {budget:g} s  [{shown}]")
+        if solved == len(times):
+            best = max(best, count)
+    print(f"every position solved exactly within {budget:g} s up to {best} empties")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("game", help="a game that fills its board")
     parser.add_argument("--budget", type=float, default=1.0, help="seconds per position")
     parser.add_argument("--positions", type=int, default=6, help="positions per count")
     parser.add_argument("--empties", default="8,10,12,14", help="comma-separated counts")
     args = parser.parse_args()
-    game = find_game("othello")
-    kernels = ready_searches(game, compiled=True)
-    moves = np.empty((MAX_PLY + 2, game.rules.MAX_MOVES), dtype=np.int64)
-    reach = 0
-    for empties in (int(text) for text in args.empties.split(",")):
-        times = []
-        for seed in range(args.positions):
-            state = position(game, seed, empties)
-            stop = StopSignal()
-            stop.arm(time.monotonic_ns() + int(args.budget * 1e9), None, None)
-            bridge = ControlBridge(stop, new_work(game.rules.HISTORY_MASK + 1))
-            solver = Solver(kernels, bridge, moves)
-            started = time.perf_counter()
-            try:
-                solver.solve(state, -1, 1)  # win, loss or draw first, as the engine does
-                solver.solve(state, -WINDOW_LIMIT, WINDOW_LIMIT)
-                times.append(time.perf_counter() - started)
-            except Aborted:
-                times.append(float("inf"))
-        solved = sum(1 for elapsed in times if elapsed <= args.budget)
-        shown = " ".join("-" if t == float("inf") else f"{t:.2f}" for t in times)
-        print(f"{empties} empties: {solved}/{len(times)} solved within {args.budget:g} s  [{shown}]")
-        if solved == len(times):
-            reach = max(reach, empties)
-    print(f"every position solved within {args.budget:g} s up to {reach} empties")
+    asyncio.run(reach(find_game(args.game), args.budget, args.positions,
+                      [int(text) for text in args.empties.split(",")]))
     return 0
 
 

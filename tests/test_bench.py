@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from games import all_games, find_game
-from search.bench import run_bench
+from daemon import cores
+from daemon.bench import run_bench
 
 
 @pytest.mark.parametrize("name", sorted(all_games()))
@@ -13,4 +14,4 @@ def test_bench_node_count_is_pinned(name: str) -> None:
     game = find_game(name)
     for text in game.bench_positions:
         assert game.parse_board(text.split()).legal_moves()
-    assert run_bench(game).nodes == game.bench_nodes
+    assert run_bench(name, cores.default_core()).nodes == game.bench_nodes
