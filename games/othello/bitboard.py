@@ -7,8 +7,8 @@ steps east, +8 one row down the printed board, +9 south-east and +7 south-west.
 Compiled, both work on the four line directions at once, in the four 64-bit lanes of an
 LLVM vector (one AVX2 register; LLVM splits it into narrower ones on a machine without
 AVX2), through numba intrinsics. Each carries its plain-Python twin (`games.kernel.twin`)
-over Python ints, which computes the same board by the same method where the kernels are
-interpreted or numba is missing.
+over Python ints, run where the kernels are interpreted or numba is missing: the same
+runs of enemy discs grown the same way for `move_mask`, ray by ray for `flips`.
 """
 
 from __future__ import annotations

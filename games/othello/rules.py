@@ -88,9 +88,10 @@ MOVE_LIMIT = PASS + 1
 HISTORY_MASK = 127
 
 #: From this many empty squares down, a search solves the position exactly (win, loss or
-#: draw, then the disc margin) after a short heuristic prelude. scripts/solve measures
-#: the solver: 10 empties in 0.02-0.2 s, 12 in 0.1-1 s; a solve the clock cuts short
-#: leaves the prelude's move.
+#: draw, then the disc margin) after a short heuristic prelude. Measured, the interpreted
+#: solver takes 0.02-0.2 s at 10 empties and 0.1-1 s at 12; compiled (scripts/solve),
+#: under 0.01 s at 12 and under 0.1 s at 16. A solve the clock cuts short leaves the
+#: prelude's move.
 SOLVE_EMPTIES = 10
 
 
