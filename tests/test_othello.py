@@ -1,26 +1,32 @@
-"""Othello: referee vectors, perft, the rule details of the CodinGame referee, the kernels
-against a plain reference, and the evaluation's invariants."""
+"""Othello: referee vectors, perft, the rule details of the CodinGame referee, the line
+kernels against a plain reference, the kernels compiled against interpreted on unusual
+boards, and the evaluation's invariants."""
 
 from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from games import find_game
-from games.base import BadParameterError, BoardTextError, IllegalMoveError, NotationError
-from games.othello import PASS
-from games.othello.bitboard import flips, move_mask
-from games.othello.evaluation import EDGE_STABILITY, WEIGHTS, evaluate, evaluate_with_mobility
-from games.othello.rules import compute_key
+from games.base import BadParameterError, BoardTextError, IllegalMoveError, NotationError, Position
+from games.kernel import COMPILING, interpreted_namespace
+from games.othello import bitboard, rules
+from games.othello.evaluation import EDGE_STABILITY, WEIGHTS
+from games.othello.rules import PASS
 from search.alphabeta import AlphaBeta
 from search.limits import StopSignal
 from search.perft import perft
 from search.tt import TranspositionTable
 from tests.conftest import StdioEngine, load_vectors, perft_records, run
+from tests.games.test_kernels import check_position
 
 GAME = find_game("othello")
 RECORDS = load_vectors("othello")
+POSITIONS = [record for record in RECORDS if not record["terminal"]]
+FULL = (1 << 64) - 1
 START = "......../......../......../...10.../...01.../......../......../........ 0"
 
 
@@ -35,6 +41,16 @@ def board(black: str = "", white: str = "", side: str = "0") -> str:
 
 def state_of(text: str):
     return GAME.parse_board(text.split())
+
+
+def position(black: int, white: int, to_move: int) -> Position:
+    """The position of two bitboards (any discs, reachable or not)."""
+    return Position(GAME, interpreted_namespace(rules).make_state(np.uint64(black), np.uint64(white), to_move))
+
+
+def disc_counts(state) -> tuple[int, int]:
+    black, white = GAME.discs(state)
+    return black.bit_count(), white.bit_count()
 
 
 def tokens(state) -> list[str]:
@@ -56,15 +72,14 @@ def discs(state) -> str:
 
 
 def test_every_referee_position_has_exactly_the_referee_moves() -> None:
-    positions = [record for record in RECORDS if not record["terminal"]]
-    assert len(positions) == 1200
-    for record in positions:
+    assert len(POSITIONS) == 1200
+    for record in POSITIONS:
         state = state_of("/".join(record["board"]) + " " + record["to_move"])
         # The referee skips a player without a placement, so it never records a pass.
         assert record["legal"] and "pass" not in record["legal"]
         assert tokens(state) == record["legal"], (record["game_index"], record["turn"])
         assert sorted(record["legal_referee_order"]) == record["legal"]
-        assert (state.black.bit_count(), state.white.bit_count()) == (record["discs_0"], record["discs_1"])
+        assert disc_counts(state) == (record["discs_0"], record["discs_1"])
 
 
 def test_recorded_games_replay_with_their_passes_to_the_recorded_result() -> None:
@@ -93,7 +108,7 @@ def test_recorded_games_replay_with_their_passes_to_the_recorded_result() -> Non
         outcome = state.outcome()
         assert outcome is not None and state.legal_moves() == []
         black, white = final["discs_0"], final["discs_1"]
-        assert (state.black.bit_count(), state.white.bit_count()) == (black, white)
+        assert disc_counts(state) == (black, white)
         expected = "draw" if black == white else "0" if black > white else "1"
         assert final["result"] == expected
         assert ("draw" if outcome.winner is None else GAME.player_names[outcome.winner]) == expected
@@ -107,10 +122,43 @@ def test_perft(record: dict) -> None:
     assert perft(GAME.initial_state({}), record["depth"]) == record["nodes"]
 
 
+# The published Othello perft counts go on from a finished game as if both sides
+# passed: 24571284 at depth 10 and 212258800 at 11. Here a finished game has no move,
+# which takes off the 228 games over after 9 plies and, at depth 11, the 356 over after
+# 10 plies as well.
+PUBLISHED_PERFT = {8: 390216, 9: 3005288, 10: 24571284 - 228, 11: 212258800 - 228 - 356}
+
+
+@pytest.mark.skipif(not COMPILING, reason="numba is not available")
+@pytest.mark.parametrize("depth", [8, 9, 10])
+def test_perft_deep(depth: int) -> None:
+    assert perft(GAME.initial_state({}), depth, compiled=True) == PUBLISHED_PERFT[depth]
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize(("depth", "nodes"), [(8, 390216), (9, 3005288)])
-def test_perft_deep(depth: int, nodes: int) -> None:
-    assert perft(GAME.initial_state({}), depth) == nodes
+@pytest.mark.skipif(not COMPILING, reason="numba is not available")
+def test_perft_depth_11() -> None:
+    assert perft(GAME.initial_state({}), 11, compiled=True) == PUBLISHED_PERFT[11]
+
+
+@pytest.mark.skipif(not COMPILING, reason="numba is not available")
+def test_perft_from_referee_positions_compiled_and_interpreted() -> None:
+    for record in random.Random(5).sample(POSITIONS, 40):
+        state = state_of("/".join(record["board"]) + " " + record["to_move"])
+        assert perft(state, 3, compiled=True) == perft(state, 3, compiled=False), record["game_index"]
+
+
+@pytest.mark.skipif(not COMPILING, reason="numba is not available")
+def test_perft_through_passes_and_finished_games() -> None:
+    # Eight plies before the end of each recorded game with a pass, along its line: the
+    # pass is among those plies, and perft follows the line to the end of the game.
+    games = [record["game_moves"] for record in RECORDS if record["terminal"] and "pass" in record["game_moves"]]
+    assert games
+    for tokens in games:
+        state = GAME.initial_state({})
+        for token in tokens[:-8]:
+            state = state.play(GAME.parse_move(state, token))
+        assert perft(state, 8, compiled=True) == perft(state, 8, compiled=False)
 
 
 # ---- the rules ----------------------------------------------------------------------
@@ -130,7 +178,7 @@ def test_a_placement_flips_every_bracketed_line_in_all_eight_directions() -> Non
     state = state_of(board(black="d2 d7 f4 a4 f2 b2 f6 b6",
                            white="d3 d5 d6 e4 c4 b4 e3 c3 e5 c5"))
     after = state.play(GAME.parse_move(state, "d4"))
-    assert after.white == 0
+    assert GAME.discs(after)[1] == 0
     assert discs(after) == ("a4 b2 b4 b6 c3 c4 c5 d2 d3 d4 d5 d6 d7 e3 e4 e5 f2 f4 f6 / ")
     assert after.to_move == 1 and after.outcome() is not None  # white has no disc left
 
@@ -161,8 +209,8 @@ def test_a_side_without_a_placement_must_pass_and_only_then() -> None:
     with pytest.raises(IllegalMoveError, match="'c1'"):
         GAME.parse_move(state, "c1")
     passed = state.play(GAME.parse_move(state, "pass"))
-    assert (passed.black, passed.white, passed.to_move) == (state.black, state.white, 1)
-    assert passed.key == compute_key(passed.black, passed.white, 1) != state.key
+    assert GAME.discs(passed) == GAME.discs(state) and passed.to_move == 1
+    assert passed == state_of(GAME.format_board(passed)) and passed.key != state.key
     assert tokens(passed) == ["c1"]
     with pytest.raises(IllegalMoveError, match="'pass'"):
         GAME.parse_move(passed, "pass")
@@ -264,7 +312,7 @@ def test_setgame_parameters_are_refused() -> None:
         GAME.initial_state({"size": "10"})
 
 
-# ---- the kernels against a plain reference ------------------------------------------
+# ---- the line kernels against a plain reference -------------------------------------
 
 _DIRECTIONS = ((1, 0), (0, 1), (1, 1), (-1, 1), (-1, 0), (0, -1), (-1, -1), (1, -1))
 
@@ -290,17 +338,89 @@ def random_boards(count: int, seed: int):
         yield own, occupied ^ own
 
 
-def test_move_mask_and_flips_match_a_square_by_square_reference() -> None:
+#: `move_mask` and `flips` as the searches run them, and as the interpreter does (the
+#: plain-Python twins of the compiled intrinsics).
+FORMS = [pytest.param(bitboard, id="compiled", marks=pytest.mark.skipif(not COMPILING, reason="numba is not available")),
+         pytest.param(interpreted_namespace(bitboard), id="interpreted")]
+
+
+def check_lines(kernels, own: int, opp: int) -> None:
+    """`move_mask` and `flips` on every empty square against `reference_flips`."""
+    empty = FULL ^ (own | opp)
+    expected = 0
+    for square in range(64):
+        if empty >> square & 1:
+            flipped = reference_flips(own, opp, square)
+            assert kernels.flips(np.uint64(own), np.uint64(opp), np.int64(square)) == flipped, square
+            if flipped:
+                expected |= 1 << square
+    assert kernels.move_mask(np.uint64(own), np.uint64(opp)) == expected
+
+
+@pytest.mark.parametrize("kernels", FORMS)
+def test_move_mask_and_flips_match_a_square_by_square_reference(kernels) -> None:
     for own, opp in random_boards(1500, 1):
-        empty = ~(own | opp)
-        expected = 0
-        for square in range(64):
-            if empty >> square & 1:
-                flipped = reference_flips(own, opp, square)
-                assert flips(own, opp, square) == flipped
-                if flipped:
-                    expected |= 1 << square
-        assert move_mask(own, opp) == expected
+        check_lines(kernels, own, opp)
+
+
+@st.composite
+def boards(draw, density: int):
+    """Black and white discs on random squares, about density / 4 of the board, and a
+    side to move."""
+    occupied = 0
+    for _ in range(density):
+        occupied |= draw(st.integers(0, FULL)) & draw(st.integers(0, FULL))
+    colours = draw(st.integers(0, FULL))
+    return occupied & colours, occupied & ~colours & FULL, draw(st.integers(0, 1))
+
+
+@pytest.mark.parametrize("kernels", FORMS)
+@settings(max_examples=300, deadline=None)
+@given(boards(3))
+def test_move_mask_and_flips_on_arbitrary_boards(kernels, discs: tuple[int, int, int]) -> None:
+    check_lines(kernels, discs[0], discs[1])
+
+
+# ---- every kernel compiled against interpreted, on boards no game reaches ------------
+
+
+@pytest.mark.parametrize("text", [
+    board(black="b1", white="a1"),                     # black must pass
+    board(black="b1", white="a1", side="1"),           # white's placement ends the game
+    board(black="a1 b1", white="h8", side="1"),        # over with empty squares left
+    board(black="a1", white="h8"),                     # a draw
+    board(black="h8 a8", white="g8 b8 h7 g7 a7 b7"),   # every corner of bit 63
+    board(black="h1 a8", white="g2 f3 e4 d5 c6 b7"),   # a long diagonal run
+    board(black="d2 d7 f4 a4 f2 b2 f6 b6", white="d3 d5 d6 e4 c4 b4 e3 c3 e5 c5"),
+    "/".join(["00000000"] * 4 + ["11111111"] * 4) + " 0",
+    "/".join(["00000000"] * 4 + ["01111111"] + ["11111111"] * 3) + " 1",
+    "/".join(["0000000."] + ["00000000"] * 3 + ["11111111"] * 4) + " 1",
+])
+@pytest.mark.parametrize("side", ["0", "1"])
+def test_edge_positions(text: str, side: str) -> None:
+    check_position(GAME, GAME.parse_board([text.split()[0], side]))
+
+
+def test_every_referee_position() -> None:
+    for record in POSITIONS:
+        check_position(GAME, state_of("/".join(record["board"]) + " " + record["to_move"]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(boards(1), boards(3), boards(6)))
+def test_arbitrary_boards(discs: tuple[int, int, int]) -> None:
+    check_position(GAME, position(*discs))
+
+
+def test_played_keys_and_moves_are_those_of_the_position_set_up_afresh() -> None:
+    """`play` updates the key, the placements and the pass incrementally: after every
+    move of random games they equal those `make_state` computes from the discs."""
+    rng = random.Random(3)
+    for _ in range(20):
+        state = GAME.initial_state({})
+        while state.legal_moves():
+            state = state.play(rng.choice(state.legal_moves()))
+            assert state == position(*GAME.discs(state), state.to_move)
 
 
 # ---- the evaluation -----------------------------------------------------------------
@@ -341,15 +461,12 @@ def positions_of_random_games(count: int, seed: int):
 
 def test_evaluation_is_zero_sum_colour_blind_and_symmetric() -> None:
     for state in positions_of_random_games(80, 2):
-        black, white, to_move = state.black, state.white, state.to_move
-        value = evaluate(black, white, to_move)
+        (black, white), to_move = GAME.discs(state), state.to_move
+        value = GAME.evaluate(state)
         assert value[0] == -value[1]
-        assert GAME.evaluate(state) == value
-        assert evaluate(white, black, 1 - to_move) == (value[1], value[0])
+        assert GAME.evaluate(position(white, black, 1 - to_move)) == (value[1], value[0])
         for black_image, white_image in zip(transforms(black), transforms(white)):
-            assert evaluate(black_image, white_image, to_move) == value
-        assert evaluate_with_mobility(black, white, to_move, move_mask(black, white),
-                                      move_mask(white, black)) == value
+            assert GAME.evaluate(position(black_image, white_image, to_move)) == value
 
 
 def line(text: str) -> int:
@@ -379,8 +496,15 @@ def test_edge_stability_examples(text: str, stable: int) -> None:
     assert EDGE_STABILITY[swapped] == -stable
 
 
+def test_edge_stability_is_antisymmetric() -> None:
+    # The evaluation scores the side to move as if it were black: that relies on a line
+    # with the colours swapped scoring the negation, on every line.
+    table = EDGE_STABILITY.astype(np.int64).reshape(256, 256)
+    assert (table == -table.T).all()
+
+
 def test_weights_cover_every_phase() -> None:
-    assert len(WEIGHTS) == 65 and len({len(weights) for weights in WEIGHTS}) == 1
+    assert WEIGHTS.shape == (65, 9)
 
 
 def test_a_three_ply_search_beats_a_random_player() -> None:

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from games import find_game
+from games.kernel import interpreted_namespace
 from search.alphabeta import AlphaBeta
 from search.core import MATE, MATE_BOUND
 from search.limits import Limits, StopSignal, move_budget_ms
@@ -198,9 +199,9 @@ def test_solver_finds_the_exact_othello_disc_margin(seed: int) -> None:
     othello = find_game("othello")
     rng = random.Random(seed)
     state = othello.initial_state({})
-    while 64 - (state.black | state.white).bit_count() > 8 and state.legal_moves():
+    while othello.format_board(state).split()[0].count(".") > 8 and state.legal_moves():
         state = state.play(rng.choice(state.legal_moves()))
-    assert othello.solvable(state)
+    assert interpreted_namespace(othello.rules).solvable(state.s)
     table = TranspositionTable("othello", othello.key_scheme, 1 << 20)
     reports = list(AlphaBeta(othello, table).search(state, StopSignal()))
     final = reports[-1]

@@ -120,8 +120,8 @@ def actions_since_last_turn(player: int, history: History) -> list[str]:
 def referee_moves(state: State, history: History) -> list[str]:
     """The legal moves in the referee's order (see the module docstring), checked
     against the game's own legal moves."""
-    black, white, to_move = state.black, state.white, state.to_move  # type: ignore[attr-defined]
-    own, opp = (black, white) if to_move == 0 else (white, black)
+    black, white = GAME.discs(state)
+    own, opp = (black, white) if state.to_move == 0 else (white, black)
     placed = list(START_DISCS) + [parse_square(token) for _, token in history if token != PASS]
     found: list[int] = []
     for disc in placed:

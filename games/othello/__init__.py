@@ -18,6 +18,6 @@ Board text: 8 rows of `0 1 .`, row 1 first, joined by `/`, then `0` or `1` to mo
 fields.
 """
 
-from games.othello.rules import GAME, PASS, OthelloState
+from games.othello.game import GAME
 
-__all__ = ["GAME", "PASS", "OthelloState"]
+__all__ = ["GAME"]

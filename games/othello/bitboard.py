@@ -1,23 +1,54 @@
-"""Othello kernels on 64-bit bitboards held in Python ints.
+"""Othello's two line kernels over 64-bit bitboards: `move_mask` (where a side can place
+a disc) and `flips` (which discs a placement turns over).
 
 Bit i is square i = 8 * (row - 1) + file (see the package docstring), so a shift by +1
-steps east, +8 one row down the printed board, +9 south-east and +7 south-west. The
-kernels are plain functions of ints so that a compiled core can mirror them one for one;
-the rules and the evaluation share them.
+steps east, +8 one row down the printed board, +9 south-east and +7 south-west.
+
+Compiled, both work on the four line directions at once, in the four 64-bit lanes of an
+LLVM vector (one AVX2 register; LLVM splits it into narrower ones on a machine without
+AVX2), through numba intrinsics. Each carries its plain-Python twin (`games.kernel.twin`)
+over Python ints, run where the kernels are interpreted or numba is missing: the same
+runs of enemy discs grown the same way for `move_mask`, ray by ray for `flips`.
 """
 
 from __future__ import annotations
 
+import numpy as np
+
+from games.kernel import COMPILING, kernel, twin
+
 FULL = (1 << 64) - 1
 FILE_A = 0x0101010101010101
 FILE_H = FILE_A << 7
-NOT_FILE_A = FULL ^ FILE_A
-NOT_FILE_H = FULL ^ FILE_H
 #: Squares off the a- and h-files: where a run of discs moving east or west can lie.
-INNER_FILES = NOT_FILE_A & NOT_FILE_H
-#: The pass move: the first index past the board (see the package docstring).
-PASS = 64
+INNER_FILES = FULL ^ FILE_A ^ FILE_H
 
+#: The steps (file, row) of the eight line directions: those towards higher square
+#: indices (E, S, SE, SW), then those towards lower ones (W, N, NW, NE).
+_DIRECTIONS = ((1, 0), (0, 1), (1, 1), (-1, 1), (-1, 0), (0, -1), (-1, -1), (1, -1))
+
+
+def _rays() -> np.ndarray:
+    """RAYS[square, d]: the squares from `square` (excluded) to the board edge in the
+    direction `_DIRECTIONS[d]`."""
+    rays = np.zeros((64, 8), dtype=np.uint64)
+    for square in range(64):
+        row, file = divmod(square, 8)
+        for index, (file_step, row_step) in enumerate(_DIRECTIONS):
+            ray = 0
+            r, f = row + row_step, file + file_step
+            while 0 <= r < 8 and 0 <= f < 8:
+                ray |= 1 << (r * 8 + f)
+                r, f = r + row_step, f + file_step
+            rays[square, index] = np.uint64(ray)
+    return rays
+
+
+#: RAYS[square, d]: 0..3 the rays towards higher indices, 4..7 towards lower ones.
+RAYS = _rays()
+
+
+# ---- the plain-Python twins ------------------------------------------------------------
 
 #: Every byte value with its bits in reverse order.
 _REVERSED_BYTES = bytes(int(f"{value:08b}"[::-1], 2) for value in range(256))
@@ -28,26 +59,22 @@ _PACKED_FULL = FULL | FULL << _HIGH
 _PACKED_INNER_FILES = INNER_FILES | INNER_FILES << _HIGH
 
 
-def half_turn(board: int) -> int:
+def _half_turn(board: int) -> int:
     """The board turned half a round: square s goes to 63 - s (h8 to a1, a8 to h1)."""
     return int.from_bytes(board.to_bytes(8, "little").translate(_REVERSED_BYTES), "big")
 
 
-def move_mask(own: int, opp: int) -> int:
-    """The empty squares where the side owning `own` can place a disc.
-
-    For each line direction, runs of `opp` discs next to `own` grow by one, one, then two
-    and two squares (at most six enemy discs fit between two squares of a line); the
-    square just past a run is a move when it is empty. East-west and the diagonals use
-    the enemy discs off the edge files only, which stops runs wrapping to the next row.
+def _move_mask_python(own, opp):
+    """`move_mask` over Python ints, one left shift per pair of opposite directions.
 
     The boards are packed with a half-turned copy of themselves above `_HIGH`: on the
     copy a left shift steps the opposite way, so one left shift serves both directions
-    of a line (east and west, south and north, ...) and the two halves are merged at
-    the end.
+    of a line (east and west, south and north, ...) and the two halves are merged at the
+    end.
     """
-    own_packed = own | half_turn(own) << _HIGH
-    opp_packed = opp | half_turn(opp) << _HIGH
+    own, opp = int(own), int(opp)
+    own_packed = own | _half_turn(own) << _HIGH
+    opp_packed = opp | _half_turn(opp) << _HIGH
     mask = opp_packed & _PACKED_INNER_FILES
     # East (+1); west on the copy.
     run = mask & (own_packed << 1)
@@ -78,70 +105,169 @@ def move_mask(own: int, opp: int) -> int:
     run |= pairs & (run << 18)
     moves |= run << 9
     moves &= _PACKED_FULL ^ (own_packed | opp_packed)
-    return moves & FULL | half_turn(moves >> _HIGH)
+    return np.uint64(moves & FULL | _half_turn(moves >> _HIGH))
 
 
-_DIRECTIONS = ((1, 0), (0, 1), (1, 1), (-1, 1), (-1, 0), (0, -1), (-1, -1), (1, -1))
+def _next_and_ray(ray: int, rising: bool) -> tuple[int, int]:
+    """(the bit of the ray's square next to its origin, the ray)."""
+    return (ray & -ray if rising else 1 << (ray.bit_length() - 1)), ray
 
 
-def _rays() -> tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]:
-    """Per square, (first square's bit, ray) for each ray of two or more squares, those
-    towards higher indices and those towards lower ones."""
-    rising, falling = [], []
-    for square in range(64):
-        row, file = divmod(square, 8)
-        up, down = [], []
-        for file_step, row_step in _DIRECTIONS:
-            ray = 0
-            r, f = row + row_step, file + file_step
-            while 0 <= r < 8 and 0 <= f < 8:
-                ray |= 1 << (r * 8 + f)
-                r, f = r + row_step, f + file_step
-            # A ray of one square can hold no enemy disc with an own disc behind it.
-            if ray.bit_count() >= 2:
-                first = 1 << ((row + row_step) * 8 + file + file_step)
-                (up if row_step * 8 + file_step > 0 else down).append((first, ray))
-        rising.append(tuple(up))
-        falling.append(tuple(down))
-    return tuple(rising), tuple(falling)
+#: _RISING_RAYS[s]: (next square's bit, ray) for each ray of `RAYS[s, 0:4]` that holds
+#: two squares or more (a ray of one square can hold no enemy disc with an own disc
+#: behind it); _FALLING_RAYS[s] likewise for `RAYS[s, 4:8]`.
+_RISING_RAYS = tuple(tuple(_next_and_ray(ray, True) for ray in map(int, RAYS[square, :4]) if ray.bit_count() >= 2)
+                     for square in range(64))
+_FALLING_RAYS = tuple(tuple(_next_and_ray(ray, False) for ray in map(int, RAYS[square, 4:]) if ray.bit_count() >= 2)
+                      for square in range(64))
 
 
-#: RISING_RAYS[s]: (next square's bit, ray) from square s (excluded) towards higher
-#: indices (E, S, SE, SW); FALLING_RAYS[s] towards lower ones (W, N, NW, NE).
-RISING_RAYS, FALLING_RAYS = _rays()
+def _flips_python(own, opp, square):
+    """`flips` over Python ints, ray by ray.
 
-
-def flips(own: int, opp: int, square: int) -> int:
-    """The enemy discs a disc of the side owning `own` placed on `square` turns over.
-
-    Along each ray that starts with an enemy disc, the first square that is not an
-    enemy disc must be an own disc; the enemy discs before it flip. On a rising ray that
-    square is the lowest set bit of the ray minus the enemy discs, on a falling ray the
-    highest.
+    Along each ray that starts with an enemy disc, the first square that is not an enemy
+    disc must be an own disc; the enemy discs before it flip. On a rising ray that square
+    is the lowest set bit of the ray minus the enemy discs, on a falling ray the highest.
     """
+    own, opp, square = int(own), int(opp), int(square)
     flipped = 0
-    for next_bit, ray in RISING_RAYS[square]:
+    for next_bit, ray in _RISING_RAYS[square]:
         if opp & next_bit:
             stop = ray & ~opp
             first = stop & -stop
             if first & own:
                 flipped |= ray & (first - 1)
-    for next_bit, ray in FALLING_RAYS[square]:
+    for next_bit, ray in _FALLING_RAYS[square]:
         if opp & next_bit:
             stop = ray & ~opp
             if stop:
                 first = 1 << (stop.bit_length() - 1)
                 if first & own:
                     flipped |= ray & -(first << 1)
-    return flipped
+    return np.uint64(flipped)
 
 
-def squares_of(mask: int) -> list[int]:
-    """The indices of the set bits of `mask`, lowest first."""
-    squares = []
-    append = squares.append
-    while mask:
-        low = mask & -mask
-        append(low.bit_length() - 1)
-        mask ^= low
-    return squares
+# ---- the intrinsics ---------------------------------------------------------------------
+
+if COMPILING:
+    from llvmlite import ir
+    from numba import types
+    from numba.core import cgutils
+    from numba.extending import intrinsic
+
+    _I1 = ir.IntType(1)
+    _I32 = ir.IntType(32)
+    _I64 = ir.IntType(64)
+    _LANES = ir.VectorType(_I64, 4)
+
+    def _lanes(values) -> ir.Constant:
+        return ir.Constant(_LANES, [ir.Constant(_I64, value) for value in values])
+
+    def _splat(builder, value):
+        """The vector with `value` in every lane."""
+        vector = builder.insert_element(ir.Constant(_LANES, ir.Undefined), value, ir.Constant(_I32, 0))
+        return builder.shuffle_vector(vector, ir.Constant(_LANES, ir.Undefined),
+                                      ir.Constant(ir.VectorType(_I32, 4), [0, 0, 0, 0]))
+
+    def _gather(builder, values):
+        """The vector of four scalars."""
+        vector = ir.Constant(_LANES, ir.Undefined)
+        for index, value in enumerate(values):
+            vector = builder.insert_element(vector, value, ir.Constant(_I32, index))
+        return vector
+
+    def _or_lanes(builder, vector):
+        """The bitwise or of the four lanes."""
+        reduce_or = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(_I64, [_LANES]), "llvm.vector.reduce.or.v4i64")
+        return builder.call(reduce_or, [vector])
+
+    @intrinsic
+    def _move_mask_lanes(typingctx, own, opp):
+        """`move_mask` with the lanes south (+8), east (+1), south-east (+9), south-west
+        (+7), each lane shifting left for one direction and right for the opposite one:
+        runs of enemy discs next to an own disc grow by one, one, then two and two
+        squares (at most six enemy discs fit between two squares of a line), and the
+        square just past a run is a move when it is empty."""
+        signature = types.uint64(types.uint64, types.uint64)
+
+        def codegen(context, builder, sig, args):
+            own, opp = args
+            step = _lanes([8, 1, 9, 7])
+            double_step = _lanes([16, 2, 18, 14])
+            own_lanes = _splat(builder, own)
+            # A run moving north or south cannot wrap: every enemy disc counts there.
+            mask = builder.and_(_splat(builder, opp), _lanes([FULL, INNER_FILES, INNER_FILES, INNER_FILES]))
+            forward = builder.and_(mask, builder.shl(own_lanes, step))
+            backward = builder.and_(mask, builder.lshr(own_lanes, step))
+            forward = builder.or_(forward, builder.and_(mask, builder.shl(forward, step)))
+            backward = builder.or_(backward, builder.and_(mask, builder.lshr(backward, step)))
+            forward_pairs = builder.and_(mask, builder.shl(mask, step))
+            backward_pairs = builder.and_(mask, builder.lshr(mask, step))
+            for _ in range(2):
+                forward = builder.or_(forward, builder.and_(forward_pairs, builder.shl(forward, double_step)))
+                backward = builder.or_(backward, builder.and_(backward_pairs, builder.lshr(backward, double_step)))
+            moves = _or_lanes(builder, builder.or_(builder.shl(forward, step), builder.lshr(backward, step)))
+            return builder.and_(moves, builder.not_(builder.or_(own, opp)))
+
+        return signature, codegen
+
+    @intrinsic
+    def _flips_lanes(typingctx, own, opp, east, south, south_east, south_west, west, north,
+                     north_west, north_east):
+        """`flips` given the eight rays of the square: the rising ones in one vector, the
+        falling ones in another.
+
+        Rising rays: adding one to the enemy discs and every square off the ray carries
+        to the first square of the ray that is not an enemy disc; the enemy discs below
+        it flip when it is an own disc. Falling rays: the highest square of the ray that
+        is not an enemy disc must be an own disc; the enemy discs above it flip. Bit 0
+        stands in when every square of a falling ray is an enemy disc: it is then either
+        off the ray or an enemy disc, never an own disc of the ray.
+        """
+        signature = types.uint64(*([types.uint64] * 10))
+
+        def codegen(context, builder, sig, args):
+            own = _splat(builder, args[0])
+            opp = _splat(builder, args[1])
+            rising = _gather(builder, args[2:6])
+            falling = _gather(builder, args[6:10])
+            zero, one, full = _lanes([0] * 4), _lanes([1] * 4), _lanes([FULL] * 4)
+
+            carried = builder.add(builder.or_(opp, builder.xor(rising, full)), one)
+            outflank = builder.and_(builder.and_(carried, own), rising)
+            found = builder.zext(builder.icmp_unsigned("!=", outflank, zero), _LANES)
+            flipped = builder.and_(builder.sub(outflank, found), rising)
+
+            stop = builder.or_(builder.and_(falling, builder.xor(opp, full)), one)
+            ctlz = cgutils.get_or_insert_function(
+                builder.module, ir.FunctionType(_LANES, [_LANES, _I1]), "llvm.ctlz.v4i64")
+            highest = builder.lshr(_lanes([1 << 63] * 4), builder.call(ctlz, [stop, ir.Constant(_I1, 0)]))
+            outflank = builder.and_(builder.and_(highest, own), falling)
+            flipped = builder.or_(flipped, builder.and_(falling, builder.sub(zero, builder.shl(outflank, one))))
+            return _or_lanes(builder, flipped)
+
+        return signature, codegen
+
+
+# ---- the kernels ------------------------------------------------------------------------
+
+
+@twin(_move_mask_python)
+@kernel(inline=True)
+def move_mask(own, opp):
+    """The empty squares where the side owning `own` can place a disc: for each line
+    direction, the square just past a run of `opp` discs that starts next to an `own`
+    disc, when that square is empty. East-west and the diagonals count the enemy discs
+    off the edge files only, which stops runs wrapping to the next row."""
+    return _move_mask_lanes(own, opp)
+
+
+@twin(_flips_python)
+@kernel(inline=True)
+def flips(own, opp, square):
+    """The enemy discs a disc of the side owning `own` placed on `square` turns over:
+    along each ray from `square`, the run of `opp` discs closed by an `own` disc."""
+    rays = RAYS[square]
+    return _flips_lanes(own, opp, rays[0], rays[1], rays[2], rays[3], rays[4], rays[5],
+                        rays[6], rays[7])

@@ -1,7 +1,9 @@
 """Othello evaluation: a linear sum of classical features with weights by game phase.
 
-Each term is a difference between black and white (the value is black's; white's is its
-negation), in centi-discs: 100 is one disc.
+`evaluate(s)` is the value for the side to move (the other side's is its negation), in
+centi-discs: 100 is one disc. Each term is a difference between the two sides, the same
+for either colour (the edge table is antisymmetric), so the side to move is scored as if
+it were black:
 
 - mobility: legal placements (a pass counts none). Having moves, and leaving the
   opponent few, matters most in the midgame.
@@ -37,32 +39,24 @@ numbers of empty squares (`_PHASE_WEIGHTS`) and interpolated linearly in between
 
 from __future__ import annotations
 
-from games.othello.bitboard import FILE_A, FULL, NOT_FILE_A, NOT_FILE_H, move_mask
+import numpy as np
 
-CORNERS = 1 << 0 | 1 << 7 | 1 << 56 | 1 << 63
-#: The magic multiplier that gathers the a-file (bits 0, 8, ..., 56) into bits 56..63.
-_FILE_TO_BYTE = 0x0102040810204080
+from games.kernel import kernel, popcount
+from games.othello.bitboard import move_mask
+from games.othello.rules import U1, U8, U56, BYTE
 
-
-def _next_to_corners() -> dict[int, tuple[int, int]]:
-    """For each set of empty corners (as a mask), the X-squares and the C-squares next
-    to those corners."""
-    squares = {}
-    neighbours = {0: (9, (1, 8)), 7: (14, (6, 15)), 56: (49, (48, 57)), 63: (54, (55, 62))}
-    for subset in range(16):
-        empty = x_mask = c_mask = 0
-        for index, corner in enumerate(neighbours):
-            if subset >> index & 1:
-                empty |= 1 << corner
-                x_square, c_pair = neighbours[corner]
-                x_mask |= 1 << x_square
-                c_mask |= 1 << c_pair[0] | 1 << c_pair[1]
-        squares[empty] = (x_mask, c_mask)
-    return squares
-
-
-#: X_AND_C_SQUARES[empty corners]: (X-squares, C-squares) next to those corners.
-X_AND_C_SQUARES = _next_to_corners()
+U7 = np.uint64(7)
+U9 = np.uint64(9)
+U14 = np.uint64(14)
+U28 = np.uint64(28)
+FILE_A = np.uint64(0x0101010101010101)
+NOT_FILE_A = np.uint64(0xFEFEFEFEFEFEFEFE)
+NOT_FILE_H = np.uint64(0x7F7F7F7F7F7F7F7F)
+CORNER_A1 = np.uint64(1 << 0)
+CORNER_H1 = np.uint64(1 << 7)
+CORNER_A8 = np.uint64(1 << 56)
+CORNER_H8 = np.uint64(1 << 63)
+CORNERS = CORNER_A1 | CORNER_H1 | CORNER_A8 | CORNER_H8
 
 
 def _line_flips(own: int, opp: int, east: int, west: int) -> int:
@@ -119,7 +113,11 @@ def _edge_stability() -> list[int]:
     return table
 
 
-EDGE_STABILITY = _edge_stability()
+#: EDGE_STABILITY[black_line << 8 | white_line], in int8: 64 KiB rather than 512 of cache.
+#: Antisymmetric (a line with the colours swapped scores the negation), which lets
+#: `evaluate` score the side to move as if it were black.
+EDGE_STABILITY = np.array(_edge_stability(), dtype=np.int8)
+
 
 #: Weights per term at some numbers of empty squares, in centi-discs per unit of the
 #: term: mobility, potential mobility, frontier, corners, X-squares, C-squares, stable
@@ -150,57 +148,73 @@ def _interpolate(anchors: dict[int, tuple[int, ...]]) -> tuple[tuple[int, ...], 
     return tuple(weights)
 
 
-#: WEIGHTS[empties]: the weight tuple for a position with that many empty squares.
-WEIGHTS = _interpolate(_PHASE_WEIGHTS)
+#: WEIGHTS[empties, term]: the weights for a position with that many empty squares.
+WEIGHTS = np.array(_interpolate(_PHASE_WEIGHTS), dtype=np.int64)
 
 
-def evaluate(black: int, white: int, to_move: int) -> tuple[int, int]:
-    """(black's value, white's value) of a position; they sum to zero."""
-    return evaluate_with_mobility(black, white, to_move, move_mask(black, white),
-                                  move_mask(white, black))
+@kernel(inline=True)
+def _edge(own_line, opp_line):
+    return np.int64(EDGE_STABILITY[(own_line << U8) | opp_line])
 
 
-def evaluate_with_mobility(black: int, white: int, to_move: int, black_moves: int,
-                           white_moves: int) -> tuple[int, int]:
-    """`evaluate` given both sides' placement masks (`move_mask`), which the caller may
-    already know."""
-    occupied = black | white
-    empty = FULL ^ occupied
-    empties = empty.bit_count()
-    (w_mobility, w_potential, w_frontier, w_corner, w_x, w_c, w_edge, w_parity,
-     w_discs) = WEIGHTS[empties]
+@kernel(inline=True)
+def _a_file_byte(board):
+    """The a-file of `board` gathered into a byte, row 1 in bit 0: each disc of row r + 1
+    (bit 8r) moves down 7r bits, in steps of 7, 14 and 28."""
+    line = board & FILE_A
+    line |= line >> U7
+    line |= line >> U14
+    line |= line >> U28
+    return line & BYTE
 
-    # The squares next to an empty square, a white disc, a black disc (8 directions).
-    row = empty | (empty << 1) & NOT_FILE_A | (empty >> 1) & NOT_FILE_H
-    next_to_empty = row | row << 8 | row >> 8
-    row = white | (white << 1) & NOT_FILE_A | (white >> 1) & NOT_FILE_H
-    next_to_white = row | row << 8 | row >> 8
-    row = black | (black << 1) & NOT_FILE_A | (black >> 1) & NOT_FILE_H
-    next_to_black = row | row << 8 | row >> 8
-    frontier = (white & next_to_empty).bit_count() - (black & next_to_empty).bit_count()
-    potential = (empty & next_to_white).bit_count() - (empty & next_to_black).bit_count()
-    mobility = black_moves.bit_count() - white_moves.bit_count()
 
-    corners = (black & CORNERS).bit_count() - (white & CORNERS).bit_count()
-    x_squares, c_squares = X_AND_C_SQUARES[empty & CORNERS]
-    x_count = (white & x_squares).bit_count() - (black & x_squares).bit_count()
-    c_count = (white & c_squares).bit_count() - (black & c_squares).bit_count()
+@kernel(inline=True)
+def evaluate_boards(own, opp, own_moves, opp_moves):
+    """The value for the side owning `own`, to move, given both sides' placements
+    (`move_mask`): every term is scored as if that side were black."""
+    occupied = own | opp
+    empty = ~occupied
+    empties = popcount(empty)
+    weights = WEIGHTS[empties]
 
-    west_black = ((black & FILE_A) * _FILE_TO_BYTE >> 56) & 255
-    west_white = ((white & FILE_A) * _FILE_TO_BYTE >> 56) & 255
-    east_black = ((black >> 7 & FILE_A) * _FILE_TO_BYTE >> 56) & 255
-    east_white = ((white >> 7 & FILE_A) * _FILE_TO_BYTE >> 56) & 255
-    edges = (EDGE_STABILITY[(black & 255) << 8 | (white & 255)]
-             + EDGE_STABILITY[(black >> 48) & 0xFF00 | white >> 56]
-             + EDGE_STABILITY[west_black << 8 | west_white]
-             + EDGE_STABILITY[east_black << 8 | east_white])
+    # The squares next to an empty square, an enemy disc, an own disc (8 directions).
+    row = empty | ((empty << U1) & NOT_FILE_A) | ((empty >> U1) & NOT_FILE_H)
+    next_to_empty = row | (row << U8) | (row >> U8)
+    row = opp | ((opp << U1) & NOT_FILE_A) | ((opp >> U1) & NOT_FILE_H)
+    next_to_opp = row | (row << U8) | (row >> U8)
+    row = own | ((own << U1) & NOT_FILE_A) | ((own >> U1) & NOT_FILE_H)
+    next_to_own = row | (row << U8) | (row >> U8)
+    frontier = popcount(opp & next_to_empty) - popcount(own & next_to_empty)
+    potential = popcount(empty & next_to_opp) - popcount(empty & next_to_own)
+    mobility = popcount(own_moves) - popcount(opp_moves)
+
+    corners = popcount(own & CORNERS) - popcount(opp & CORNERS)
+    # The X-square (diagonal) and the C-squares (along the edges) of each empty corner.
+    free = empty & CORNERS
+    x_squares = (((free & CORNER_A1) << U9) | ((free & CORNER_H1) << U7)
+                 | ((free & CORNER_A8) >> U7) | ((free & CORNER_H8) >> U9))
+    c_squares = (((free & (CORNER_A1 | CORNER_A8)) << U1) | ((free & (CORNER_H1 | CORNER_H8)) >> U1)
+                 | ((free & (CORNER_A1 | CORNER_H1)) << U8) | ((free & (CORNER_A8 | CORNER_H8)) >> U8))
+    x_count = popcount(opp & x_squares) - popcount(own & x_squares)
+    c_count = popcount(opp & c_squares) - popcount(own & c_squares)
+
+    # Row 1, row 8, the a-file and the h-file, each gathered into a byte.
+    edges = (_edge(own & BYTE, opp & BYTE)
+             + _edge(own >> U56, opp >> U56)
+             + _edge(_a_file_byte(own), _a_file_byte(opp))
+             + _edge(_a_file_byte(own >> U7), _a_file_byte(opp >> U7)))
 
     parity = 1 if empties & 1 else -1
-    if to_move:
-        parity = -parity
-    discs = black.bit_count() - white.bit_count()
+    discs = popcount(own) - popcount(opp)
 
-    value = (w_mobility * mobility + w_potential * potential + w_frontier * frontier
-             + w_corner * corners + w_x * x_count + w_c * c_count + w_edge * edges
-             + w_parity * parity + w_discs * discs)
-    return value, -value
+    return (weights[0] * mobility + weights[1] * potential + weights[2] * frontier
+            + weights[3] * corners + weights[4] * x_count + weights[5] * c_count
+            + weights[6] * edges + weights[7] * parity + weights[8] * discs)
+
+
+@kernel(inline=True)
+def evaluate(s):
+    """The value for the side to move: its placements come from the state, the other
+    side's are computed."""
+    own, opp = s[0], s[1]
+    return evaluate_boards(own, opp, s[2], move_mask(opp, own))

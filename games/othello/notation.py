@@ -16,7 +16,7 @@ from games.base import (
     split_fields,
     square_name,
 )
-from games.othello.bitboard import PASS
+from games.othello.rules import PASS
 
 _SIDES = {"0": 0, "1": 1}
 PASS_TOKEN = "pass"
@@ -43,9 +43,8 @@ def format_board(black: int, white: int, to_move: int) -> str:
     return "/".join(format_grid((black, white), "01", rank8_first=False)) + " " + "01"[to_move]
 
 
-def parse_move(text: str, legal: int) -> int:
-    """The move int of token `text` if it is in the legal-move mask `legal` (bit m for
-    move m).
+def parse_move(text: str, legal: Sequence[int]) -> int:
+    """The move int of token `text` if it is among `legal`.
 
     Raises NotationError for a token that is neither a square name nor `pass` and
     IllegalMoveError for one that names no legal move.
@@ -57,7 +56,7 @@ def parse_move(text: str, legal: int) -> int:
             move = parse_square(text)
         except NotationError:
             raise NotationError(f"bad move {quote(text)}: expected a square such as d3, or pass") from None
-    if not legal >> move & 1:
+    if move not in legal:
         raise IllegalMoveError(f"illegal move {quote(text)}")
     return move
 

@@ -1,0 +1,84 @@
+"""The Othello descriptor: positions from parameters and board texts, moves and outcomes
+as text, over the kernels of `rules` and `evaluation`."""
+
+from __future__ import annotations
+
+import functools
+from typing import Sequence
+
+import numpy as np
+
+from games.base import ONGOING, Outcome, Position
+from games.kernel import interpreted_namespace
+from games.othello import evaluation, fixtures, notation, rules
+
+
+class OthelloGame:
+    """Othello (see the package docstring)."""
+
+    name = "othello"
+    rules = rules
+    evaluation = evaluation
+    listing_order = 2
+    num_players = 2
+    zero_sum = True
+    player_names = ("0", "1")
+    white_player = rules.WHITE
+    key_scheme = rules.KEY_SCHEME
+    bench_perft_depth = fixtures.BENCH_PERFT_DEPTH
+    bench_positions = fixtures.BENCH_POSITIONS
+    bench_depth = fixtures.BENCH_DEPTH
+    bench_nodes = fixtures.BENCH_NODES
+
+    def _position(self, black: int, white: int, to_move: int) -> Position:
+        return Position(self, interpreted_namespace(rules).make_state(np.uint64(black), np.uint64(white), to_move))
+
+    def initial_state(self, params: dict[str, str]) -> Position:
+        notation.check_no_params(params)
+        return self._position(rules.BLACK_START, rules.WHITE_START, rules.BLACK)
+
+    def parse_board(self, tokens: Sequence[str]) -> Position:
+        return self._position(*notation.parse_board(tokens))
+
+    def format_board(self, position: Position) -> str:
+        return notation.format_board(*self.discs(position), position.to_move)
+
+    def parse_move(self, position: Position, text: str) -> int:
+        return notation.parse_move(text, position.legal_moves())
+
+    def format_move(self, position: Position, move: int) -> str:
+        return notation.format_move(move)
+
+    def outcome(self, position: Position) -> Outcome | None:
+        if interpreted_namespace(rules).result(position.s) == ONGOING:
+            return None
+        black, white = self.discs(position)
+        return _final_outcome(black.bit_count(), white.bit_count())
+
+    def evaluate(self, position: Position) -> tuple[int, ...]:
+        value = int(interpreted_namespace(evaluation).evaluate(position.s))
+        return (value, -value) if position.to_move == rules.BLACK else (-value, value)
+
+    def picture(self, position: Position) -> list[str]:
+        return notation.picture(*self.discs(position), position.to_move)
+
+    def discs(self, position: Position) -> tuple[int, int]:
+        """(black's discs, white's discs) of `position` as bitboards, bit i for square i
+        (see the package docstring)."""
+        black, white = interpreted_namespace(rules).discs(position.s)
+        return int(black), int(white)
+
+
+@functools.cache
+def _final_outcome(black_discs: int, white_discs: int) -> Outcome:
+    """The result of a finished game with these disc counts (empty squares go to no one)."""
+    margin = black_discs - white_discs
+    reason = f"discs {black_discs}-{white_discs}"
+    if margin > 0:
+        return Outcome((1, -1), rules.BLACK, reason, (margin, -margin))
+    if margin < 0:
+        return Outcome((-1, 1), rules.WHITE, reason, (margin, -margin))
+    return Outcome((0, 0), None, reason, (0, 0))
+
+
+GAME = OthelloGame()
