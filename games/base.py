@@ -212,10 +212,6 @@ class Game(Protocol):
     def picture(self, state: State) -> list[str]:
         """A human-readable drawing of the board, a line per list item."""
 
-    def solvable(self, state: State) -> bool:
-        """Whether an exact search to the end of the game from `state` is cheap enough
-        to replace the heuristic search (checked at the root of every search)."""
-
 
 def zobrist_keys(seed: int, count: int) -> list[int]:
     """`count` 64-bit keys from a fixed seed, identical in every process.

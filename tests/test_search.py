@@ -152,17 +152,11 @@ def test_time_budget_from_movetime_and_clocks() -> None:
     assert move_budget_ms(Limits(movetime=5), 0, 10) == 1
 
 
-class SolvingClobber(type(CLOBBER)):
-    """Clobber with the endgame solver always on, to test the solver on a real game."""
-
-    def solvable(self, state) -> bool:
-        return True
-
-
 @settings(max_examples=60, deadline=None)
 @given(small_positions())
 def test_endgame_solver_proves_the_exact_result(state) -> None:
-    game = SolvingClobber()
+    game = CLOBBER
+    assert interpreted_namespace(game.rules).solvable(state.s), "small positions go to the solver"
     searcher = AlphaBeta(game, TranspositionTable("clobber", game.key_scheme, 1 << 20))
     final = list(searcher.search(state, StopSignal()))[-1]
     assert final.final

@@ -62,9 +62,6 @@ class ClobberGame:
     def picture(self, position: Position) -> list[str]:
         return notation.picture(*_boards(position))
 
-    def solvable(self, position: Position) -> bool:
-        return bool(interpreted_namespace(rules).solvable(position.s))
-
 
 def _boards(position: Position) -> tuple[int, int, int]:
     white, black, to_move, _ = position.s
