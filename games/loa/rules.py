@@ -9,8 +9,8 @@ side to move, then the ply cap), because the search asks every state for its res
 the move list must be empty once the game is over.
 
 Moves are `from << 6 | to`, listed checker by checker from the lowest square, each
-checker's along its row, file, diagonal and anti-diagonal (`bitboards.LINE_STEPS`), the
-ascending direction first; PASS alone when there is no other move.
+checker's along its row, file, diagonal and anti-diagonal, each line's two directions in
+the order of `bitboards.LINE_STEPS`; PASS alone when there is no other move.
 """
 
 from __future__ import annotations
