@@ -1,16 +1,17 @@
-"""Lines of Action: referee vectors, perft, and the rule details of the CodinGame referee."""
+"""Lines of Action: referee vectors, perft, the rule details of the CodinGame referee, and
+the evaluation's terms against their definitions (compiled and interpreted alike)."""
 
 from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 
 from games import find_game
-from games.base import BadParameterError, BoardTextError, IllegalMoveError, NotationError
-from games.loa import evaluation
-from games.loa.bitboards import groups
-from games.loa.rules import apply_move, generate_moves
+from games.base import ONGOING, BadParameterError, BoardTextError, IllegalMoveError, NotationError
+from games.kernel import COMPILING, interpreted_namespace
+from games.loa import evaluation, rules
 from search.alphabeta import MATE_BOUND, AlphaBeta
 from search.limits import StopSignal
 from search.perft import perft
@@ -20,6 +21,8 @@ from tests.conftest import load_vectors, perft_records
 GAME = find_game("loa")
 RECORDS = load_vectors("loa")
 START = ".bbbbbb./w......w/w......w/w......w/w......w/w......w/w......w/.bbbbbb. b ply=0"
+RULES = interpreted_namespace(rules)
+TERMS = interpreted_namespace(evaluation)
 
 
 def board(text: str):
@@ -28,6 +31,16 @@ def board(text: str):
 
 def tokens(state) -> list[str]:
     return sorted(GAME.format_move(state, move) for move in state.legal_moves())
+
+
+def sides(state) -> tuple[int, int]:
+    """(own, opp) checkers of the side to move."""
+    black, white = GAME.checkers(state)
+    return (black, white) if state.to_move == 0 else (white, black)
+
+
+def size(board: int) -> int:
+    return board.bit_count()
 
 
 def record_text(record: dict) -> str:
@@ -83,7 +96,7 @@ def test_recorded_games_replay_to_the_recorded_boards_and_results() -> None:
         for record in sorted(records, key=lambda r: r["ply"]):
             rows, side, ply = GAME.format_board(state).split()
             assert (rows, ply) == ("/".join(record["board"]), f"ply={record['ply']}"), index
-            black, white = state.black.bit_count(), state.white.bit_count()
+            black, white = map(size, GAME.checkers(state))
             assert (black, white) == (record["checkers_b"], record["checkers_w"])
             if record.get("terminal"):
                 # The terminal record names the last mover as its side (with that side's
@@ -106,16 +119,19 @@ def test_recorded_games_replay_to_the_recorded_boards_and_results() -> None:
 def test_the_last_movers_moves_at_the_end_agree_with_the_kernel() -> None:
     """A terminal record lists the last mover's moves in the final position; the game
     is over there, so only the generator kernel can be held against them."""
+    out = np.empty(rules.MAX_MOVES, dtype=np.int64)
     for record in (r for r in RECORDS if r.get("terminal")):
         state = board(record_text(record))
-        own, opp = (state.black, state.white) if state.to_move == 0 else (state.white, state.black)
-        assert sorted(GAME.format_move(state, m) for m in generate_moves(own, opp)) == record["legal"]
+        own, opp = sides(state)
+        moves = out[:RULES.generate_moves(np.uint64(own), np.uint64(opp), out)]
+        assert sorted(GAME.format_move(state, int(m)) for m in moves) == record["legal"]
 
 
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "interpreted"])
 @pytest.mark.parametrize("record", [r for r in perft_records("loa") if r["depth"] <= 3],
                          ids=lambda r: f"depth{r['depth']}")
-def test_perft(record: dict) -> None:
-    assert perft(GAME.initial_state({}), record["depth"]) == record["nodes"]
+def test_perft(record: dict, compiled: bool) -> None:
+    assert perft(GAME.initial_state({}), record["depth"], compiled) == record["nodes"]
 
 
 @pytest.mark.slow
@@ -130,8 +146,7 @@ def test_move_tables_agree_with_the_rule_read_square_by_square(seed: int) -> Non
     rng = random.Random(seed)
     state = GAME.initial_state({})
     while state.outcome() is None:
-        own, opp = (state.black, state.white) if state.to_move == 0 else (state.white, state.black)
-        assert tokens(state) == (reference_moves(own, opp) or ["pass"])
+        assert tokens(state) == (reference_moves(*sides(state)) or ["pass"])
         state = state.play(rng.choice(state.legal_moves()))
 
 
@@ -142,7 +157,7 @@ def test_start_position_colours_and_first_player() -> None:
     state = GAME.initial_state({})
     assert GAME.format_board(state) == START
     assert state.to_move == 0 and GAME.player_names == ("b", "w")
-    assert (state.black.bit_count(), state.white.bit_count(), state.ply) == (12, 12, 0)
+    assert (*map(size, GAME.checkers(state)), GAME.plies(state)) == (12, 12, 0)
     assert len(state.legal_moves()) == 36 and state.outcome() is None
 
 
@@ -150,13 +165,13 @@ def test_ply_field_defaults_to_zero_and_is_always_written() -> None:
     bare = board(START.removesuffix(" ply=0"))
     assert bare == GAME.initial_state({})
     later = board(START.replace("ply=0", "ply=17"))
-    assert later.ply == 17 and GAME.format_board(later).endswith(" b ply=17")
+    assert GAME.plies(later) == 17 and GAME.format_board(later).endswith(" b ply=17")
     assert later.key != bare.key, "the ply is part of the key"
 
 
 def test_every_move_counts_a_ply() -> None:
     state = GAME.initial_state({}).play(GAME.parse_move(GAME.initial_state({}), "b1b3"))
-    assert state.ply == 1 and state.to_move == 1
+    assert GAME.plies(state) == 1 and state.to_move == 1
     assert GAME.format_board(state).endswith(" w ply=1")
 
 
@@ -221,7 +236,7 @@ def test_the_distance_counts_the_whole_line_in_both_directions() -> None:
     state = board("......../......b./.w....../......../w..b.b../......../......../.......w b")
     moves = [move for move in tokens(state) if move.startswith("d4")]
     assert moves == ["d4a4", "d4b2", "d4b6", "d4d3", "d4d5", "d4f2", "d4f6", "d4g4"]
-    assert tokens(state) == reference_moves(state.black, state.white)
+    assert tokens(state) == reference_moves(*sides(state))
 
 
 def test_line_counts_include_checkers_behind_the_mover() -> None:
@@ -230,7 +245,7 @@ def test_line_counts_include_checkers_behind_the_mover() -> None:
     state = board("......../......../......../....w.../......../b.b....w/......../b....... b")
     moves = [move for move in tokens(state) if move.startswith("c3")]
     assert moves == ["c3b4", "c3c2", "c3c4", "c3d2", "c3f3"]
-    assert tokens(state) == reference_moves(state.black, state.white)
+    assert tokens(state) == reference_moves(*sides(state))
 
 
 def test_jump_over_own_checkers_but_never_over_enemy_ones() -> None:
@@ -239,7 +254,7 @@ def test_jump_over_own_checkers_but_never_over_enemy_ones() -> None:
     state = board("b......./......../......../......../......../......../w......./bb.....w b")
     moves = [move for move in tokens(state) if move.startswith("a1")]
     assert moves == ["a1b2", "a1d1"]
-    assert tokens(state) == reference_moves(state.black, state.white)
+    assert tokens(state) == reference_moves(*sides(state))
 
 
 def test_capture_removes_the_enemy_and_never_lands_on_own() -> None:
@@ -249,8 +264,7 @@ def test_capture_removes_the_enemy_and_never_lands_on_own() -> None:
     moves = [move for move in tokens(state) if move.startswith("c1")]
     assert moves == ["c1a1", "c1b2", "c1d2", "c1e1"]
     after = state.play(GAME.parse_move(state, "c1e1"))
-    assert (after.black.bit_count(), after.white.bit_count()) == (2, 1)
-    assert apply_move(state.black, state.white, GAME.parse_move(state, "c1e1")) == (after.black, after.white)
+    assert tuple(map(size, GAME.checkers(after))) == (2, 1)
     assert GAME.format_board(after).split()[0].split("/")[7] == "....b..."
 
 
@@ -282,7 +296,7 @@ def test_a_single_checker_is_connected() -> None:
     # White is down to h8 after the capture: it wins, black being apart.
     state = board(".......w/......../.b....../......../...w..../......../......../b....... b")
     after = state.play(GAME.parse_move(state, "b6d4"))
-    assert after.white.bit_count() == 1
+    assert size(GAME.checkers(after)[1]) == 1
     assert after.outcome().winner == 1
     # A board with a lone checker of the side to move: the last mover is checked first.
     lone = board("b......./......../......../......../......../......../......../w.....w. b")
@@ -302,7 +316,7 @@ def test_the_game_is_drawn_after_150_plies() -> None:
     before = board(text.format(149))
     assert before.outcome() is None and before.legal_moves()
     after = before.play(before.legal_moves()[0])
-    assert after.ply == 150
+    assert GAME.plies(after) == 150
     outcome = after.outcome()
     assert outcome is not None and outcome.winner is None and outcome.returns == (0, 0)
     assert outcome.reason == "150 plies"
@@ -313,7 +327,7 @@ def test_the_game_is_drawn_after_150_plies() -> None:
 def test_a_connection_on_the_last_ply_wins_rather_than_draws() -> None:
     state = board("b......./..b...../......../......../......../......../......../w......w b ply=149")
     after = state.play(GAME.parse_move(state, "a8b8"))
-    assert after.ply == 150 and after.outcome().winner == 0
+    assert GAME.plies(after) == 150 and after.outcome().winner == 0
 
 
 def test_pass_is_the_only_move_of_a_blocked_side() -> None:
@@ -323,7 +337,7 @@ def test_pass_is_the_only_move_of_a_blocked_side() -> None:
     assert tokens(state) == ["pass"]
     move = GAME.parse_move(state, "pass")
     after = state.play(move)
-    assert (after.to_move, after.ply, after.black, after.white) == (1, 11, state.black, state.white)
+    assert (after.to_move, GAME.plies(after), GAME.checkers(after)) == (1, 11, GAME.checkers(state))
     assert after.outcome() is None and after.key != state.key
     assert after.key == board(GAME.format_board(after)).key
     assert "pass" not in tokens(after)
@@ -351,24 +365,40 @@ def transpose(board: int) -> int:
     return sum(1 << ((s & 7) * 8 + (s >> 3)) for s in range(64) if board >> s & 1)
 
 
-def holes(board: int) -> int:
-    """Enclosed 4-connected regions of empty squares (the background of 8-connectivity)."""
-    empty = {s for s in range(64) if not board >> s & 1}
-    count = 0
-    while empty:
-        stack = [empty.pop()]
-        open_to_edge = False
+def neighbours(square: int, steps) -> list[int]:
+    file, rank = square & 7, square >> 3
+    return [8 * (rank + dr) + file + df for df, dr in steps if 0 <= file + df < 8 and 0 <= rank + dr < 8]
+
+
+KING_STEPS = [(df, dr) for df in (-1, 0, 1) for dr in (-1, 0, 1) if df or dr]
+ROOK_STEPS = [(1, 0), (-1, 0), (0, 1), (0, -1)]
+
+
+def regions(squares: set[int], steps) -> list[set[int]]:
+    """The connected regions of `squares` by `steps`."""
+    left, found = set(squares), []
+    while left:
+        region, stack = set(), [left.pop()]
         while stack:
             square = stack.pop()
-            file, rank = square & 7, square >> 3
-            open_to_edge |= file in (0, 7) or rank in (0, 7)
-            for df, dr in ((1, 0), (-1, 0), (0, 1), (0, -1)):
-                f, r = file + df, rank + dr
-                if 0 <= f < 8 and 0 <= r < 8 and 8 * r + f in empty:
-                    empty.discard(8 * r + f)
-                    stack.append(8 * r + f)
-        count += not open_to_edge
-    return count
+            region.add(square)
+            for near in neighbours(square, steps):
+                if near in left:
+                    left.discard(near)
+                    stack.append(near)
+        found.append(region)
+    return found
+
+
+def groups(board: int) -> int:
+    """The number of 8-connected groups of `board`."""
+    return len(regions({s for s in range(64) if board >> s & 1}, KING_STEPS))
+
+
+def holes(board: int) -> int:
+    """Enclosed 4-connected regions of empty squares (the background of 8-connectivity)."""
+    empty = regions({s for s in range(64) if not board >> s & 1}, ROOK_STEPS)
+    return sum(1 for region in empty if not any(s & 7 in (0, 7) or s >> 3 in (0, 7) for s in region))
 
 
 def random_states(seed: int, games: int):
@@ -380,25 +410,95 @@ def random_states(seed: int, games: int):
             state = state.play(rng.choice(state.legal_moves()))
 
 
+def clustered_boards(seed: int, count: int):
+    """(black, white) with 2 or more checkers each in a small window, so that groups,
+    captures and connections in one move are common."""
+    rng = random.Random(seed)
+    for _ in range(count):
+        side = rng.randint(3, 5)
+        left, bottom = rng.randint(0, 8 - side), rng.randint(0, 8 - side)
+        window = [8 * (bottom + r) + left + f for r in range(side) for f in range(side)]
+        rng.shuffle(window)
+        black_count = rng.randint(2, min(12, len(window) - 2))
+        white_count = rng.randint(2, min(12, len(window) - black_count))
+        yield (sum(1 << s for s in window[:black_count]),
+               sum(1 << s for s in window[black_count:black_count + white_count]))
+
+
+def dense_boards(seed: int, count: int):
+    """(black, white) of any density, black not empty: denser than a game reaches."""
+    rng = random.Random(seed)
+    for _ in range(count):
+        black = white = (1 << 64) - 1
+        for _ in range(rng.randint(1, 4)):
+            black &= rng.getrandbits(64)
+        for _ in range(rng.randint(1, 4)):
+            white &= rng.getrandbits(64)
+        black |= 1 << rng.randrange(64)
+        yield black, white & ~black
+
+
+def moves_of(own: int, opp: int) -> list[tuple[int, int]]:
+    """(from, to) squares of the moves of the side owning `own`, by the literal rule."""
+    return [(square(token[:2]), square(token[2:])) for token in reference_moves(own, opp)]
+
+
+def square(name: str) -> int:
+    return "abcdefgh".index(name[0]) + 8 * (int(name[1]) - 1)
+
+
 def test_euler_number_is_groups_minus_holes() -> None:
     rng = random.Random(3)
     for trial in range(400):
         board = rng.getrandbits(64) & (rng.getrandbits(64) if trial % 2 else (1 << 64) - 1)
         if not board:
             continue
-        _, euler4 = evaluation.quads(board)
-        assert euler4 == 4 * (len(groups(board)) - holes(board)), hex(board)
+        _, euler4 = TERMS.quads(np.uint64(board))
+        assert euler4 == 4 * (groups(board) - holes(board)), hex(board)
+
+
+def test_mobility_weighs_every_legal_move() -> None:
+    """Each move counts 2, 1 on an edge, CAPTURE more for a capture; a checker without a
+    move is blocked; on game positions and on boards of any density."""
+    def expected(own: int, opp: int) -> tuple[int, int]:
+        moves = moves_of(own, opp)
+        score = sum((1 if to & 7 in (0, 7) or to >> 3 in (0, 7) else 2)
+                    + (evaluation.CAPTURE if opp >> to & 1 else 0) for _, to in moves)
+        movers = {frm for frm, _ in moves}
+        return score, sum(1 for s in range(64) if own >> s & 1 and s not in movers)
+
+    positions = [GAME.checkers(state) for state in random_states(4, 1)]
+    for black, white in positions + list(dense_boards(6, 150)):
+        found = TERMS.mobility(np.uint64(black), np.uint64(white))
+        assert found == expected(black, white) + expected(white, black), (hex(black), hex(white))
+
+
+def test_shape_is_concentration_and_centralisation() -> None:
+    def chebyshev(a: int, b: int) -> int:
+        return max(abs((a & 7) - (b & 7)), abs((a >> 3) - (b >> 3)))
+
+    rng = random.Random(8)
+    for _ in range(300):
+        squares = rng.sample(range(64), rng.randint(1, 12))
+        n = len(squares)
+        centre = 8 * ((2 * sum(s >> 3 for s in squares) + n) // (2 * n)) + (2 * sum(s & 7 for s in squares) + n) // (2 * n)
+        spread = sum(chebyshev(centre, s) for s in squares) - evaluation.MIN_DISTANCE_SUM[n]
+        table = sum(evaluation.CENTRE_TABLE[s] for s in squares)
+        assert TERMS.shape(np.uint64(sum(1 << s for s in squares))) == (
+            -evaluation.CONCENTRATION * spread // n,
+            evaluation.CENTRALISATION * table // n + evaluation.CENTRE_OF_MASS * evaluation.CENTRE_TABLE[centre])
 
 
 def test_evaluation_is_zero_sum_and_colour_symmetric() -> None:
     for state in random_states(5, 6):
         value = GAME.evaluate(state)
         assert value[0] == -value[1]
+        black, white = GAME.checkers(state)
         mirrored = GAME.parse_board([
-            "/".join("".join("b" if transpose(state.white) >> (8 * r + f) & 1 else
-                             "w" if transpose(state.black) >> (8 * r + f) & 1 else "."
+            "/".join("".join("b" if transpose(white) >> (8 * r + f) & 1 else
+                             "w" if transpose(black) >> (8 * r + f) & 1 else "."
                              for f in range(8)) for r in range(7, -1, -1)),
-            "bw"[state.to_move ^ 1], f"ply={state.ply}",
+            "bw"[state.to_move ^ 1], f"ply={GAME.plies(state)}",
         ])
         assert GAME.evaluate(mirrored) == (value[1], value[0])
 
@@ -418,18 +518,30 @@ def test_a_side_to_move_that_can_connect_scores_the_win_in_one() -> None:
     assert 0 < GAME.evaluate(other)[0] < evaluation.WIN_IN_ONE
 
 
+def connects_in_one(own: int, opp: int) -> bool:
+    return bool(TERMS.connects_in_one(np.uint64(own), np.uint64(opp), TERMS.quads(np.uint64(own))[1]))
+
+
 def test_connection_in_one_needs_few_groups_and_a_landing_square() -> None:
-    corners = 0x8100000000000081
-    assert not evaluation.connects_in_one(corners, 16, evaluation.mobility(corners, 1 << 27)[4], 0)
-    state = GAME.initial_state({})
-    entries = evaluation.mobility(state.black, state.white)[4]
-    assert not evaluation.connects_in_one(state.black, evaluation.quads(state.black)[1], entries, 0)
-    # b a8, c7: a8b8, a8c6, c7b7 and c7b8 join them; the line entries hold every move.
-    state = board("b......./..b...../......../......../......../......../......../w......w b ply=40")
-    entries = evaluation.mobility(state.black, state.white)[4]
-    assert evaluation.connects_in_one(state.black, evaluation.quads(state.black)[1], entries, 0)
-    assert sorted(evaluation.moves_from(entries, 0)) == sorted(state.legal_moves())
-    assert not evaluation.connects_in_one(state.white, evaluation.quads(state.white)[1], entries, 1)
+    assert not connects_in_one(0x8100000000000081, 1 << 27)
+    assert not connects_in_one(*GAME.checkers(GAME.initial_state({})))
+    # b a8, c7: a8b8, a8c6, c7b7 and c7b8 join them.
+    black, white = GAME.checkers(board(
+        "b......./..b...../......../......../......../......../......../w......w b ply=40"))
+    assert connects_in_one(black, white)
+    assert not connects_in_one(white, black)
+
+
+def test_connection_in_one_is_a_move_that_joins_every_checker() -> None:
+    """Against the definition: the checkers are one group, or one of their moves makes
+    them so."""
+    seen = set()
+    for black, white in clustered_boards(9, 300):
+        for own, opp in ((black, white), (white, black)):
+            truth = groups(own) == 1 or any(groups(own ^ 1 << frm | 1 << to) == 1 for frm, to in moves_of(own, opp))
+            assert connects_in_one(own, opp) == truth, (hex(own), hex(opp))
+            seen.add(truth)
+    assert seen == {True, False}
 
 
 def test_values_shrink_near_the_ply_cap() -> None:
@@ -443,8 +555,74 @@ def test_walls_count_enemy_edge_checkers_boxed_by_own_ones() -> None:
     # w on d1 with b on c2, d2, e2: walled. w on a4 with b on b4, b5 only: not (b3 free).
     own = sum(1 << s for s in (10, 11, 12, 25, 33))
     opp = sum(1 << s for s in (3, 24))
-    assert evaluation.walls(own, opp) == 1
-    assert evaluation.walls(own | 1 << 17, opp) == 2
+    assert TERMS.walls(np.uint64(own), np.uint64(opp)) == 1
+    assert TERMS.walls(np.uint64(own | 1 << 17), np.uint64(opp)) == 2
+
+
+# ---- compiled and interpreted ------------------------------------------------------
+
+
+def playout_states(seed: int, games: int, greedy: float = 0.0):
+    """The positions of seeded games; with probability `greedy` a move is the one the
+    evaluation likes best for the mover, which ends more games by connection."""
+    rng = random.Random(seed)
+    for _ in range(games):
+        state = GAME.initial_state({})
+        while True:
+            yield state
+            moves = state.legal_moves()
+            if not moves:
+                break
+            if rng.random() < greedy:
+                move = max(moves, key=lambda m: (-GAME.evaluate(state.play(m))[state.to_move ^ 1], m))
+            else:
+                move = rng.choice(moves)
+            state = state.play(move)
+
+
+@pytest.mark.skipif(not COMPILING, reason="numba is not available")
+def test_compiled_terms_agree_on_dense_boards() -> None:
+    """The table gathers and wrapping products on boards denser than a game reaches."""
+    for black, white in dense_boards(12, 300):
+        b, w = np.uint64(black), np.uint64(white)
+        assert evaluation.mobility(b, w) == TERMS.mobility(b, w)
+        assert evaluation.quads(b) == TERMS.quads(b)
+        assert evaluation.walls(b, w) == TERMS.walls(b, w)
+        if black.bit_count() <= 12:
+            assert evaluation.shape(b) == TERMS.shape(b)
+            euler4 = TERMS.quads(b)[1]
+            assert evaluation.connects_in_one(b, w, euler4) == TERMS.connects_in_one(b, w, euler4)
+
+
+@pytest.mark.skipif(not COMPILING, reason="numba is not available")
+def test_compiled_evaluation_meets_the_win_the_threat_and_the_horizon() -> None:
+    seen = set()
+    for state in [*playout_states(7, 2), *playout_states(8, 3, greedy=0.5)]:
+        if state.outcome() is not None:
+            continue
+        value = GAME.evaluate(state)[state.to_move]
+        if value == evaluation.WIN_IN_ONE:
+            seen.add("win")
+        elif connects_in_one(*reversed(sides(state))):
+            seen.add("threat")
+        if GAME.plies(state) > rules.MAX_PLIES - evaluation.HORIZON:
+            seen.add("horizon")
+        assert evaluation.evaluate(state.s) == value
+    assert seen == {"win", "threat", "horizon"}
+
+
+@pytest.mark.skipif(not COMPILING, reason="numba is not available")
+def test_compiled_perft_through_ends_of_games() -> None:
+    """Positions a few plies before a connection or the 150-ply draw, where perft
+    crosses finished positions."""
+    finals = []
+    for seed in range(16):
+        states = list(playout_states(seed, 1, greedy=0.7 if seed % 2 else 0.0))
+        finals.append(states[max(0, len(states) - 4)])
+    assert any(GAME.plies(state) > rules.MAX_PLIES - 4 for state in finals)
+    assert any(RULES.result(state.s) == ONGOING and GAME.plies(state) < rules.MAX_PLIES - 4 for state in finals)
+    for state in finals:
+        assert perft(state, 3, True) == perft(state, 3, False), GAME.format_board(state)
 
 
 # ---- searching ---------------------------------------------------------------------

@@ -21,6 +21,6 @@ A side has 1 to 12 checkers. The ply counter is part of the state and of the Zob
 (see `rules`).
 """
 
-from games.loa.rules import GAME, LoaState
+from games.loa.game import GAME
 
-__all__ = ["GAME", "LoaState"]
+__all__ = ["GAME"]

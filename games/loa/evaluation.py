@@ -1,9 +1,10 @@
 """Lines of Action evaluation: how close each side is to one group, and how free it is.
 
-Every term is computed for both sides and enters as (black's - white's); the value is
-returned as (v, -v). The scale is centi-checkers (CENTI = 100), although material itself
-is no term: a capture is double-edged in LOA (the fewer checkers the opponent has, the
-fewer it must join), so checkers count only through the shape terms. For a side of 12
+Every term is computed for both sides and enters as (black's - white's); `evaluate`
+returns that value for the side to move. The scale is centi-checkers (CENTI = 100),
+although material itself is no term: a capture is double-edged in LOA (the fewer
+checkers the opponent has, the fewer it must join), so checkers count only through the
+shape terms. For a side of 12
 checkers, 100 is about three king steps of its checkers toward their centre of mass
 (concentration) or six more legal moves than the opponent's.
 
@@ -19,8 +20,8 @@ checkers, 100 is about three king steps of its checkers toward their centre of m
   a group pinned to an edge is easy to block.
 - Quads (QUADS per quad): 2x2 windows holding 3 or 4 of the side's checkers, solid
   formations that are hard to break.
-- Euler number (EULER per unit, counted against the side): for 8-connectivity, E = (Q1 - Q3 - 2 QD) / 4
-  over the 81 2x2 windows that touch the board (Q1 windows with one checker, Q3 with
+- Euler number (EULER per unit, counted against the side): for 8-connectivity,
+  E = (Q1 - Q3 - 2 QD) / 4 over the 81 2x2 windows that touch the board (Q1 windows with one checker, Q3 with
   three, QD with two on a diagonal) is the number of groups minus the number of holes.
   It counts the groups still to join, and E > 5 rules out a connection in one move.
 - Mobility (MOBILITY per half move): each legal move counts 2, 1 if it lands on an edge,
@@ -38,9 +39,10 @@ checkers, 100 is about three king steps of its checkers toward their centre of m
   counts.
 
 Mobility is counted line by line: each of the 42 lines of two or more squares maps its
-black and white checkers to both sides' weighted moves along it, checkers with a move
-and the moves themselves, memoised per line (one dictionary look-up per line instead of
-a walk over every checker's four lines for each side).
+black and white checkers to both sides' weighted moves along it and their checkers with
+a move, by one look-up in LINE_TABLE, computed at import for every content of every
+line shape (a row or file of 8 squares is gathered into a byte by shifts and one
+multiplication, a diagonal likewise).
 
 The win and threat tests look for a move whose origin's group and landing square could
 join every group: the landing square must touch every other group (a square touches at
@@ -55,21 +57,32 @@ weight lost clearly, the others were within the noise.
 
 from __future__ import annotations
 
+import numpy as np
+
+from games.kernel import kernel, lowest_bit, popcount
 from games.loa.bitboards import (
-    EDGES,
     FILE_A,
     FILE_H,
     FULL,
     JUMPS,
-    LINE_MASKS,
-    MAX_PLIES,
+    LINES,
     NOT_FILE_H,
     RANK_1,
     RANK_8,
+    U0,
+    U1,
+    U7,
+    U8,
+    U9,
+    U56,
+    U255,
     connected,
     dilate,
-    groups,
+    group_of,
+    lowest,
+    wrapping_product,
 )
+from games.loa.rules import BLACK, MAX_PLIES
 
 CONCENTRATION = 400
 CENTRALISATION = 6
@@ -86,20 +99,25 @@ THREAT = 150
 TEMPO = 10
 HORIZON = 20
 
+# ---- tables -----------------------------------------------------------------------------
+
 #: Smallest sum of king-move distances to a centre square for n checkers (n = 0..12).
-MIN_DISTANCE_SUM = (0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14)
+MIN_DISTANCE_SUM = np.array((0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14), dtype=np.int64)
 
 
 def _chebyshev(a: int, b: int) -> int:
     return max(abs((a & 7) - (b & 7)), abs((a >> 3) - (b >> 3)))
 
 
-#: OUTSIDE[c][d]: the squares farther than d king moves from c, d = 0..6; the sum of the
-#: checkers outside each ball is the sum of their distances to c.
-OUTSIDE = tuple(
-    tuple(sum(1 << s for s in range(64) if _chebyshev(c, s) > d) for d in range(7))
-    for c in range(64)
-)
+def _squares(where) -> np.uint64:
+    """The board of the squares s for which where(s) holds."""
+    return np.uint64(sum(1 << s for s in range(64) if where(s)))
+
+
+#: OUTSIDE[7 * c + d]: the squares farther than d king moves from c, d = 0..6; the sum
+#: of the checkers outside each ball is the sum of their distances to c.
+OUTSIDE = np.array([_squares(lambda s: _chebyshev(c, s) > d) for c in range(64) for d in range(7)],
+                   dtype=np.uint64)
 
 #: The square table, rank 8 first as the board text reads.
 _TABLE_ROWS = (
@@ -112,200 +130,251 @@ _TABLE_ROWS = (
     (-3, 0, 1, 1, 1, 1, 0, -3),
     (-8, -3, -2, -2, -2, -2, -3, -8),
 )
-CENTRE_TABLE = tuple(_TABLE_ROWS[7 - (s >> 3)][s & 7] for s in range(64))
-#: The table as (value, squares holding it) pairs, so a sum over checkers is popcounts.
-_TABLE_LAYERS = tuple(
-    (value, sum(1 << s for s in range(64) if CENTRE_TABLE[s] == value))
-    for value in sorted(set(CENTRE_TABLE)) if value
-)
+CENTRE_TABLE = np.array([_TABLE_ROWS[7 - (s >> 3)][s & 7] for s in range(64)], dtype=np.int64)
+#: The square table plus 8 (0..13) in four bit planes: the table sum over a board is
+#: sum(2**k * popcount(board & TABLE_k)) - 8 * checkers.
+TABLE_0, TABLE_1, TABLE_2, TABLE_3 = (_squares(lambda s: (CENTRE_TABLE[s] + 8) >> k & 1) for k in range(4))
 
 #: Squares whose file (rank) has bit k set, to sum files (ranks) by popcounts.
-_FILE_BITS = tuple(sum(1 << s for s in range(64) if (s & 7) >> k & 1) for k in range(3))
-_RANK_BITS = tuple(sum(1 << s for s in range(64) if (s >> 3) >> k & 1) for k in range(3))
+FILE_BIT_0, FILE_BIT_1, FILE_BIT_2 = (_squares(lambda s: (s & 7) >> k & 1) for k in range(3))
+RANK_BIT_0, RANK_BIT_1, RANK_BIT_2 = (_squares(lambda s: (s >> 3) >> k & 1) for k in range(3))
 
 #: Anchors (lower-left squares) of the 49 2x2 windows inside the board.
-_INNER = NOT_FILE_H & ~RANK_8 & FULL
+INNER = NOT_FILE_H & ~RANK_8
 #: Lower squares of the vertical pairs on files a and h, left squares of the horizontal
 #: pairs on ranks 1 and 8: the windows that stick out of the board by one line hold such
 #: a pair; the four corner windows hold a corner alone.
-_EDGE_VERTICAL = (FILE_A | FILE_H) & ~RANK_8 & FULL
-_EDGE_HORIZONTAL = (RANK_1 | RANK_8) & NOT_FILE_H
-_CORNERS = 1 | 1 << 7 | 1 << 56 | 1 << 63
+EDGE_VERTICAL = (FILE_A | FILE_H) & ~RANK_8
+EDGE_HORIZONTAL = (RANK_1 | RANK_8) & NOT_FILE_H
+CORNERS = np.uint64(1 | 1 << 7 | 1 << 56 | 1 << 63)
 
 
-#: Every line (row, file, diagonal, anti-diagonal) of 2 or more squares, with its kind
-#: (the index into LINE_MASKS and JUMPS entries).
-_LINES = tuple(sorted({
-    (mask, kind) for square in range(64) for kind, mask in enumerate(LINE_MASKS[square])
-    if mask.bit_count() > 1
-}))
-#: Per line: (black's and white's checkers on it) -> its mobility entry; filled as lines
-#: are met. A line of k squares has at most 3**k contents, so the memo stays below 131,220
-#: entries over all 42 lines, and in play holds a small fraction of that.
-_LINE_MEMO: tuple[dict[int, tuple], ...] = tuple({} for _ in _LINES)
+def _line_table() -> tuple[np.ndarray, list[int]]:
+    """The mobility along one line for every content of every line shape: a line of L
+    squares whose two ends are on the board's edge (rows, files and diagonals alike;
+    L = 2..8) or whose squares all are (ranks 1 and 8, files a and h). Squares are
+    numbered along the line from 0; a content is sum(3**i * c_i) with c_i 0 empty,
+    1 black, 2 white. Each word holds black's weighted moves (bits 0-7), black's
+    checkers with a move (bits 8-15), then the same two of white (bits 16-31). Returns
+    the table and the offset of each shape: lengths 2..8, then the all-edge line of 8."""
+    shapes = [(length, False) for length in range(2, 9)] + [(8, True)]
+    offsets = []
+    size = 0
+    for length, _ in shapes:
+        offsets.append(size)
+        size += 3 ** length
+    table = np.zeros(size, dtype=np.int64)
+    for (length, all_edge), offset in zip(shapes, offsets):
+        weight = np.array([1 if all_edge or i in (0, length - 1) else 2 for i in range(length)])
+        contents = np.arange(3 ** length)
+        cells = contents[:, None] // 3 ** np.arange(length) % 3
+        count = (cells != 0).sum(axis=1)
+        rows = np.arange(len(contents))
+        for side, opp in ((1, 2), (2, 1)):
+            score = np.zeros(len(contents), dtype=np.int64)
+            movers = np.zeros(len(contents), dtype=np.int64)
+            for i in range(length):
+                for step in (1, -1):
+                    to = i + step * count
+                    legal = (cells[:, i] == side) & (to >= 0) & (to < length)
+                    to = np.clip(to, 0, length - 1)
+                    landing = cells[rows, to]
+                    legal &= landing != side
+                    for k in range(1, length):
+                        between = i + step * k
+                        if 0 <= between < length:
+                            legal &= ~((k < count) & (cells[:, between] == opp))
+                    score += legal * (weight[to] + CAPTURE * (landing != 0))
+                    movers |= legal.astype(np.int64) << i
+            table[offset:offset + len(contents)] |= (score | movers << 8) << (16 * (side - 1))
+    return table.astype(np.uint32), offsets
 
 
-def _line_entry(mask: int, kind: int, black: int, white: int) -> tuple:
-    """The mobility along one line of its black and white checkers `black`, `white`:
-    (black's weighted moves, black's checkers with a move, white's weighted moves,
-    white's checkers with a move, black's moves, white's moves)."""
-    count = (black | white).bit_count()
-    entry: list = []
-    for own, opp in ((black, white), (white, black)):
-        blockers = opp | own << 64
-        score = movers = 0
-        moves = []
-        rest = own
-        while rest:
-            low = rest & -rest
-            rest ^= low
-            for stop, move in JUMPS[low.bit_length() - 1][kind][count]:
-                if not stop & blockers:
-                    to = stop >> 64
-                    score += (1 if to & EDGES else 2) + (CAPTURE if to & opp else 0)
-                    movers |= low
-                    moves.append(move)
-        entry.append((score, movers, tuple(moves)))
-    (black_score, black_movers, black_moves), (white_score, white_movers, white_moves) = entry
-    return black_score, black_movers, white_score, white_movers, black_moves, white_moves
+LINE_TABLE, _LINE_OFFSETS = _line_table()
+#: Offsets in LINE_TABLE of an inner row or file and of an edge one.
+INNER_LINE = _LINE_OFFSETS[6]
+EDGE_LINE = _LINE_OFFSETS[7]
+#: TERNARY[m]: the 8 bits of m read in base 3 (a line's checkers of one colour).
+TERNARY = np.array([sum(3 ** i for i in range(8) if m >> i & 1) for m in range(256)], dtype=np.int64)
+#: SPREAD[m]: the 8 bits of m onto file a (bit i to square 8 * i).
+SPREAD = np.array([sum(1 << 8 * i for i in range(8) if m >> i & 1) for m in range(256)], dtype=np.uint64)
+#: Multiplying file a by FILE_GATHER gathers its 8 squares, rank 1 lowest, in the top byte.
+FILE_GATHER = np.uint64(sum(1 << 7 * (8 - k) for k in range(8)))
+#: The diagonals and anti-diagonals of 2 squares or more: mask, file of the first
+#: square, offset of its shape. Multiplying a board masked to one by FILE_A gathers its
+#: squares in the top byte, bit f for the square on file f.
+_DIAGONALS = sorted({int(LINES[4 * s + kind]) for s in range(64) for kind in (2, 3)
+                     if int(LINES[4 * s + kind]).bit_count() > 1})
+DIAGONAL_MASK = np.array(_DIAGONALS, dtype=np.uint64)
+DIAGONAL_FILE = np.array([min(s & 7 for s in range(64) if mask >> s & 1) for mask in _DIAGONALS],
+                         dtype=np.uint64)
+DIAGONAL_OFFSET = np.array([_LINE_OFFSETS[mask.bit_count() - 2] for mask in _DIAGONALS], dtype=np.int64)
+
+# ---- terms --------------------------------------------------------------------------------
 
 
-_LINE_TABLE = tuple((mask, kind, memo) for (mask, kind), memo in zip(_LINES, _LINE_MEMO))
+@kernel(inline=True)
+def _line_word(black_line, white_line, offset):
+    """The LINE_TABLE word of a line whose checkers are the low bits of `black_line`
+    and `white_line`."""
+    return np.int64(LINE_TABLE[offset + TERNARY[black_line] + 2 * TERNARY[white_line]])
 
 
-def mobility(black: int, white: int) -> tuple[int, int, int, int, list[tuple]]:
+@kernel
+def mobility(black, white):
     """(black's weighted mobility in half moves, black's checkers without a move, the same
-    two for white, the line entries met) by one pass over the lines."""
-    black_score = white_score = black_movers = white_movers = 0
-    entries = []
-    for mask, kind, memo in _LINE_TABLE:
-        black_line = black & mask
-        white_line = white & mask
-        if not (black_line or white_line):
-            continue
-        key = black_line | white_line << 64
-        entry = memo.get(key)
-        if entry is None:
-            entry = memo[key] = _line_entry(mask, kind, black_line, white_line)
-        black_score += entry[0]
-        black_movers |= entry[1]
-        white_score += entry[2]
-        white_movers |= entry[3]
-        entries.append(entry)
-    return (black_score, (black & ~black_movers).bit_count(),
-            white_score, (white & ~white_movers).bit_count(), entries)
+    two for white), line by line through LINE_TABLE."""
+    black_score = 0
+    white_score = 0
+    black_movers = U0
+    white_movers = U0
+    for rank in range(8):
+        shift = np.uint64(8 * rank)
+        word = _line_word((black >> shift) & U255, (white >> shift) & U255,
+                          EDGE_LINE if rank == 0 or rank == 7 else INNER_LINE)
+        black_score += word & 255
+        white_score += (word >> 16) & 255
+        black_movers |= np.uint64((word >> 8) & 255) << shift
+        white_movers |= np.uint64(word >> 24) << shift
+    for file in range(8):
+        shift = np.uint64(file)
+        word = _line_word(wrapping_product((black >> shift) & FILE_A, FILE_GATHER) >> U56,
+                          wrapping_product((white >> shift) & FILE_A, FILE_GATHER) >> U56,
+                          EDGE_LINE if file == 0 or file == 7 else INNER_LINE)
+        black_score += word & 255
+        white_score += (word >> 16) & 255
+        black_movers |= SPREAD[(word >> 8) & 255] << shift
+        white_movers |= SPREAD[word >> 24] << shift
+    for line in range(DIAGONAL_MASK.shape[0]):
+        mask = DIAGONAL_MASK[line]
+        shift = DIAGONAL_FILE[line]
+        word = _line_word((wrapping_product(black & mask, FILE_A) >> U56) >> shift,
+                          (wrapping_product(white & mask, FILE_A) >> U56) >> shift, DIAGONAL_OFFSET[line])
+        black_score += word & 255
+        white_score += (word >> 16) & 255
+        black_movers |= wrapping_product(np.uint64((word >> 8) & 255) << shift, FILE_A) & mask
+        white_movers |= wrapping_product(np.uint64(word >> 24) << shift, FILE_A) & mask
+    return (black_score, popcount(black & ~black_movers),
+            white_score, popcount(white & ~white_movers))
 
 
-def moves_from(entries: list[tuple], colour: int) -> list[int]:
-    """The moves of black (colour 0) or white (1) gathered from `mobility`'s entries."""
-    field = 4 + colour
-    moves: list[int] = []
-    for entry in entries:
-        moves += entry[field]
-    return moves
-
-
-def quads(board: int) -> tuple[int, int]:
+@kernel(inline=True)
+def quads(board):
     """(windows with 3 or 4 checkers, 4 x the Euler number) of a side's checkers."""
-    right = board >> 1
-    up = board >> 8
-    diagonal = board >> 9
-    odd = (board ^ right ^ up ^ diagonal) & _INNER
+    right = board >> U1
+    up = board >> U8
+    diagonal = board >> U9
+    odd = (board ^ right ^ up ^ diagonal) & INNER
     pair = (board & right) | (up & diagonal)
     three = odd & pair
-    four = board & right & up & diagonal & _INNER
-    crossed = ((board & diagonal & ~(right | up)) | (right & up & ~(board | diagonal))) & _INNER
+    four = board & right & up & diagonal & INNER
+    crossed = ((board & diagonal & ~(right | up)) | (right & up & ~(board | diagonal))) & INNER
     ones = (
-        (odd ^ three).bit_count()
-        + ((board ^ up) & _EDGE_VERTICAL).bit_count()
-        + ((board ^ right) & _EDGE_HORIZONTAL).bit_count()
-        + (board & _CORNERS).bit_count()
+        popcount(odd ^ three)
+        + popcount((board ^ up) & EDGE_VERTICAL)
+        + popcount((board ^ right) & EDGE_HORIZONTAL)
+        + popcount(board & CORNERS)
     )
-    threes = three.bit_count()
-    return threes + four.bit_count(), ones - threes - 2 * crossed.bit_count()
+    threes = popcount(three)
+    return threes + popcount(four), ones - threes - 2 * popcount(crossed)
 
 
-def shape(board: int) -> tuple[int, int]:
-    """(concentration surplus x CONCENTRATION / n, table sum) of a side's checkers."""
-    count = board.bit_count()
-    files = (board & _FILE_BITS[0]).bit_count() + 2 * (board & _FILE_BITS[1]).bit_count() \
-        + 4 * (board & _FILE_BITS[2]).bit_count()
-    ranks = (board & _RANK_BITS[0]).bit_count() + 2 * (board & _RANK_BITS[1]).bit_count() \
-        + 4 * (board & _RANK_BITS[2]).bit_count()
+@kernel(inline=True)
+def shape(board):
+    """(concentration surplus x CONCENTRATION / n, centralisation and centre of mass) of
+    a side's checkers."""
+    count = popcount(board)
+    files = popcount(board & FILE_BIT_0) + 2 * popcount(board & FILE_BIT_1) + 4 * popcount(board & FILE_BIT_2)
+    ranks = popcount(board & RANK_BIT_0) + 2 * popcount(board & RANK_BIT_1) + 4 * popcount(board & RANK_BIT_2)
     centre = ((2 * ranks + count) // (2 * count)) * 8 + (2 * files + count) // (2 * count)
     total = 0
-    for outside in OUTSIDE[centre]:
-        far = board & outside
-        if not far:
+    for d in range(7):
+        far = board & OUTSIDE[7 * centre + d]
+        if far == U0:
             break
-        total += far.bit_count()
-    table = 0
-    for value, squares in _TABLE_LAYERS:
-        table += value * (board & squares).bit_count()
+        total += popcount(far)
+    table = (popcount(board & TABLE_0) + 2 * popcount(board & TABLE_1) + 4 * popcount(board & TABLE_2)
+             + 8 * popcount(board & TABLE_3) - 8 * count)
     return (
         -CONCENTRATION * (total - MIN_DISTANCE_SUM[count]) // count,
         CENTRALISATION * table // count + CENTRE_OF_MASS * CENTRE_TABLE[centre],
     )
 
 
-def walls(own: int, opp: int) -> int:
+@kernel(inline=True)
+def walls(own, opp):
     """Enemy edge checkers whose inward neighbours on the board all hold own checkers."""
-    south = opp & RANK_1 & (own >> 8) & ((own >> 7) | FILE_A) & ((own >> 9) | FILE_H)
-    north = opp & RANK_8 & (own << 8) & ((own << 9) | FILE_A) & ((own << 7) | FILE_H)
-    west = opp & FILE_A & (own >> 1) & ((own >> 9) | RANK_8) & ((own << 7) | RANK_1)
-    east = opp & FILE_H & (own << 1) & ((own >> 7) | RANK_8) & ((own << 9) | RANK_1)
-    return (south | north | west | east).bit_count()
+    south = opp & RANK_1 & (own >> U8) & ((own >> U7) | FILE_A) & ((own >> U9) | FILE_H)
+    north = opp & RANK_8 & (own << U8) & ((own << U9) | FILE_A) & ((own << U7) | FILE_H)
+    west = opp & FILE_A & (own >> U1) & ((own >> U9) | RANK_8) & ((own << U7) | RANK_1)
+    east = opp & FILE_H & (own << U1) & ((own >> U7) | RANK_8) & ((own << U9) | RANK_1)
+    return popcount(south | north | west | east)
 
 
-def connects_in_one(own: int, euler4: int, entries: list[tuple], colour: int) -> bool:
-    """Whether the side `colour` owning `own` has a move that joins all its checkers;
-    `euler4` is its 4 x Euler number and `entries` the line entries of `mobility`."""
+@kernel
+def connects_in_one(own, opp, euler4):
+    """Whether the side owning `own` (against `opp`) has a move that joins all its
+    checkers; `euler4` is its 4 x Euler number.
+
+    Only a move landing next to every group but its own can: the squares next to every
+    group but at most one are gathered first, and only the moves landing there get the
+    full test."""
     if euler4 > 20:
         return False
-    parts = groups(own)
-    if len(parts) > 5:
-        return False
-    if len(parts) == 1:
+    every = FULL
+    all_but_one = FULL
+    groups = 0
+    rest = own
+    while rest != U0:
+        group = group_of(rest, lowest(rest))
+        rest ^= group
+        groups += 1
+        if groups > 5:
+            return False
+        reach = dilate(group)
+        all_but_one = (all_but_one & reach) | every
+        every &= reach
+    if groups == 1:
         return True
-    reach = [dilate(part) for part in parts]
-    landings = []
-    anywhere = 0
-    for index, part in enumerate(parts):
-        landing = FULL
-        for other, near in enumerate(reach):
-            if other != index:
-                landing &= near
-        landings.append(landing)
-        anywhere |= landing
-    if not anywhere:
+    anywhere = all_but_one
+    if anywhere == U0:
         return False
-    for move in moves_from(entries, colour):
-        to = 1 << (move & 63)
-        if to & anywhere:
-            frm = 1 << (move >> 6)
-            for part, landing in zip(parts, landings):
-                if frm & part:
-                    if to & landing and connected(own ^ frm | to):
-                        return True
-                    break
+    occupied = own | opp
+    rest = own
+    while rest != U0:
+        square = lowest_bit(rest)
+        low = lowest(rest)
+        rest ^= low
+        for kind in range(4):
+            line = 4 * square + kind
+            base = (line * 9 + popcount(occupied & LINES[line])) * 4
+            for index in range(base, base + 4, 2):
+                bit = JUMPS[index + 1]
+                if (bit & anywhere != U0 and (JUMPS[index] & opp) | (bit & own) == U0
+                        and connected((own ^ low) | bit)):
+                    return True
     return False
 
 
-def evaluate(black: int, white: int, to_move: int, ply: int) -> tuple[int, int]:
-    """(black's value, white's value) of a position; they sum to zero."""
-    black_mobility, black_blocked, white_mobility, white_blocked, entries = mobility(black, white)
+@kernel
+def evaluate(s):
+    """The value of the kernel state `s` (`games.loa.rules`) for the side to move."""
+    black = s[0]
+    white = s[1]
+    side = s[2]
     black_quads, black_euler4 = quads(black)
     white_quads, white_euler4 = quads(white)
-    if to_move == 0:
-        if connects_in_one(black, black_euler4, entries, 0):
-            return WIN_IN_ONE, -WIN_IN_ONE
-        threat = -THREAT if connects_in_one(white, white_euler4, entries, 1) else 0
+    if side == BLACK:
+        if connects_in_one(black, white, black_euler4):
+            return np.int64(WIN_IN_ONE)
+        threat = -THREAT if connects_in_one(white, black, white_euler4) else 0
         tempo = TEMPO
     else:
-        if connects_in_one(white, white_euler4, entries, 1):
-            return -WIN_IN_ONE, WIN_IN_ONE
-        threat = THREAT if connects_in_one(black, black_euler4, entries, 0) else 0
+        if connects_in_one(white, black, white_euler4):
+            return np.int64(WIN_IN_ONE)
+        threat = THREAT if connects_in_one(black, white, black_euler4) else 0
         tempo = -TEMPO
+    black_mobility, black_blocked, white_mobility, white_blocked = mobility(black, white)
     black_concentration, black_table = shape(black)
     white_concentration, white_table = shape(white)
     value = (
@@ -319,8 +388,8 @@ def evaluate(black: int, white: int, to_move: int, ply: int) -> tuple[int, int]:
         + threat
         + tempo
     )
-    left = MAX_PLIES - ply
+    left = MAX_PLIES - s[3]
     if left < HORIZON:
         # Truncated toward zero, so that the two colours stay exact opposites.
         value = value * left // HORIZON if value >= 0 else -(-value * left // HORIZON)
-    return value, -value
+    return np.int64(value) if side == BLACK else np.int64(-value)

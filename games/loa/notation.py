@@ -16,7 +16,7 @@ from games.base import (
     split_fields,
     square_name,
 )
-from games.loa.bitboards import MAX_PLIES, PASS
+from games.loa.rules import MAX_PLIES, PASS
 
 _SIDES = {"b": 0, "w": 1}
 #: The most checkers a side ever has (its start count); the fewest is one.

@@ -1,27 +1,40 @@
-"""Lines of Action rules over two 64-bit bitboards held in Python ints.
+"""Lines of Action rules as kernels (`games.kernel`) over two 64-bit bitboards.
 
-The kernels (`generate_moves`, `apply_move`, `status_of`, `compute_key`) are plain
-functions of ints so that a compiled core can mirror them one for one; `LoaState` and
-`LoaGame` wrap them behind the `games.base` protocols.
+A kernel state is the tuple `(black, white, to_move, ply, key, status)`: the two
+bitboards (np.uint64, a1 = bit 0, h8 = bit 63), the side to move (np.int64, 0 black,
+1 white), the plies played (np.int64, 0..MAX_PLIES), the Zobrist key (np.uint64) and the
+status (np.int64): IN_PLAY, BLACK_WON, WHITE_WON or DRAWN. The status is settled when a
+state is made, as the referee checks after every move (the last mover first, then the
+side to move, then the ply cap), because the search asks every state for its result and
+the move list must be empty once the game is over.
+
+Moves are `from << 6 | to`, listed checker by checker from the lowest square, each
+checker's along its row, file, diagonal and anti-diagonal, each line's two directions in
+the order of `bitboards.LINE_STEPS`; PASS alone when there is no other move.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple, Sequence
+import numpy as np
 
-from games.base import Outcome, zobrist_keys
-from games.loa import evaluation, fixtures, notation
-from games.loa.bitboards import MAX_PLIES, PASS, SQUARE_LINES, connected
+from games.base import ONGOING, zobrist_keys
+from games.kernel import kernel, lowest_bit, popcount
+from games.loa.bitboards import JUMPS, LINES, U0, U1, connected
 
 BLACK, WHITE = 0, 1
+STATE_TYPES = (np.uint64, np.uint64, np.int64, np.int64, np.uint64, np.int64)
 #: b1-g1 and b8-g8.
-BLACK_START = 0x7E0000000000007E
+BLACK_START = np.uint64(0x7E0000000000007E)
 #: a2-a7 and h2-h7.
-WHITE_START = 0x0081818181818100
+WHITE_START = np.uint64(0x0081818181818100)
 
-#: `status` values of a state: the game goes on, black or white has won, drawn.
-ONGOING, BLACK_WON, WHITE_WON, DRAWN = 0, 1, 2, 3
-_WON = (BLACK_WON, WHITE_WON)
+#: The game is drawn once this many plies have been played without a connection.
+MAX_PLIES = 150
+#: The move int of `pass`, the only move of a side that has no other.
+PASS = 1 << 12
+
+#: The status of a state: the game goes on, black or white has won, drawn.
+IN_PLAY, BLACK_WON, WHITE_WON, DRAWN = 0, 1, 2, 3
 
 # Keys 0..63 black checkers, 64..127 white checkers, 128 white to move, 129..279 the
 # ply counter 0..150. Changing the seed or this layout invalidates saved hash files:
@@ -34,196 +47,165 @@ _WON = (BLACK_WON, WHITE_WON)
 # table almost nothing; only repetitions (the same checkers 2k plies later) get apart.
 KEY_SCHEME = 1
 _KEYS = zobrist_keys(0x10AC0DE5, 129 + MAX_PLIES + 1)
-_CHECKER_KEYS = (_KEYS[:64], _KEYS[64:128])
-_SIDE_KEY = _KEYS[128]
-_PLY_KEYS = _KEYS[129:]
-#: _STEP_KEYS[p]: what the key changes by, besides checkers, on the move that makes ply p.
-_STEP_KEYS = (0,) + tuple(_PLY_KEYS[p - 1] ^ _PLY_KEYS[p] ^ _SIDE_KEY for p in range(1, MAX_PLIES + 1))
+#: KEYS[s] black checker on s, KEYS[64 + s] white checker on s.
+KEYS = np.array(_KEYS[:128], dtype=np.uint64)
+SIDE_KEY = np.uint64(_KEYS[128])
+#: PLY_KEYS[p]: p plies played.
+PLY_KEYS = np.array(_KEYS[129:], dtype=np.uint64)
+#: STEP_KEYS[p]: what the key changes by, besides checkers, on the move that makes ply p.
+STEP_KEYS = np.array([0] + [_KEYS[128 + p] ^ _KEYS[129 + p] ^ _KEYS[128] for p in range(1, MAX_PLIES + 1)],
+                     dtype=np.uint64)
+
+#: 12 checkers, each with at most two jumps along each of its four lines.
+MAX_MOVES = 96
+MOVE_LIMIT = PASS + 1
+#: Moves index the history table as they are.
+HISTORY_MASK = 8191
 
 
-def generate_moves(own: int, opp: int) -> list[int]:
-    """The moves `from << 6 | to` of the side owning `own`, without `pass`.
+@kernel(inline=True)
+def _settle(mover, other, capture, mover_won, other_won, ply):
+    """The status after a move of the side owning `mover`: it wins if connected, else
+    the other side wins if connected (only a capture can make it so), else the game is
+    drawn from MAX_PLIES plies on."""
+    if connected(mover):
+        return mover_won
+    if capture and connected(other):
+        return other_won
+    if ply >= MAX_PLIES:
+        return np.int64(DRAWN)
+    return np.int64(IN_PLAY)
+
+
+@kernel
+def make_state(black, white, to_move, ply):
+    """The kernel state of a position, its key and status computed from scratch (the
+    side not to move being the last mover)."""
+    key = PLY_KEYS[ply]
+    if to_move == WHITE:
+        key ^= SIDE_KEY
+    board = black
+    while board != U0:
+        key ^= KEYS[lowest_bit(board)]
+        board &= board - U1
+    board = white
+    while board != U0:
+        key ^= KEYS[64 + lowest_bit(board)]
+        board &= board - U1
+    if to_move == WHITE:
+        status = _settle(black, white, True, np.int64(BLACK_WON), np.int64(WHITE_WON), ply)
+    else:
+        status = _settle(white, black, True, np.int64(WHITE_WON), np.int64(BLACK_WON), ply)
+    return (black, white, np.int64(to_move), np.int64(ply), key, status)
+
+
+@kernel
+def generate_moves(own, opp, out):
+    """The moves of the side owning `own`, without `pass`, into out[:n]; returns n.
 
     Each checker jumps, along each of its four lines, as many squares as the line holds
-    checkers of both sides; it may cross its own checkers but no enemy one, and may
-    land on an empty square or an enemy checker (a capture), never on its own.
-    """
+    checkers of both sides; it may cross its own checkers but no enemy one, and may land
+    on an empty square or an enemy checker (a capture), never on its own. Every jump is
+    written at out[n] and counted only when legal: a checker has at most 8 jumps, so
+    out[n] stays below MAX_MOVES."""
     occupied = own | opp
-    blockers = opp | own << 64
-    moves = []
-    append = moves.append
+    n = 0
     rest = own
-    while rest:
-        low = rest & -rest
-        rest ^= low
-        row, file, diagonal, anti, by_row, by_file, by_diagonal, by_anti = SQUARE_LINES[
-            low.bit_length() - 1]
-        for stop, move in by_row[(occupied & row).bit_count()]:
-            if not stop & blockers:
-                append(move)
-        for stop, move in by_file[(occupied & file).bit_count()]:
-            if not stop & blockers:
-                append(move)
-        for stop, move in by_diagonal[(occupied & diagonal).bit_count()]:
-            if not stop & blockers:
-                append(move)
-        for stop, move in by_anti[(occupied & anti).bit_count()]:
-            if not stop & blockers:
-                append(move)
-    return moves
+    while rest != U0:
+        square = lowest_bit(rest)
+        rest &= rest - U1
+        origin = square << 6
+        for kind in range(4):
+            line = 4 * square + kind
+            base = (line * 9 + popcount(occupied & LINES[line])) * 4
+            bit = JUMPS[base + 1]
+            out[n] = origin | lowest_bit(bit)
+            n += (JUMPS[base] & opp) | (bit & own) == U0
+            bit = JUMPS[base + 3]
+            out[n] = origin | lowest_bit(bit)
+            n += (JUMPS[base + 2] & opp) | (bit & own) == U0
+    return n
 
 
-def apply_move(own: int, opp: int, move: int) -> tuple[int, int]:
-    """The (own, opp) boards after `move` (not `pass`), a capture removing the enemy."""
-    to_bit = 1 << (move & 63)
-    return own ^ (1 << (move >> 6)) ^ to_bit, opp & ~to_bit
+@kernel
+def legal_moves(s, out):
+    """The moves of the side to move into out[:n]; returns n: none once the game is
+    over, PASS alone when the side has no other move."""
+    if s[5] != IN_PLAY:
+        return 0
+    if s[2] == BLACK:
+        n = generate_moves(s[0], s[1], out)
+    else:
+        n = generate_moves(s[1], s[0], out)
+    if n == 0:
+        out[0] = PASS
+        n = 1
+    return n
 
 
-def status_of(black: int, white: int, to_move: int, ply: int) -> int:
-    """The status of a position, checked as the referee does after the move that made it.
-
-    The last mover (the side not to move) wins if connected; else the side to move wins
-    if connected; else the game is drawn from ply MAX_PLIES on.
-    """
-    boards = (black, white)
-    mover = to_move ^ 1
-    if connected(boards[mover]):
-        return _WON[mover]
-    if connected(boards[to_move]):
-        return _WON[to_move]
-    return DRAWN if ply >= MAX_PLIES else ONGOING
-
-
-def compute_key(black: int, white: int, to_move: int, ply: int) -> int:
-    """The Zobrist key of a position, from scratch."""
-    key = _PLY_KEYS[ply] ^ (_SIDE_KEY if to_move == WHITE else 0)
-    for colour, board in ((BLACK, black), (WHITE, white)):
-        keys = _CHECKER_KEYS[colour]
-        while board:
-            low = board & -board
-            key ^= keys[low.bit_length() - 1]
-            board ^= low
-    return key
-
-
-_new_state = tuple.__new__
-_BLACK_KEYS, _WHITE_KEYS = _CHECKER_KEYS
-
-
-class LoaState(NamedTuple):
-    """A Lines of Action position: the two bitboards, the side to move, the plies
-    played, the Zobrist key and the status (ONGOING, BLACK_WON, WHITE_WON or DRAWN).
-
-    The status is settled when the state is made, because the search asks every state
-    for its outcome and the move list must be empty once the game is over.
-    """
-
-    black: int
-    white: int
-    to_move: int
-    ply: int
-    key: int
-    status: int
-
-    def legal_moves(self) -> list[int]:
-        black, white, to_move, _, _, status = self
-        if status:
-            return []
-        moves = generate_moves(black, white) if to_move == BLACK else generate_moves(white, black)
-        return moves or [PASS]
-
-    def play(self, move: int) -> "LoaState":
-        # Only called while the game goes on, so neither side is connected yet: the mover
-        # may be now, and the other side only if it lost a checker.
-        black, white, to_move, ply, key, status = self
-        ply += 1
-        key ^= _STEP_KEYS[ply]
-        if move == PASS:
-            return _new_state(LoaState, (black, white, to_move ^ 1, ply, key,
-                                         DRAWN if ply >= MAX_PLIES else ONGOING))
-        frm = move >> 6
-        to = move & 63
-        to_bit = 1 << to
-        if to_move == BLACK:
-            black ^= (1 << frm) | to_bit
-            key ^= _BLACK_KEYS[frm] ^ _BLACK_KEYS[to]
-            if white & to_bit:
-                white ^= to_bit
-                key ^= _WHITE_KEYS[to]
-                status = (BLACK_WON if connected(black) else WHITE_WON if connected(white)
-                          else DRAWN if ply >= MAX_PLIES else ONGOING)
-            else:
-                status = BLACK_WON if connected(black) else DRAWN if ply >= MAX_PLIES else ONGOING
-            return _new_state(LoaState, (black, white, WHITE, ply, key, status))
-        white ^= (1 << frm) | to_bit
-        key ^= _WHITE_KEYS[frm] ^ _WHITE_KEYS[to]
-        if black & to_bit:
-            black ^= to_bit
-            key ^= _BLACK_KEYS[to]
-            status = (WHITE_WON if connected(white) else BLACK_WON if connected(black)
-                      else DRAWN if ply >= MAX_PLIES else ONGOING)
-        else:
-            status = WHITE_WON if connected(white) else DRAWN if ply >= MAX_PLIES else ONGOING
-        return _new_state(LoaState, (black, white, BLACK, ply, key, status))
-
-    def outcome(self) -> Outcome | None:
-        return _OUTCOMES[self.status]
+@kernel
+def play(s, move):
+    """The position after `move` (PASS included), ply, key and status included."""
+    black, white, to_move, ply, key, status = s
+    ply += 1
+    key ^= STEP_KEYS[ply]
+    if move == PASS:
+        status = np.int64(DRAWN) if ply >= MAX_PLIES else np.int64(IN_PLAY)
+        return (black, white, to_move ^ 1, ply, key, status)
+    frm = move >> 6
+    to = move & 63
+    frm_bit = U1 << np.uint64(frm)
+    to_bit = U1 << np.uint64(to)
+    if to_move == BLACK:
+        black ^= frm_bit | to_bit
+        key ^= KEYS[frm] ^ KEYS[to]
+        capture = (white & to_bit) != U0
+        if capture:
+            white ^= to_bit
+            key ^= KEYS[64 + to]
+        status = _settle(black, white, capture, np.int64(BLACK_WON), np.int64(WHITE_WON), ply)
+        return (black, white, np.int64(WHITE), ply, key, status)
+    white ^= frm_bit | to_bit
+    key ^= KEYS[64 + frm] ^ KEYS[64 + to]
+    capture = (black & to_bit) != U0
+    if capture:
+        black ^= to_bit
+        key ^= KEYS[to]
+    status = _settle(white, black, capture, np.int64(WHITE_WON), np.int64(BLACK_WON), ply)
+    return (black, white, np.int64(BLACK), ply, key, status)
 
 
-_OUTCOMES = (
-    None,
-    Outcome((1, -1), BLACK, "connected"),
-    Outcome((-1, 1), WHITE, "connected"),
-    Outcome((0, 0), None, f"{MAX_PLIES} plies"),
-)
+@kernel
+def key(s):
+    return s[4]
 
 
-def make_state(black: int, white: int, to_move: int, ply: int = 0) -> LoaState:
-    """A state with its key and status computed from scratch."""
-    return LoaState(black, white, to_move, ply, compute_key(black, white, to_move, ply),
-                    status_of(black, white, to_move, ply))
+@kernel
+def to_move(s):
+    return s[2]
 
 
-class LoaGame:
-    """The Lines of Action rules descriptor (see the package docstring)."""
-
-    name = "loa"
-    listing_order = 3
-    num_players = 2
-    zero_sum = True
-    player_names = ("b", "w")
-    white_player = WHITE
-    key_scheme = KEY_SCHEME
-    bench_perft_depth = fixtures.BENCH_PERFT_DEPTH
-    bench_positions = fixtures.BENCH_POSITIONS
-    bench_depth = fixtures.BENCH_DEPTH
-    bench_nodes = fixtures.BENCH_NODES
-
-    def initial_state(self, params: dict[str, str]) -> LoaState:
-        notation.check_no_params(params)
-        return make_state(BLACK_START, WHITE_START, BLACK)
-
-    def parse_board(self, tokens: Sequence[str]) -> LoaState:
-        return make_state(*notation.parse_board(tokens))
-
-    def format_board(self, state: LoaState) -> str:
-        return notation.format_board(state.black, state.white, state.to_move, state.ply)
-
-    def parse_move(self, state: LoaState, text: str) -> int:
-        return notation.parse_move(text, state.legal_moves())
-
-    def format_move(self, state: LoaState, move: int) -> str:
-        return notation.format_move(move)
-
-    def evaluate(self, state: LoaState) -> tuple[int, ...]:
-        return evaluation.evaluate(state.black, state.white, state.to_move, state.ply)
-
-    def picture(self, state: LoaState) -> list[str]:
-        return notation.picture(state.black, state.white, state.to_move, state.ply)
-
-    def solvable(self, state: LoaState) -> bool:
-        # Games end by connection long before the board empties: no exact endgame.
-        return False
+@kernel
+def result(s):
+    """ONGOING while the game goes on, else the sign of the side to move's return."""
+    status = s[5]
+    if status == IN_PLAY:
+        return np.int64(ONGOING)
+    if status == DRAWN:
+        return np.int64(0)
+    if status - BLACK_WON == s[2]:
+        return np.int64(1)
+    return np.int64(-1)
 
 
-GAME = LoaGame()
+@kernel
+def margin(s):
+    """LOA scores no margin: the side to move's return."""
+    return result(s)
+
+
+@kernel
+def solvable(s):
+    """Never: games end by connection long before the board empties, so there is no
+    exact endgame search."""
+    return False

@@ -1,0 +1,78 @@
+"""The Lines of Action descriptor: positions from parameters and board texts, moves and
+outcomes as text, over the kernels of `rules` and `evaluation`."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from games.base import Outcome, Position
+from games.kernel import interpreted_namespace
+from games.loa import evaluation, fixtures, notation, rules
+
+#: The outcome of each status of a kernel state (`rules.IN_PLAY` has none).
+_OUTCOMES = {
+    rules.BLACK_WON: Outcome((1, -1), rules.BLACK, "connected"),
+    rules.WHITE_WON: Outcome((-1, 1), rules.WHITE, "connected"),
+    rules.DRAWN: Outcome((0, 0), None, f"{rules.MAX_PLIES} plies"),
+}
+
+
+class LoaGame:
+    """Lines of Action (see the package docstring)."""
+
+    name = "loa"
+    rules = rules
+    evaluation = evaluation
+    listing_order = 3
+    num_players = 2
+    zero_sum = True
+    player_names = ("b", "w")
+    white_player = rules.WHITE
+    key_scheme = rules.KEY_SCHEME
+    bench_perft_depth = fixtures.BENCH_PERFT_DEPTH
+    bench_positions = fixtures.BENCH_POSITIONS
+    bench_depth = fixtures.BENCH_DEPTH
+    bench_nodes = fixtures.BENCH_NODES
+
+    def _position(self, black: int, white: int, to_move: int, ply: int) -> Position:
+        return Position(self, interpreted_namespace(rules).make_state(
+            np.uint64(black), np.uint64(white), to_move, ply))
+
+    def initial_state(self, params: dict[str, str]) -> Position:
+        notation.check_no_params(params)
+        return self._position(rules.BLACK_START, rules.WHITE_START, rules.BLACK, 0)
+
+    def parse_board(self, tokens: Sequence[str]) -> Position:
+        return self._position(*notation.parse_board(tokens))
+
+    def format_board(self, position: Position) -> str:
+        return notation.format_board(*self.checkers(position), position.to_move, self.plies(position))
+
+    def parse_move(self, position: Position, text: str) -> int:
+        return notation.parse_move(text, position.legal_moves())
+
+    def format_move(self, position: Position, move: int) -> str:
+        return notation.format_move(move)
+
+    def outcome(self, position: Position) -> Outcome | None:
+        return _OUTCOMES.get(int(position.s[5]))
+
+    def evaluate(self, position: Position) -> tuple[int, ...]:
+        value = int(interpreted_namespace(evaluation).evaluate(position.s))
+        return (value, -value) if position.to_move == rules.BLACK else (-value, value)
+
+    def picture(self, position: Position) -> list[str]:
+        return notation.picture(*self.checkers(position), position.to_move, self.plies(position))
+
+    def checkers(self, position: Position) -> tuple[int, int]:
+        """The (black, white) bitboards of `position` (a1 = bit 0)."""
+        return int(position.s[0]), int(position.s[1])
+
+    def plies(self, position: Position) -> int:
+        """The plies played before `position` (0..rules.MAX_PLIES)."""
+        return int(position.s[3])
+
+
+GAME = LoaGame()
