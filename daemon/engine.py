@@ -44,6 +44,10 @@ GUARD_MS = 6
 #: The search's own deadline keeps at least this many ms of a budget back, so that it
 #: answers before the loop has to force it (GUARD_MS).
 SEARCH_MARGIN_MS = 12
+#: What a `go` says while the compiled searches load: a search with a deadline runs on
+#: the Python core at once, one without waits for them (see `search.specialised`).
+LOADING_NOW = "info string compiled core still loading: searching on the Python core until it is ready"
+LOADING_WAIT = "info string compiled core still loading: the search starts when it is ready"
 #: After `stop`, the loop waits this long for the search's own final report.
 STOP_GRACE_MS = 100
 #: With clocks (no movetime), the loop forces `bestmove` this long after the budget.
@@ -329,12 +333,12 @@ class Engine:
         if self._winding_down is not None:
             await self._winding_down.wait()
             self._winding_down = None
-        if self.loading:
-            self.write("info string compiled core still loading: searching on the Python core until it is ready")
         stop = StopSignal()
         active = ActiveSearch(position, limits, stop)
         if not active.pondering:
             self._arm(active, received_ns)
+        if self.loading:
+            self.write(LOADING_NOW if stop.deadline_ns is not None else LOADING_WAIT)
         self.active = active
         active.run = SearchRun(
             self.searcher.search(position, stop), stop, lambda report: self._on_report(active, report)

@@ -268,7 +268,7 @@ class AlphaBeta:
         """
         from search.specialised import ready_searches
 
-        self._kernels = ready_searches(self.game, self.compiled)
+        self._kernels = ready_searches(self.game, self.compiled, stop)
         self.nodes = 0
         self.seldepth = 0
         self.table.new_search()

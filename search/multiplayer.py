@@ -391,7 +391,7 @@ class MultiPlayerSearch:
         """
         from search.specialised import ready_searches
 
-        self._kernels = ready_searches(self.game, self.compiled)
+        self._kernels = ready_searches(self.game, self.compiled, stop)
         self.nodes = 0
         self.seldepth = 0
         self._me = root.to_move

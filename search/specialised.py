@@ -8,8 +8,8 @@ namespace also holds the game's own kernels (`rules` and `evaluate`) in the same
 
 Compiled code loads from numba's cache in a fraction of a second, and compiles in
 seconds to a minute the first time after a change. `load_in_background(game)` starts
-that in a thread; `ready_searches(game, compiled)` gives the compiled searches once they
-are loaded and the interpreted ones while they load.
+that in a thread; `ready_searches(game, compiled, stop)` gives the compiled searches once
+they are loaded, and while they load the interpreted ones to a search with a deadline.
 """
 
 from __future__ import annotations
@@ -22,8 +22,12 @@ from types import ModuleType, SimpleNamespace
 from games.base import Game
 from games.kernel import COMPILING, interpreted, specialise
 from search import alphabeta, multiplayer, perft, solver
+from search.limits import StopSignal
 
 LOG = logging.getLogger("engine.search")
+
+#: How often a search waiting for the compiled code looks at its stop signal.
+LOAD_POLL_S = 0.005
 
 _lock = threading.Lock()
 _made: dict[tuple[str, bool], SimpleNamespace] = {}
@@ -102,13 +106,22 @@ def wait_loaded(game: Game, timeout: float) -> bool:
     return game.name in _loaded
 
 
-def ready_searches(game: Game, compiled: bool) -> SimpleNamespace:
+def ready_searches(game: Game, compiled: bool, stop: StopSignal | None = None) -> SimpleNamespace:
     """The searches a search of `game` runs now: compiled when asked and loaded (loaded
-    here and now when no background load is under way), else interpreted."""
+    here and now when no background load is under way). While a background load runs,
+    a search with a deadline runs interpreted at once; one without (`stop` given, no
+    deadline armed on it) waits for the load, until `stop` stops it or arms a deadline,
+    and then runs interpreted only if the load has not finished."""
     if compiled and COMPILING and game.name not in _loaded:
-        if game.name in _loading:
-            return searches(game, False)
-        warm(game)
+        thread = _loading.get(game.name)
+        if thread is None:
+            warm(game)
+        else:
+            while (stop is not None and stop.deadline_ns is None and not stop.stopped
+                   and thread.is_alive()):
+                thread.join(LOAD_POLL_S)
+            if game.name not in _loaded:
+                return searches(game, False)
     return searches(game, compiled)
 
 
