@@ -1,15 +1,20 @@
 """Knight Isolation: referee vectors with their eliminations, the seeded start squares,
-recorded games to their scores, and the turn cap."""
+recorded games to their scores, the turn cap, perft, and the endgame kernels."""
 
 from __future__ import annotations
 
+import random
+from functools import lru_cache
+
+import numpy as np
 import pytest
 
 from games import find_game
 from games.base import BadParameterError, BoardTextError
-from games.isolation.endgame import elimination_order, longest_path, region
+from games.isolation import endgame, rules
 from games.isolation.javarandom import JavaRandom, start_squares
-from games.isolation.rules import KNIGHT
+from games.kernel import interpreted_namespace
+from search.perft import perft
 from tests.conftest import load_vectors
 
 GAME = find_game("isolation")
@@ -39,7 +44,7 @@ def test_a_player_without_a_move_is_put_out_before_anyone_moves() -> None:
         assert record["legal"] == []
         state = GAME.parse_board(board_of(record))
         player = LETTERS.index(record["to_move"])
-        assert not state.alive >> player & 1, "put out at its turn"
+        assert not GAME.alive(state) >> player & 1, "put out at its turn"
         assert state.outcome() is not None or state.legal_moves()
 
 
@@ -53,7 +58,7 @@ def test_the_seeded_start_squares_match_the_referee() -> None:
     for seed, squares in seeds.items():
         assert [GAME.format_move(None, s) for s in start_squares(seed)] == squares
         state = GAME.initial_state({"seed": str(seed)})
-        assert [GAME.format_move(None, s) for s in state.knights] == squares
+        assert [GAME.format_move(None, s) for s in GAME.knights(state)] == squares
 
 
 def test_java_random_matches_known_values() -> None:
@@ -78,7 +83,7 @@ def test_recorded_games_replay_to_the_referee_scores() -> None:
             if record.get("eliminated_without_input"):
                 continue
             assert GAME.format_board(state).split()[0] == "/".join(record["board"]), (index, record["turn"])
-            assert 1 + state.blocked.bit_count() + 3 - state.alive.bit_count() == record["turn"]
+            assert 1 + GAME.blocked(state).bit_count() + 3 - GAME.alive(state).bit_count() == record["turn"]
             state = state.play(GAME.parse_move(state, record["move_played"]))
         assert terminal is not None
         outcome = state.outcome()
@@ -124,17 +129,67 @@ def test_seed_parameter() -> None:
     assert GAME.initial_state({}) == GAME.initial_state({"seed": "0"})
 
 
-def test_endgame_longest_paths_and_elimination_order() -> None:
-    # A 2x3 block: a knight on a1 can visit b3 then c1 then a2 then c3 then ... check by brute force.
-    free = sum(1 << s for s in (1, 2, 8, 9, 10, 16, 17, 18))
-    def brute(square: int, left: int) -> int:
-        best = 0
-        for target in range(64):
-            if KNIGHT[square] >> target & 1 and left >> target & 1:
-                best = max(best, 1 + brute(target, left & ~(1 << target)))
-        return best
-    assert longest_path(0, free) == brute(0, free)
-    assert region(0, free) & ~free == 0
-    assert elimination_order([2, 1, 5], 0b111, 0) == [1, 0, 2]
-    assert elimination_order([1, 1, 1], 0b111, 1) == [1, 2, 0]
-    assert elimination_order([0, 3, 3], 0b110, 1) == [1, 2]
+PERFT_FROM_SEEDS = {
+    0: [6, 35, 262, 973, 4474, 15579, 76551, 327653],
+    1: [6, 42, 204, 1171, 4206],
+    7: [8, 64, 496, 1948, 8788],
+    12345: [8, 47, 350, 1630, 5968],
+}
+
+
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "interpreted"])
+def test_perft_from_seeded_starts(compiled: bool) -> None:
+    for seed, counts in PERFT_FROM_SEEDS.items():
+        state = GAME.initial_state({"seed": str(seed)})
+        depths = range(1, min(len(counts), 7 if compiled else 5) + 1)
+        assert [perft(state, depth, compiled) for depth in depths] == counts[:len(depths)], seed
+
+
+@pytest.mark.slow
+def test_perft_8() -> None:
+    assert perft(GAME.initial_state({}), 8) == PERFT_FROM_SEEDS[0][7]
+
+
+def test_out_order_gives_the_scores() -> None:
+    rows = "r......./......../......../......../......../......../......../.g.b...."
+    state = GAME.parse_board([rows, "r", "alive=r", "out=bg"])
+    assert GAME.scores(state) == (-1, 1, 0)
+    assert GAME.format_board(state).endswith(" r alive=r out=bg")
+    outcome = state.outcome()
+    assert outcome is not None and outcome.returns == (2, 1, 0) and outcome.winner == 0
+    assert GAME.scores(GAME.parse_board([rows, "r", "alive=rg"])) == (-1, -1, 0)
+
+
+@lru_cache(maxsize=None)
+def brute_longest(square: int, free: int) -> int:
+    knight = int(rules.KNIGHT[square])
+    return max((1 + brute_longest(target, free & ~(1 << target))
+                for target in range(64) if knight >> target & 1 and free >> target & 1), default=0)
+
+
+def test_knight_table_is_the_knight_spread() -> None:
+    for square in range(64):
+        assert rules.KNIGHT[square] == rules.knight_spread(rules.SQUARE[square])
+    assert [int(rules.KNIGHT[square]).bit_count() for square in (0, 1, 9, 18, 27, 63)] == [2, 3, 4, 8, 8, 2]
+
+
+@pytest.mark.parametrize("kernels", [endgame, interpreted_namespace(endgame)], ids=["compiled", "interpreted"])
+def test_endgame_regions_and_longest_paths(kernels) -> None:
+    rng = random.Random(5)
+    for _ in range(300):
+        free = sum(1 << square for square in rng.sample(range(64), rng.randrange(4, 20)))
+        start = rng.randrange(64)
+        own = int(kernels.region(np.int64(start), np.uint64(free)))
+        assert own & ~free == 0
+        assert kernels.region(np.int64(start), np.uint64(own)) == own
+        if own.bit_count() <= endgame.EXACT_REGION_LIMIT:
+            assert kernels.longest_path(np.int64(start), np.uint64(own)) == brute_longest(start, own)
+
+
+def test_endgame_final_scores_follow_the_elimination_order() -> None:
+    final_scores = interpreted_namespace(endgame).final_scores
+    # Moves left (2, 1, 5), red to move: green runs out first, then red.
+    assert final_scores(2, 1, 5, 0, 0b111, -1, -1, -1) == (1, 0, 2)
+    assert final_scores(1, 1, 1, 1, 0b111, -1, -1, -1) == (2, 0, 1)
+    # Red already out with score 0: green is out next, scoring 1.
+    assert final_scores(0, 0, 3, 1, 0b110, 0, -1, -1) == (0, 1, 2)
