@@ -1,5 +1,7 @@
 """Knight Isolation: referee vectors with their eliminations, the seeded start squares,
-recorded games to their scores, the turn cap, perft, and the endgame kernels."""
+recorded games to their scores, the turn cap, perft, the endgame kernels, and the
+compiled kernels against the interpreted ones on referee, played and arbitrary
+positions."""
 
 from __future__ import annotations
 
@@ -8,14 +10,17 @@ from functools import lru_cache
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from games import find_game
 from games.base import BadParameterError, BoardTextError
 from games.isolation import endgame, rules
 from games.isolation.javarandom import JavaRandom, start_squares
-from games.kernel import interpreted_namespace
+from games.kernel import COMPILING, interpreted_namespace
 from search.perft import perft
 from tests.conftest import load_vectors
+from tests.games.test_kernels import check_position
 
 GAME = find_game("isolation")
 RECORDS = load_vectors("isolation")
@@ -90,6 +95,61 @@ def test_recorded_games_replay_to_the_referee_scores() -> None:
         assert outcome is not None
         assert list(outcome.returns) == terminal["scores"], index
         assert GAME.player_names[outcome.winner] == terminal["winner"]
+
+
+def random_games(seed: int, games: int) -> list:
+    """Every position of `games` random games from random seeded starts."""
+    rng = random.Random(seed)
+    positions = []
+    for _ in range(games):
+        position = GAME.initial_state({"seed": str(rng.randrange(1 << 32))})
+        while True:
+            positions.append(position)
+            moves = position.legal_moves()
+            if not moves:
+                break
+            position = position.play(rng.choice(moves))
+    return positions
+
+
+needs_numba = pytest.mark.skipif(not COMPILING, reason="numba is not available")
+
+
+@needs_numba
+def test_compiled_kernels_agree_on_every_referee_position() -> None:
+    for record in RECORDS:
+        if "board" in record and not record.get("terminal"):
+            check_position(GAME, GAME.parse_board(board_of(record)))
+
+
+@needs_numba
+def test_compiled_kernels_agree_through_eliminations_and_decided_endgames() -> None:
+    positions = random_games(11, 60)
+    decided = [p for p in positions if max(GAME.evaluate(p)) >= 90_000]
+    assert len(decided) > 100 and any(GAME.alive(p) != 0b111 for p in positions)
+    for position in positions:
+        check_position(GAME, position)
+
+
+@needs_numba
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, (1 << 64) - 1), st.lists(st.integers(0, 63), min_size=3, max_size=3, unique=True),
+       st.integers(0, 2), st.integers(1, 7), st.permutations([0, 1, 2]))
+def test_compiled_kernels_agree_on_arbitrary_boards(blocked: int, knights: list[int], to_move: int, alive: int,
+                                                    out_order: list[int]) -> None:
+    for square in knights:
+        blocked &= ~(1 << square)
+    if not alive >> to_move & 1:
+        to_move = alive.bit_length() - 1
+    order = [player for player in out_order if not alive >> player & 1]
+    letters = "".join(LETTERS[player] for player in range(3) if alive >> player & 1)
+    cells = {square: LETTERS[player] for player, square in enumerate(knights)}
+    grid = "/".join("".join(cells.get(rank * 8 + file, "#" if blocked >> (rank * 8 + file) & 1 else ".")
+                            for file in range(8)) for rank in range(7, -1, -1))
+    tokens = [grid, LETTERS[to_move], f"alive={letters}"]
+    if order:
+        tokens.append("out=" + "".join(LETTERS[player] for player in order))
+    check_position(GAME, GAME.parse_board(tokens))
 
 
 def test_turn_cap_leaves_the_players_still_in_at_zero() -> None:
@@ -173,21 +233,34 @@ def test_knight_table_is_the_knight_spread() -> None:
     assert [int(rules.KNIGHT[square]).bit_count() for square in (0, 1, 9, 18, 27, 63)] == [2, 3, 4, 8, 8, 2]
 
 
-@pytest.mark.parametrize("kernels", [endgame, interpreted_namespace(endgame)], ids=["compiled", "interpreted"])
-def test_endgame_regions_and_longest_paths(kernels) -> None:
+ENDGAME_FORMS = pytest.mark.parametrize("kernels", [endgame, interpreted_namespace(endgame)],
+                                        ids=["compiled", "interpreted"])
+
+
+@ENDGAME_FORMS
+def test_endgame_regions_and_moves_left(kernels) -> None:
     rng = random.Random(5)
+    exact = 0
     for _ in range(300):
-        free = sum(1 << square for square in rng.sample(range(64), rng.randrange(4, 20)))
+        free = sum(1 << square for square in rng.sample(range(64), rng.randrange(4, 24)))
         start = rng.randrange(64)
         own = int(kernels.region(np.int64(start), np.uint64(free)))
         assert own & ~free == 0
         assert kernels.region(np.int64(start), np.uint64(own)) == own
+        left = kernels.moves_left(np.int64(start), np.uint64(own))
         if own.bit_count() <= endgame.EXACT_REGION_LIMIT:
-            assert kernels.longest_path(np.int64(start), np.uint64(own)) == brute_longest(start, own)
+            assert left == brute_longest(start, own)
+            exact += own.bit_count() > 3
+        else:
+            assert left == own.bit_count()
+    assert exact > 20
 
 
-def test_endgame_final_scores_follow_the_elimination_order() -> None:
-    final_scores = interpreted_namespace(endgame).final_scores
+@ENDGAME_FORMS
+def test_endgame_final_scores_follow_the_elimination_order(kernels) -> None:
+    def final_scores(*values: int) -> tuple[int, ...]:
+        return tuple(int(score) for score in kernels.final_scores(*map(np.int64, values)))
+
     # Moves left (2, 1, 5), red to move: green runs out first, then red.
     assert final_scores(2, 1, 5, 0, 0b111, -1, -1, -1) == (1, 0, 2)
     assert final_scores(1, 1, 1, 1, 0b111, -1, -1, -1) == (2, 0, 1)

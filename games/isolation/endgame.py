@@ -59,17 +59,11 @@ def _longest(start, free, limit):
     return best
 
 
-@kernel
-def longest_path(start, free):
-    """The most jumps a knight on `start` can make over the squares of `free`, each used
-    once (exact; exponential in the size of `free`, so keep it small)."""
-    return _longest(start, free, popcount(free))
-
-
 @kernel(inline=True)
 def moves_left(start, own):
-    """The moves a knight on `start` can still make in its region `own`: exact up to
-    EXACT_REGION_LIMIT squares, else the region's size."""
+    """The moves a knight on `start` can still make in its region `own`: the longest
+    path over its squares, each used once, up to EXACT_REGION_LIMIT squares (exact;
+    exponential in the size of the region), else the region's size (an upper bound)."""
     count = popcount(own)
     if count <= EXACT_REGION_LIMIT:
         return _longest(start, own, count)
