@@ -199,7 +199,8 @@ def specialise(templates: Iterable[Callable], label: str, bindings: Mapping[str,
                                       template.__defaults__, template.__closure__)
         function.__qualname__ = f"{template.__qualname__}[{label}]"
         function.__doc__ = template.__doc__
-        made[template.__name__] = kernel(function, inline=getattr(template, "inline", False)) if compiled else function
+        inline = getattr(template, "inline", False)
+        made[template.__name__] = kernel(function, inline=inline) if compiled else function
     namespace.update(made)
     return types.SimpleNamespace(**made)
 

@@ -135,8 +135,8 @@ def test_compiled_kernels_agree_through_eliminations_and_decided_endgames() -> N
 @settings(max_examples=150, deadline=None)
 @given(st.integers(0, (1 << 64) - 1), st.lists(st.integers(0, 63), min_size=3, max_size=3, unique=True),
        st.integers(0, 2), st.integers(1, 7), st.permutations([0, 1, 2]))
-def test_compiled_kernels_agree_on_arbitrary_boards(blocked: int, knights: list[int], to_move: int, alive: int,
-                                                    out_order: list[int]) -> None:
+def test_compiled_kernels_agree_on_arbitrary_boards(blocked: int, knights: list[int], to_move: int,
+                                                    alive: int, out_order: list[int]) -> None:
     for square in knights:
         blocked &= ~(1 << square)
     if not alive >> to_move & 1:

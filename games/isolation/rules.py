@@ -86,8 +86,10 @@ OUT_KEY = 259
 @kernel(inline=True)
 def knight_spread(squares):
     """Every square a knight jump away from one of `squares`."""
-    return ((((squares << U17) | (squares >> U15)) & NOT_A) | (((squares << U15) | (squares >> U17)) & NOT_H)
-            | (((squares << U10) | (squares >> U6)) & NOT_AB) | (((squares << U6) | (squares >> U10)) & NOT_GH))
+    return ((((squares << U17) | (squares >> U15)) & NOT_A)
+            | (((squares << U15) | (squares >> U17)) & NOT_H)
+            | (((squares << U10) | (squares >> U6)) & NOT_AB)
+            | (((squares << U6) | (squares >> U10)) & NOT_GH))
 
 
 @kernel(inline=True)
