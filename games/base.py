@@ -29,6 +29,16 @@ The kernels of a game's `rules` module (all `games.kernel.kernel`s; `s` a kernel
     solvable(s) -> bool           whether an exact search to the end is cheap enough
                                   to replace the heuristic one
 
+A game of more than two players gives, in place of result, margin, evaluate(s) and
+solvable (`out` an int64 array of one slot per player):
+    returns(s, out) -> bool       whether the game is over; if so each player's return
+                                  (its final score, higher is better) into out
+    evaluate(s, out)              each player's heuristic value into out
+    moves_for(s, player, out) -> n        the moves `player` would have if it were its
+                                          turn (none when it is out of the game)
+    play_for(s, player, move, next) -> s  `player` plays `move` and the turn goes to
+                                          `next` (`play` is it with the rules' next)
+
 Values are per player, never per colour: an evaluation or an outcome is a tuple with one
 entry per player, in turn-order index (player 0 moves first in the start position).
 """

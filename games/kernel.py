@@ -199,9 +199,17 @@ def specialise(templates: Iterable[Callable], label: str, bindings: Mapping[str,
                                       template.__defaults__, template.__closure__)
         function.__qualname__ = f"{template.__qualname__}[{label}]"
         function.__doc__ = template.__doc__
-        made[template.__name__] = kernel(function) if compiled else function
+        inline = getattr(template, "inline", False)
+        made[template.__name__] = kernel(function, inline=inline) if compiled else function
     namespace.update(made)
     return types.SimpleNamespace(**made)
+
+
+def inline_template(template: Callable) -> Callable:
+    """Decorator over a template of `specialise`: compiled, its specialisations are
+    inlined into their callers (as `kernel(inline=True)`); for small ones on hot paths."""
+    template.inline = True  # type: ignore[attr-defined]
+    return template
 
 
 # ---- intrinsics -------------------------------------------------------------------------

@@ -22,7 +22,8 @@ move, next_player)`, `returns(s, out)` (whether the game is over; each player's 
 into out) and `evaluate(s, out)` (each player's value into out)), specialised per game
 by `search.specialised`. Their work block holds, after the shared slots and the history
 table, the evaluation triple (`VALUES`) and the per-ply move lists (`MOVE_LISTS`).
-`MultiPlayerSearch` deepens in Python and reports. A stopped iteration sets
+`MultiPlayerSearch` deepens in Python and reports, the paranoid line read from the
+table by the `principal_variation` kernel. A stopped iteration sets
 work[ABORTED] and unwinds at once; the best root move found so far is in
 work[PARTIAL_MOVE] (-1 none).
 """
@@ -35,7 +36,7 @@ from typing import Iterator
 import numpy as np
 
 from games.base import Game, Position, zobrist_keys
-from games.kernel import COMPILING, kernel
+from games.kernel import COMPILING, inline_template, kernel
 from search.core import INFINITY, MAX_PLY, Aborted, SearchReport
 from search.limits import StopSignal
 from search.tt import (
@@ -49,7 +50,6 @@ from search.tt import (
     entry_value,
     tt_probe,
     tt_store,
-    unpack_move,
 )
 from search.work import (
     ABORTED,
@@ -116,11 +116,13 @@ def _enter(ply, work):
     return False
 
 
+@inline_template
 def _terminal_utility(work, ply, me):
     return _utility(WIN_VALUE * work[VALUES] - ply, WIN_VALUE * work[VALUES + 1] - ply,
                     WIN_VALUE * work[VALUES + 2] - ply, me)
 
 
+@inline_template
 def _static_utility(s, me, work):
     evaluate(s, work[VALUES:VALUES + PLAYERS])
     return _utility(work[VALUES], work[VALUES + 1], work[VALUES + 2], me)
@@ -342,18 +344,47 @@ def maxn_root(s, depth, me, salt, cells, work):
     return _utility(v0, v1, v2, me)
 
 
-TEMPLATES = (_terminal_utility, _static_utility, _paranoid, paranoid_root, _brs, brs_root, _maxn, maxn_root)
+def principal_variation(s, first, length, salt, cells, moves, line):
+    """The paranoid search's line: `first`, then the table's moves (under `key ^ salt`)
+    while they stay legal, at most `length`; written to `line`, returns the count.
+    `moves` holds MAX_MOVES moves."""
+    line[0] = first
+    count = 1
+    s = play(s, first)
+    while count < length:
+        entry = tt_probe(cells, key(s) ^ salt)
+        move = entry_move(entry)
+        if entry == 0 or move < 0:
+            break
+        legal = False
+        for i in range(legal_moves(s, moves)):
+            if moves[i] == move:
+                legal = True
+                break
+        if not legal:
+            break
+        line[count] = move
+        count += 1
+        s = play(s, move)
+    return count
+
+
+TEMPLATES = (_terminal_utility, _static_utility, _paranoid, paranoid_root, _brs, brs_root, _maxn, maxn_root,
+             principal_variation)
 _ROOTS = {"paranoid": "paranoid_root", "brs": "brs_root", "maxn": "maxn_root"}
 
 
 def warm(kernels, position: Position) -> None:
-    """Call every root iteration once from `position` (one with moves), so that numba
-    loads them from its cache, or compiles them the first time."""
+    """Call every root iteration and the line once from `position` (one with moves), so
+    that numba loads them from its cache, or compiles them the first time."""
     cells = np.zeros((1 << 10, 2), dtype=np.uint64)
     work = new_work(_work_size(position.game.rules))
     me = kernels.to_move(position.s)
     for name in _ROOTS.values():
         getattr(kernels, name)(position.s, np.int64(2), me, np.uint64(0), cells, work)
+    kernels.principal_variation(position.s, np.int64(position.legal_moves()[0]), np.int64(2), np.uint64(0),
+                                cells, np.empty(kernels.MAX_MOVES, dtype=np.int64),
+                                np.empty(2, dtype=np.int64))
 
 
 class MultiPlayerSearch:
@@ -377,6 +408,7 @@ class MultiPlayerSearch:
         self.nodes = 0
         self.seldepth = 0
         self._work = new_work(_work_size(game.rules))
+        self._line_moves = np.empty(game.rules.MAX_MOVES, dtype=np.int64)
         self._kernels = None
         self._bridge: ControlBridge | None = None
         self._me = 0
@@ -454,18 +486,14 @@ class MultiPlayerSearch:
     def _line(self, root: Position, first: int, length: int) -> tuple[int, ...]:
         """The best move, then the table's moves while they stay legal (paranoid only:
         the other searches' lines are not a sequence of turns)."""
-        line = [first]
         if self.algorithm != "paranoid":
-            return tuple(line)
-        position = root.play(first)
-        while len(line) < length:
-            entry = self.table.probe(position.key ^ self._salt)
-            move = None if entry is None else unpack_move(entry)
-            if move is None or move not in position.legal_moves():
-                break
-            line.append(move)
-            position = position.play(move)
-        return tuple(line)
+            return (first,)
+        assert self._kernels is not None
+        line = np.empty(length, dtype=np.int64)
+        count = self._kernels.principal_variation(root.s, np.int64(first), np.int64(length),
+                                                  np.uint64(self._salt), self.table.cells,
+                                                  self._line_moves, line)
+        return tuple(line[:count].tolist())
 
     def _terminal(self, root: Position) -> int:
         """The searcher's utility of a root without moves (its returns at ply 0)."""

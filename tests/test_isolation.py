@@ -1,16 +1,26 @@
 """Knight Isolation: referee vectors with their eliminations, the seeded start squares,
-recorded games to their scores, and the turn cap."""
+recorded games to their scores, the turn cap, perft, the endgame kernels, and the
+compiled kernels against the interpreted ones on referee, played and arbitrary
+positions."""
 
 from __future__ import annotations
 
+import random
+from functools import lru_cache
+
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from games import find_game
 from games.base import BadParameterError, BoardTextError
-from games.isolation.endgame import elimination_order, longest_path, region
+from games.isolation import endgame, rules
 from games.isolation.javarandom import JavaRandom, start_squares
-from games.isolation.rules import KNIGHT
+from games.kernel import COMPILING, interpreted_namespace
+from search.perft import perft
 from tests.conftest import load_vectors
+from tests.games.test_kernels import check_position
 
 GAME = find_game("isolation")
 RECORDS = load_vectors("isolation")
@@ -39,7 +49,7 @@ def test_a_player_without_a_move_is_put_out_before_anyone_moves() -> None:
         assert record["legal"] == []
         state = GAME.parse_board(board_of(record))
         player = LETTERS.index(record["to_move"])
-        assert not state.alive >> player & 1, "put out at its turn"
+        assert not GAME.alive(state) >> player & 1, "put out at its turn"
         assert state.outcome() is not None or state.legal_moves()
 
 
@@ -53,7 +63,7 @@ def test_the_seeded_start_squares_match_the_referee() -> None:
     for seed, squares in seeds.items():
         assert [GAME.format_move(None, s) for s in start_squares(seed)] == squares
         state = GAME.initial_state({"seed": str(seed)})
-        assert [GAME.format_move(None, s) for s in state.knights] == squares
+        assert [GAME.format_move(None, s) for s in GAME.knights(state)] == squares
 
 
 def test_java_random_matches_known_values() -> None:
@@ -78,13 +88,68 @@ def test_recorded_games_replay_to_the_referee_scores() -> None:
             if record.get("eliminated_without_input"):
                 continue
             assert GAME.format_board(state).split()[0] == "/".join(record["board"]), (index, record["turn"])
-            assert 1 + state.blocked.bit_count() + 3 - state.alive.bit_count() == record["turn"]
+            assert 1 + GAME.blocked(state).bit_count() + 3 - GAME.alive(state).bit_count() == record["turn"]
             state = state.play(GAME.parse_move(state, record["move_played"]))
         assert terminal is not None
         outcome = state.outcome()
         assert outcome is not None
         assert list(outcome.returns) == terminal["scores"], index
         assert GAME.player_names[outcome.winner] == terminal["winner"]
+
+
+def random_games(seed: int, games: int) -> list:
+    """Every position of `games` random games from random seeded starts."""
+    rng = random.Random(seed)
+    positions = []
+    for _ in range(games):
+        position = GAME.initial_state({"seed": str(rng.randrange(1 << 32))})
+        while True:
+            positions.append(position)
+            moves = position.legal_moves()
+            if not moves:
+                break
+            position = position.play(rng.choice(moves))
+    return positions
+
+
+needs_numba = pytest.mark.skipif(not COMPILING, reason="numba is not available")
+
+
+@needs_numba
+def test_compiled_kernels_agree_on_every_referee_position() -> None:
+    for record in RECORDS:
+        if "board" in record and not record.get("terminal"):
+            check_position(GAME, GAME.parse_board(board_of(record)))
+
+
+@needs_numba
+def test_compiled_kernels_agree_through_eliminations_and_decided_endgames() -> None:
+    positions = random_games(11, 60)
+    decided = [p for p in positions if max(GAME.evaluate(p)) >= 90_000]
+    assert len(decided) > 100 and any(GAME.alive(p) != 0b111 for p in positions)
+    for position in positions:
+        check_position(GAME, position)
+
+
+@needs_numba
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, (1 << 64) - 1), st.lists(st.integers(0, 63), min_size=3, max_size=3, unique=True),
+       st.integers(0, 2), st.integers(1, 7), st.permutations([0, 1, 2]))
+def test_compiled_kernels_agree_on_arbitrary_boards(blocked: int, knights: list[int], to_move: int,
+                                                    alive: int, out_order: list[int]) -> None:
+    for square in knights:
+        blocked &= ~(1 << square)
+    if not alive >> to_move & 1:
+        to_move = alive.bit_length() - 1
+    order = [player for player in out_order if not alive >> player & 1]
+    letters = "".join(LETTERS[player] for player in range(3) if alive >> player & 1)
+    cells = {square: LETTERS[player] for player, square in enumerate(knights)}
+    grid = "/".join("".join(cells.get(rank * 8 + file, "#" if blocked >> (rank * 8 + file) & 1 else ".")
+                            for file in range(8)) for rank in range(7, -1, -1))
+    tokens = [grid, LETTERS[to_move], f"alive={letters}"]
+    if order:
+        tokens.append("out=" + "".join(LETTERS[player] for player in order))
+    check_position(GAME, GAME.parse_board(tokens))
 
 
 def test_turn_cap_leaves_the_players_still_in_at_zero() -> None:
@@ -124,17 +189,80 @@ def test_seed_parameter() -> None:
     assert GAME.initial_state({}) == GAME.initial_state({"seed": "0"})
 
 
-def test_endgame_longest_paths_and_elimination_order() -> None:
-    # A 2x3 block: a knight on a1 can visit b3 then c1 then a2 then c3 then ... check by brute force.
-    free = sum(1 << s for s in (1, 2, 8, 9, 10, 16, 17, 18))
-    def brute(square: int, left: int) -> int:
-        best = 0
-        for target in range(64):
-            if KNIGHT[square] >> target & 1 and left >> target & 1:
-                best = max(best, 1 + brute(target, left & ~(1 << target)))
-        return best
-    assert longest_path(0, free) == brute(0, free)
-    assert region(0, free) & ~free == 0
-    assert elimination_order([2, 1, 5], 0b111, 0) == [1, 0, 2]
-    assert elimination_order([1, 1, 1], 0b111, 1) == [1, 2, 0]
-    assert elimination_order([0, 3, 3], 0b110, 1) == [1, 2]
+PERFT_FROM_SEEDS = {
+    0: [6, 35, 262, 973, 4474, 15579, 76551, 327653],
+    1: [6, 42, 204, 1171, 4206],
+    7: [8, 64, 496, 1948, 8788],
+    12345: [8, 47, 350, 1630, 5968],
+}
+
+
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "interpreted"])
+def test_perft_from_seeded_starts(compiled: bool) -> None:
+    for seed, counts in PERFT_FROM_SEEDS.items():
+        state = GAME.initial_state({"seed": str(seed)})
+        depths = range(1, min(len(counts), 7 if compiled else 5) + 1)
+        assert [perft(state, depth, compiled) for depth in depths] == counts[:len(depths)], seed
+
+
+@pytest.mark.slow
+def test_perft_8() -> None:
+    assert perft(GAME.initial_state({}), 8) == PERFT_FROM_SEEDS[0][7]
+
+
+def test_out_order_gives_the_scores() -> None:
+    rows = "r......./......../......../......../......../......../......../.g.b...."
+    state = GAME.parse_board([rows, "r", "alive=r", "out=bg"])
+    assert GAME.scores(state) == (-1, 1, 0)
+    assert GAME.format_board(state).endswith(" r alive=r out=bg")
+    outcome = state.outcome()
+    assert outcome is not None and outcome.returns == (2, 1, 0) and outcome.winner == 0
+    assert GAME.scores(GAME.parse_board([rows, "r", "alive=rg"])) == (-1, -1, 0)
+
+
+@lru_cache(maxsize=None)
+def brute_longest(square: int, free: int) -> int:
+    knight = int(rules.KNIGHT[square])
+    return max((1 + brute_longest(target, free & ~(1 << target))
+                for target in range(64) if knight >> target & 1 and free >> target & 1), default=0)
+
+
+def test_knight_table_is_the_knight_spread() -> None:
+    for square in range(64):
+        assert rules.KNIGHT[square] == rules.knight_spread(rules.SQUARE[square])
+    assert [int(rules.KNIGHT[square]).bit_count() for square in (0, 1, 9, 18, 27, 63)] == [2, 3, 4, 8, 8, 2]
+
+
+ENDGAME_FORMS = pytest.mark.parametrize("kernels", [endgame, interpreted_namespace(endgame)],
+                                        ids=["compiled", "interpreted"])
+
+
+@ENDGAME_FORMS
+def test_endgame_regions_and_moves_left(kernels) -> None:
+    rng = random.Random(5)
+    exact = 0
+    for _ in range(300):
+        free = sum(1 << square for square in rng.sample(range(64), rng.randrange(4, 24)))
+        start = rng.randrange(64)
+        own = int(kernels.region(np.int64(start), np.uint64(free)))
+        assert own & ~free == 0
+        assert kernels.region(np.int64(start), np.uint64(own)) == own
+        left = kernels.moves_left(np.int64(start), np.uint64(own))
+        if own.bit_count() <= endgame.EXACT_REGION_LIMIT:
+            assert left == brute_longest(start, own)
+            exact += own.bit_count() > 3
+        else:
+            assert left == own.bit_count()
+    assert exact > 20
+
+
+@ENDGAME_FORMS
+def test_endgame_final_scores_follow_the_elimination_order(kernels) -> None:
+    def final_scores(*values: int) -> tuple[int, ...]:
+        return tuple(int(score) for score in kernels.final_scores(*map(np.int64, values)))
+
+    # Moves left (2, 1, 5), red to move: green runs out first, then red.
+    assert final_scores(2, 1, 5, 0, 0b111, -1, -1, -1) == (1, 0, 2)
+    assert final_scores(1, 1, 1, 1, 0b111, -1, -1, -1) == (2, 0, 1)
+    # Red already out with score 0: green is out next, scoring 1.
+    assert final_scores(0, 0, 3, 1, 0b110, 0, -1, -1) == (0, 1, 2)

@@ -95,7 +95,7 @@ def format_turn(state: State, player: int, first_turn: bool, history: History,
     last: list[str] = ["null"] * PLAYERS
     for mover, token in history:
         last[mover] = token
-    alive = state.alive  # type: ignore[attr-defined]
+    alive = GAME.alive(state)
     for index, letter in enumerate(LETTERS):
         lines.append(f"{letter} {alive >> index & 1} {last[index]}")
     lines += board_rows(GAME.format_board(state))
@@ -129,9 +129,8 @@ def leave(state: State, player: int) -> State:
     its knight stays on its square and the turn passes to the next player still in,
     who is put out in turn if it has no move, as the referee does."""
     rows = GAME.format_board(state).split()[0]
-    alive = state.alive & ~(1 << player)  # type: ignore[attr-defined]
-    scores = state.scores  # type: ignore[attr-defined]
-    out = sorted((score, index) for index, score in enumerate(scores) if score >= 0)
+    alive = GAME.alive(state) & ~(1 << player)
+    out = sorted((score, index) for index, score in enumerate(GAME.scores(state)) if score >= 0)
     order = "".join(LETTERS[index] for _, index in out) + LETTERS[player]
     following = next(index % PLAYERS for index in range(player + 1, player + PLAYERS + 1)
                      if alive >> (index % PLAYERS) & 1)

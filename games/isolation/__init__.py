@@ -26,6 +26,6 @@ optionally `out=<letters>`: the players out, first out first (their scores; with
 they all count as first out, score 0).
 """
 
-from games.isolation.rules import GAME, IsolationState
+from games.isolation.game import GAME
 
-__all__ = ["GAME", "IsolationState"]
+__all__ = ["GAME"]

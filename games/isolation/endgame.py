@@ -1,81 +1,112 @@
-"""Knight Isolation endgames: once the knights are walled off from each other, each
-player's future is the longest knight's tour it can make in its own region, and the
+"""Knight Isolation endgames as kernels: once the knights are walled off from each other,
+each player's future is the longest knight's tour it can make in its own region, and the
 order in which the players run out of moves is decided.
 
-Longest paths are found exactly by depth-first search with a memo for regions up to
+Longest paths are found exactly by depth-first search for regions up to
 EXACT_REGION_LIMIT squares; larger regions are estimated by their size (an upper bound).
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
+import numpy as np
 
-from games.isolation.bitboards import knight_spread
+from games.isolation.rules import KNIGHT, PLAYERS, SQUARE, U0, U1, following, knight_spread
+from games.kernel import kernel, lowest_bit, popcount
 
 #: Regions up to this many squares are solved exactly.
 EXACT_REGION_LIMIT = 16
 
 
-def region(start: int, free: int) -> int:
+@kernel
+def region(start, free):
     """The free squares a knight on square `start` can ever reach."""
-    reached = 0
-    front = 1 << start
-    while front:
+    reached = U0
+    front = SQUARE[start]
+    while front != U0:
         front = knight_spread(front) & free & ~reached
         reached |= front
     return reached
 
 
-@lru_cache(maxsize=1 << 18)
-def longest_path(start: int, free: int) -> int:
-    """The most jumps a knight on `start` can make over the squares of `free`, each used
-    once (exact; exponential in the size of `free`, so keep it small)."""
+@kernel(inline=True)
+def region_apart(start, free, others):
+    """(the region of a knight on `start`, whether it holds one of the squares `others`),
+    the fill stopping at the first of them."""
+    reached = U0
+    front = SQUARE[start]
+    while front != U0:
+        front = knight_spread(front) & free & ~reached
+        if front & others != U0:
+            return reached, True
+        reached |= front
+    return reached, False
+
+
+@kernel
+def _longest(start, free, limit):
+    """The most jumps from `start` over `free`, each square once; the search stops once
+    a path of `limit` jumps (all of free) is found, which none can beat."""
     best = 0
-    targets = knight_spread(1 << start) & free
-    while targets:
-        low = targets & -targets
-        targets ^= low
-        length = 1 + longest_path(low.bit_length() - 1, free ^ low)
+    targets = KNIGHT[start] & free
+    while targets != U0:
+        square = lowest_bit(targets)
+        targets &= targets - U1
+        length = 1 + _longest(square, free ^ SQUARE[square], limit - 1)
         if length > best:
             best = length
+            if best >= limit:
+                break
     return best
 
 
-def moves_left(start: int, free: int) -> tuple[int, bool]:
-    """(moves the knight can still make, whether that count is exact)."""
-    own = region(start, free)
-    if own.bit_count() <= EXACT_REGION_LIMIT:
-        return longest_path(start, own), True
-    return own.bit_count(), False
+@kernel(inline=True)
+def moves_left(start, own):
+    """The moves a knight on `start` can still make in its region `own`: the longest
+    path over its squares, each used once, up to EXACT_REGION_LIMIT squares (exact;
+    exponential in the size of the region), else the region's size (an upper bound)."""
+    count = popcount(own)
+    if count <= EXACT_REGION_LIMIT:
+        return _longest(start, own, count)
+    return count
 
 
-def separated_regions(knights: tuple[int, int, int], alive: int, free: int) -> list[int] | None:
-    """Each alive player's region if no two alive knights can ever meet, else None."""
-    regions = [0, 0, 0]
-    seen = 0
-    for player in range(3):
-        if alive >> player & 1:
-            own = region(knights[player], free)
-            if own & seen:
-                return None
-            regions[player] = own
-            seen |= own
-    return regions
-
-
-def elimination_order(moves: list[int], alive: int, to_move: int) -> list[int]:
-    """The order in which the alive players run out of moves when each makes `moves[p]`
-    more: turns go round from `to_move`; a player is out at its turn with none left."""
-    left = list(moves)
-    order = []
+@kernel(inline=True)
+def final_scores(left0, left1, left2, to_move, alive, s0, s1, s2):
+    """The final scores (s0, s1, s2) when each player still in makes `left_p` more moves
+    and no more: turns go round from `to_move`, a player is out at its turn with none
+    left, and each one out scores the number of players out before it (the survivor
+    too). The players already out keep their scores."""
+    rank = PLAYERS - popcount(np.uint64(alive))
     player = to_move
     remaining = alive
-    while remaining & (remaining - 1):
-        if remaining >> player & 1:
-            if left[player] == 0:
-                order.append(player)
-                remaining &= ~(1 << player)
+    while remaining & (remaining - 1) != 0:
+        if (remaining >> player) & 1:
+            if player == 0:
+                if left0 == 0:
+                    s0 = rank
+                    rank += 1
+                    remaining &= ~1
+                else:
+                    left0 -= 1
+            elif player == 1:
+                if left1 == 0:
+                    s1 = rank
+                    rank += 1
+                    remaining &= ~2
+                else:
+                    left1 -= 1
             else:
-                left[player] -= 1
-        player = (player + 1) % 3
-    return order + [remaining.bit_length() - 1]
+                if left2 == 0:
+                    s2 = rank
+                    rank += 1
+                    remaining &= ~4
+                else:
+                    left2 -= 1
+        player = following(player)
+    if remaining == 1:
+        s0 = rank
+    elif remaining == 2:
+        s1 = rank
+    else:
+        s2 = rank
+    return s0, s1, s2

@@ -21,8 +21,9 @@ players will get, times DECIDED_RANK, plus the moves left as a tie-breaker.
 
 from __future__ import annotations
 
-from games.isolation.bitboards import FULL, knight_spread
-from games.isolation.endgame import elimination_order, moves_left, separated_regions
+from games.isolation.endgame import final_scores, moves_left, region, region_apart
+from games.isolation.rules import KNIGHT, SQUARE, U0, knight_spread
+from games.kernel import kernel, popcount
 
 TERRITORY_WEIGHT = 100
 MOBILITY_WEIGHT = 40
@@ -33,56 +34,79 @@ OUT_SCORE_STEP = 1000
 #: the search are worth a little more per rank).
 DECIDED_RANK = 90_000
 
-def territories(free: int, knights: tuple[int, int, int], alive: int) -> list[int]:
-    """For each player, the free squares its knight reaches first (0 for players out)."""
-    fronts = [1 << square if alive >> player & 1 else 0 for player, square in enumerate(knights)]
-    owned = [0, 0, 0]
+
+@kernel
+def _decided(s, free, out):
+    """The values of a position whose knights are walled off from each other into
+    out[:3]; False (out untouched) when two knights still in can meet.
+
+    Two knights' regions meet exactly when one holds a square next to the other knight
+    (a region is the union of the free components around its knight), so each region is
+    filled only until it reaches a square next to a later knight."""
+    k0, k1, k2, alive = s[1], s[2], s[3], s[5]
+    n1 = KNIGHT[k1] & free if alive & 2 else U0
+    n2 = KNIGHT[k2] & free if alive & 4 else U0
+    r0 = r1 = r2 = U0
+    if alive & 1:
+        r0, met = region_apart(k0, free, n1 | n2)
+        if met:
+            return False
+    if alive & 2:
+        r1, met = region_apart(k1, free, n2)
+        if met:
+            return False
+    if alive & 4:
+        r2 = region(k2, free)
+    left0 = moves_left(k0, r0) if alive & 1 else 0
+    left1 = moves_left(k1, r1) if alive & 2 else 0
+    left2 = moves_left(k2, r2) if alive & 4 else 0
+    final0, final1, final2 = final_scores(left0, left1, left2, s[4], alive, s[6], s[7], s[8])
+    out[0] = DECIDED_RANK * final0 + left0
+    out[1] = DECIDED_RANK * final1 + left1
+    out[2] = DECIDED_RANK * final2 + left2
+    return True
+
+
+@kernel(inline=True)
+def _value(alive_bit, knight, owned, free, score):
+    """The value of one player: its knight on `knight`, `owned` its territory."""
+    if not alive_bit:
+        return OUT_VALUE + OUT_SCORE_STEP * score
+    exits = popcount(KNIGHT[knight] & free)
+    value = TERRITORY_WEIGHT * popcount(owned) + MOBILITY_WEIGHT * exits
+    if exits == 0:
+        value -= TRAPPED_PENALTY
+    return value
+
+
+@kernel
+def evaluate(s, out):
+    """Each player's value of the position into out[:3] (red's, green's, blue's)."""
+    blocked, k0, k1, k2, alive = s[0], s[1], s[2], s[3], s[5]
+    free = ~(blocked | SQUARE[k0] | SQUARE[k1] | SQUARE[k2])
+    if _decided(s, free, out):
+        return
+    # territories: a breadth-first race of all knights still in over the free squares
+    f0 = SQUARE[k0] if alive & 1 else U0
+    f1 = SQUARE[k1] if alive & 2 else U0
+    f2 = SQUARE[k2] if alive & 4 else U0
+    o0 = o1 = o2 = U0
     unclaimed = free
     while True:
-        reach = [knight_spread(front) & unclaimed for front in fronts]
-        if not (reach[0] | reach[1] | reach[2]):
-            return owned
-        contested = (reach[0] & reach[1]) | (reach[0] & reach[2]) | (reach[1] & reach[2])
-        for player in range(3):
-            fronts[player] = reach[player] & ~contested
-            owned[player] |= fronts[player]
-        unclaimed &= ~(reach[0] | reach[1] | reach[2])
-
-
-def evaluate(blocked: int, knights: tuple[int, int, int], to_move: int, alive: int,
-             scores: tuple[int, int, int]) -> tuple[int, int, int]:
-    """(red's, green's, blue's) value of a position; `scores` holds the final scores of
-    the players already out (-1 for those still in)."""
-    occupied = blocked | (1 << knights[0]) | (1 << knights[1]) | (1 << knights[2])
-    free = FULL & ~occupied
-    decided = _decided(knights, to_move, alive, scores, free)
-    if decided is not None:
-        return decided
-    owned = territories(free, knights, alive)
-    values = []
-    for player in range(3):
-        if not alive >> player & 1:
-            values.append(OUT_VALUE + OUT_SCORE_STEP * scores[player])
-            continue
-        exits = (knight_spread(1 << knights[player]) & free).bit_count()
-        value = TERRITORY_WEIGHT * owned[player].bit_count() + MOBILITY_WEIGHT * exits
-        if not exits:
-            value -= TRAPPED_PENALTY
-        values.append(value)
-    return values[0], values[1], values[2]
-
-
-def _decided(knights: tuple[int, int, int], to_move: int, alive: int,
-             scores: tuple[int, int, int], free: int) -> tuple[int, int, int] | None:
-    """The values of a position whose knights are walled off from each other, else None."""
-    if separated_regions(knights, alive, free) is None:
-        return None
-    left = [0, 0, 0]
-    for player in range(3):
-        if alive >> player & 1:
-            left[player] = moves_left(knights[player], free)[0]
-    final = list(scores)
-    out = 3 - alive.bit_count()
-    for rank, player in enumerate(elimination_order(left, alive, to_move)):
-        final[player] = out + rank
-    return tuple(DECIDED_RANK * final[player] + left[player] for player in range(3))  # type: ignore[return-value]
+        a = knight_spread(f0) & unclaimed
+        b = knight_spread(f1) & unclaimed
+        c = knight_spread(f2) & unclaimed
+        reach = a | b | c
+        if reach == U0:
+            break
+        contested = (a & b) | (a & c) | (b & c)
+        f0 = a & ~contested
+        f1 = b & ~contested
+        f2 = c & ~contested
+        o0 |= f0
+        o1 |= f1
+        o2 |= f2
+        unclaimed &= ~reach
+    out[0] = _value(alive & 1, k0, o0, free, s[6])
+    out[1] = _value(alive & 2, k1, o1, free, s[7])
+    out[2] = _value(alive & 4, k2, o2, free, s[8])

@@ -35,11 +35,12 @@ def parse_seed(params: dict[str, str]) -> int:
     return seed
 
 
-def parse_board(tokens: Sequence[str]) -> tuple[int, tuple[int, int, int], int, int, tuple[int, ...]]:
-    """(blocked, knights, to_move, alive, out order) from `rows side [alive=...] [out=...]`.
+def parse_board(tokens: Sequence[str]) -> tuple[int, tuple[int, int, int], int, int, tuple[int, int, int]]:
+    """(blocked, knights, to_move, alive, scores) from `rows side [alive=...] [out=...]`;
+    raises BoardTextError.
 
-    `out` lists the players already out, first out first; without it their order is
-    unknown and the returned order is empty.
+    `scores` holds each player's final score, -1 for the players still in: `out` lists
+    the players already out, first out first (scores 0, 1); without it they all score 0.
     """
     blocked, *singles = parse_grid(tokens, "#" + LETTERS)
     knights = []
@@ -64,7 +65,9 @@ def parse_board(tokens: Sequence[str]) -> tuple[int, tuple[int, int, int], int, 
         order = tuple(LETTERS.index(letter) for letter in fields["out"] if letter in LETTERS)
         if len(order) != len(fields["out"]) or sorted(order) != [p for p in range(3) if not alive >> p & 1]:
             raise BoardTextError(f"out must list the players not alive, got {quote(fields['out'])}")
-    return blocked, (knights[0], knights[1], knights[2]), to_move, alive, order
+    scores = [-1 if alive >> player & 1 else order.index(player) if player in order else 0
+              for player in range(3)]
+    return blocked, (knights[0], knights[1], knights[2]), to_move, alive, (scores[0], scores[1], scores[2])
 
 
 def _rows(blocked: int, knights: tuple[int, int, int]) -> list[str]:

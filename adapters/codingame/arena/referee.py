@@ -111,9 +111,9 @@ async def play_game(spec: GameSpec) -> dict:
                     reason = f"{spec.names[player]} (seat {player}) {_REASONS[status]}"
                     break
                 cg_scores[player] = -1
-                before = state.alive  # type: ignore[attr-defined]
+                before = game.alive(state)  # type: ignore[attr-defined]
                 state = fmt.leave(state, player)  # type: ignore[attr-defined]
-                counter = _eliminations(record, state, before & ~(1 << player), cg_scores, counter)
+                counter = _eliminations(record, game, state, before & ~(1 << player), cg_scores, counter)
                 continue
             record["moves"].append({"player": player, "move": token, "output": line[:80] if line else "",
                                     "ms": ms, "limit_ms": limit_ms,
@@ -122,10 +122,10 @@ async def play_game(spec: GameSpec) -> dict:
                                     "at": [round(bots[player].sent_at, 6),
                                            round(bots[player].received_at, 6)]})
             history.append((player, token))
-            before = getattr(state, "alive", 0)
+            before = game.alive(state) if players == 3 else 0  # type: ignore[attr-defined]
             state = state.play(game.parse_move(state, token))
             if players == 3:
-                counter = _eliminations(record, state, before, cg_scores, counter)
+                counter = _eliminations(record, game, state, before, cg_scores, counter)
         outcome = state.outcome()
         if outcome is not None and not reason:
             reason = outcome.reason
@@ -162,11 +162,13 @@ def _bot_env(spec: GameSpec, seat: int) -> dict[str, str]:
     return env
 
 
-def _eliminations(record: dict, state, before: int, cg_scores: list[int | None], counter: int) -> int:
+def _eliminations(record: dict, game, state, before: int, cg_scores: list[int | None], counter: int) -> int:
     """Give the players the rules put out for having no move since `before` (a set of
-    players in) the next scores in the order they went out; returns the counter."""
-    gone = [player for player in range(3) if before >> player & 1 and not state.alive >> player & 1]
-    for player in sorted(gone, key=lambda index: state.scores[index]):
+    players in) the next scores in the order they went out; returns the counter.
+    `game` is Knight Isolation's descriptor (its `alive` and `scores` readings)."""
+    alive, scores = game.alive(state), game.scores(state)
+    gone = [player for player in range(3) if before >> player & 1 and not alive >> player & 1]
+    for player in sorted(gone, key=lambda index: scores[index]):
         cg_scores[player] = counter
         counter += 1
         record["events"].append({"at": len(record["moves"]), "player": player, "event": "eliminated"})

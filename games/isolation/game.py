@@ -1,0 +1,98 @@
+"""The Knight Isolation descriptor: positions from the seed and board texts, moves and
+outcomes as text, over the kernels of `rules` and `evaluation`; and the readings of a
+position the CodinGame adapters need (`blocked`, `knights`, `alive`, `scores`)."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from games.base import Outcome, Position
+from games.isolation import evaluation, fixtures, notation, rules
+from games.isolation.javarandom import start_squares
+from games.kernel import interpreted_namespace
+
+_NOBODY_OUT = (-1, -1, -1)
+
+
+class IsolationGame:
+    """Knight Isolation for three players (see the package docstring)."""
+
+    name = "isolation"
+    rules = rules
+    evaluation = evaluation
+    listing_order = 4
+    num_players = rules.PLAYERS
+    zero_sum = False
+    player_names = ("r", "g", "b")
+    white_player = None
+    key_scheme = rules.KEY_SCHEME
+    bench_perft_depth = fixtures.BENCH_PERFT_DEPTH
+    bench_positions = fixtures.BENCH_POSITIONS
+    bench_depth = fixtures.BENCH_DEPTH
+    bench_nodes = fixtures.BENCH_NODES
+
+    def _position(self, blocked: int, knights: tuple[int, int, int], to_move: int, alive: int,
+                  scores: tuple[int, int, int]) -> Position:
+        """The settled position (players without a move put out), key from scratch."""
+        return Position(self, interpreted_namespace(rules).make_state(
+            np.uint64(blocked), *map(np.int64, knights), np.int64(to_move), np.int64(alive),
+            *map(np.int64, scores)))
+
+    def initial_state(self, params: dict[str, str]) -> Position:
+        return self._position(0, start_squares(notation.parse_seed(params)), 0, rules.ALL_IN, _NOBODY_OUT)
+
+    def parse_board(self, tokens: Sequence[str]) -> Position:
+        return self._position(*notation.parse_board(tokens))
+
+    def format_board(self, position: Position) -> str:
+        return notation.format_board(self.blocked(position), self.knights(position), position.to_move,
+                                     self.alive(position), self.scores(position))
+
+    def parse_move(self, position: Position, text: str) -> int:
+        return notation.parse_move(text, position.legal_moves())
+
+    def format_move(self, position: Position, move: int) -> str:
+        return notation.format_move(move)
+
+    def outcome(self, position: Position) -> Outcome | None:
+        """The final scores; the winner is the survivor when it is declared (the only
+        player who can score PLAYERS - 1), else there is none: the turn cap ended the
+        game."""
+        scores = np.zeros(rules.PLAYERS, dtype=np.int64)
+        if not interpreted_namespace(rules).returns(position.s, scores):
+            return None
+        returns = tuple(int(score) for score in scores)
+        if rules.PLAYERS - 1 in returns:
+            return Outcome(returns, returns.index(rules.PLAYERS - 1), "last player standing")
+        return Outcome(returns, None, "turn limit")
+
+    def evaluate(self, position: Position) -> tuple[int, ...]:
+        values = np.zeros(rules.PLAYERS, dtype=np.int64)
+        interpreted_namespace(evaluation).evaluate(position.s, values)
+        return tuple(int(value) for value in values)
+
+    def picture(self, position: Position) -> list[str]:
+        return notation.picture(self.blocked(position), self.knights(position), position.to_move,
+                                self.alive(position))
+
+    def blocked(self, position: Position) -> int:
+        """The squares knights have left (bit 0 = a1), blocked for good."""
+        return int(position.s[0])
+
+    def knights(self, position: Position) -> tuple[int, int, int]:
+        """Each player's knight square; a player out keeps its knight on its square."""
+        return int(position.s[1]), int(position.s[2]), int(position.s[3])
+
+    def alive(self, position: Position) -> int:
+        """The players still in: bit p for player p."""
+        return int(position.s[5])
+
+    def scores(self, position: Position) -> tuple[int, int, int]:
+        """Each player's final score if it is out (0 for the first out, 1 for the next),
+        -1 while it is in."""
+        return int(position.s[6]), int(position.s[7]), int(position.s[8])
+
+
+GAME = IsolationGame()
