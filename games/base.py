@@ -166,6 +166,7 @@ class Game(Protocol):
         name: the wire name `setgame` takes.
         rules: the module of the game's kernels (the contract in this module's docstring).
         listing_order: where `games` lists the game (lowest first; ties by name).
+        parameters: the names of the `setgame` parameters the start position takes.
         num_players: 2 or 3.
         zero_sum: whether the returns of every outcome sum to zero.
         player_names: how the board text names each player, by index.
@@ -181,6 +182,7 @@ class Game(Protocol):
     name: str
     rules: ModuleType
     listing_order: int
+    parameters: tuple[str, ...]
     num_players: int
     zero_sum: bool
     player_names: tuple[str, ...]
@@ -231,6 +233,15 @@ def zobrist_keys(seed: int, count: int) -> list[int]:
     """
     rng = random.Random(seed)
     return [rng.getrandbits(64) for _ in range(count)]
+
+
+def check_params(game: str, params: dict[str, str], allowed: Sequence[str] = ()) -> None:
+    """Refuse a `setgame` parameter of `game` that is not in `allowed`: raises
+    BadParameterError quoting it."""
+    for key, value in params.items():
+        if key not in allowed:
+            takes = f"only {', '.join(allowed)}" if allowed else "no parameter"
+            raise BadParameterError(f"{game} takes {takes}, got {quote(key + '=' + value)}")
 
 
 def split_fields(tokens: Sequence[str], allowed: Sequence[str]) -> dict[str, str]:

@@ -10,7 +10,6 @@ checked with a predictable stand-in engine (tests/fake_engine.py).
 
 from __future__ import annotations
 
-import asyncio
 import collections
 import json
 import sys

@@ -7,10 +7,7 @@ import signal
 import subprocess
 import time
 
-import pytest
-
 from games import all_games, find_game
-from protocol.client import EngineClient
 from tests.conftest import StdioEngine, engine_command, run
 
 CLOBBER = find_game("clobber")

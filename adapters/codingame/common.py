@@ -178,7 +178,12 @@ class BoardStyle:
 
 
 class TurnFormat(Protocol):
-    """The names every `adapters.codingame.<game>` module defines."""
+    """The names every `adapters.codingame.<game>` module defines.
+
+    A game of more than two players also defines `leave(state, player)`, the position
+    after the player to move leaves the game (a timeout or a bad action), and
+    `players_out(state)`, the players out of the game in the order they went out.
+    """
 
     GAME: Game
     #: Players of the game, and the CodinGame time limits in ms.

@@ -124,14 +124,20 @@ def format_output(token: str) -> str:
     return token
 
 
+def players_out(state: State) -> tuple[int, ...]:
+    """The players the game has put out (for a move it did not have, or by `leave`), in
+    the order they went out."""
+    scores = GAME.scores(state)
+    return tuple(sorted((player for player in range(PLAYERS) if scores[player] >= 0), key=scores.__getitem__))
+
+
 def leave(state: State, player: int) -> State:
     """`state` after `player` (to move) leaves the game for a bad action or a timeout:
     its knight stays on its square and the turn passes to the next player still in,
     who is put out in turn if it has no move, as the referee does."""
     rows = GAME.format_board(state).split()[0]
     alive = GAME.alive(state) & ~(1 << player)
-    out = sorted((score, index) for index, score in enumerate(GAME.scores(state)) if score >= 0)
-    order = "".join(LETTERS[index] for _, index in out) + LETTERS[player]
+    order = "".join(LETTERS[index] for index in (*players_out(state), player))
     following = next(index % PLAYERS for index in range(player + 1, player + PLAYERS + 1)
                      if alive >> (index % PLAYERS) & 1)
     letters = "".join(letter for index, letter in enumerate(LETTERS) if alive >> index & 1)

@@ -7,7 +7,7 @@ from typing import Sequence
 
 import numpy as np
 
-from games.base import ONGOING, Outcome, Position
+from games.base import ONGOING, Outcome, Position, check_params
 from games.kernel import interpreted_namespace
 from games.clobber import evaluation, fixtures, notation, rules
 
@@ -21,6 +21,7 @@ class ClobberGame:
     rules = rules
     evaluation = evaluation
     listing_order = 1
+    parameters: tuple[str, ...] = ()
     num_players = 2
     zero_sum = True
     player_names = ("w", "b")
@@ -35,7 +36,7 @@ class ClobberGame:
         return Position(self, interpreted_namespace(rules).make_state(np.uint64(white), np.uint64(black), to_move))
 
     def initial_state(self, params: dict[str, str]) -> Position:
-        notation.check_no_params(params)
+        check_params(self.name, params)
         return self._position(rules.WHITE_START, rules.BLACK_START, rules.WHITE)
 
     def parse_board(self, tokens: Sequence[str]) -> Position:

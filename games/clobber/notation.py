@@ -6,7 +6,6 @@ from typing import Sequence
 
 from games.base import (
     quote,
-    BadParameterError,
     BoardTextError,
     IllegalMoveError,
     NotationError,
@@ -18,12 +17,6 @@ from games.base import (
 )
 
 _SIDES = {"w": 0, "b": 1}
-
-
-def check_no_params(params: dict[str, str]) -> None:
-    """Clobber's start position takes no parameter; raises BadParameterError."""
-    for key, value in params.items():
-        raise BadParameterError(f"clobber takes no parameter, got {quote(key + '=' + value)}")
 
 
 def parse_board(tokens: Sequence[str]) -> tuple[int, int, int]:

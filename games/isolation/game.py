@@ -23,6 +23,7 @@ class IsolationGame:
     rules = rules
     evaluation = evaluation
     listing_order = 4
+    parameters: tuple[str, ...] = ("seed",)
     num_players = rules.PLAYERS
     zero_sum = False
     player_names = ("r", "g", "b")

@@ -9,6 +9,7 @@ from games.base import (
     BoardTextError,
     IllegalMoveError,
     NotationError,
+    check_params,
     format_grid,
     parse_grid,
     parse_square,
@@ -22,9 +23,7 @@ LETTERS = "rgb"
 
 def parse_seed(params: dict[str, str]) -> int:
     """The `seed` parameter of `setgame isolation` (default 0); raises BadParameterError."""
-    for key in params:
-        if key != "seed":
-            raise BadParameterError(f"isolation takes only seed=<n>, got {quote(key + '=' + params[key])}")
+    check_params("isolation", params, ("seed",))
     text = params.get("seed", "0")
     try:
         seed = int(text)

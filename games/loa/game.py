@@ -7,7 +7,7 @@ from typing import Sequence
 
 import numpy as np
 
-from games.base import Outcome, Position
+from games.base import Outcome, Position, check_params
 from games.kernel import interpreted_namespace
 from games.loa import evaluation, fixtures, notation, rules
 
@@ -26,6 +26,7 @@ class LoaGame:
     rules = rules
     evaluation = evaluation
     listing_order = 3
+    parameters: tuple[str, ...] = ()
     num_players = 2
     zero_sum = True
     player_names = ("b", "w")
@@ -41,7 +42,7 @@ class LoaGame:
             np.uint64(black), np.uint64(white), to_move, ply))
 
     def initial_state(self, params: dict[str, str]) -> Position:
-        notation.check_no_params(params)
+        check_params(self.name, params)
         return self._position(rules.BLACK_START, rules.WHITE_START, rules.BLACK, 0)
 
     def parse_board(self, tokens: Sequence[str]) -> Position:

@@ -6,7 +6,6 @@ from typing import Sequence
 
 from games.base import (
     quote,
-    BadParameterError,
     BoardTextError,
     IllegalMoveError,
     NotationError,
@@ -21,12 +20,6 @@ from games.loa.rules import MAX_PLIES, PASS
 _SIDES = {"b": 0, "w": 1}
 #: The most checkers a side ever has (its start count); the fewest is one.
 MAX_CHECKERS = 12
-
-
-def check_no_params(params: dict[str, str]) -> None:
-    """The start position takes no parameter; raises BadParameterError."""
-    for key, value in params.items():
-        raise BadParameterError(f"loa takes no parameter, got {quote(key + '=' + value)}")
 
 
 def parse_board(tokens: Sequence[str]) -> tuple[int, int, int, int]:

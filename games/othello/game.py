@@ -8,7 +8,7 @@ from typing import Sequence
 
 import numpy as np
 
-from games.base import ONGOING, Outcome, Position
+from games.base import ONGOING, Outcome, Position, check_params
 from games.kernel import interpreted_namespace
 from games.othello import evaluation, fixtures, notation, rules
 
@@ -20,6 +20,7 @@ class OthelloGame:
     rules = rules
     evaluation = evaluation
     listing_order = 2
+    parameters: tuple[str, ...] = ()
     num_players = 2
     zero_sum = True
     player_names = ("0", "1")
@@ -34,7 +35,7 @@ class OthelloGame:
         return Position(self, interpreted_namespace(rules).make_state(np.uint64(black), np.uint64(white), to_move))
 
     def initial_state(self, params: dict[str, str]) -> Position:
-        notation.check_no_params(params)
+        check_params(self.name, params)
         return self._position(rules.BLACK_START, rules.WHITE_START, rules.BLACK)
 
     def parse_board(self, tokens: Sequence[str]) -> Position:

@@ -6,7 +6,6 @@ from typing import Sequence
 
 from games.base import (
     quote,
-    BadParameterError,
     BoardTextError,
     IllegalMoveError,
     NotationError,
@@ -20,12 +19,6 @@ from games.othello.rules import PASS
 
 _SIDES = {"0": 0, "1": 1}
 PASS_TOKEN = "pass"
-
-
-def check_no_params(params: dict[str, str]) -> None:
-    """Othello's start position takes no parameter; raises BadParameterError."""
-    for key, value in params.items():
-        raise BadParameterError(f"othello takes no parameter, got {quote(key + '=' + value)}")
 
 
 def parse_board(tokens: Sequence[str]) -> tuple[int, int, int]:

@@ -3,14 +3,15 @@
 The rules are the engine's own (`games`); the input each bot gets is `format_turn` of
 its game; each output line is read with that referee's own parsing (`parse_output`).
 A bot that answers late, whose output ends, or whose action is invalid loses as on
-CodinGame: in a two-player game the other player wins at once; in Knight Isolation it
-leaves the game with score -1, its knight staying on the board, and the others play on.
+CodinGame: in a two-player game the other player wins at once; in a game of more players
+it leaves the game with score -1 (the turn format's `leave`), and the others play on.
 
 Scores are CodinGame's: two-player games give the winner 1 and the loser 0 (-1 for a
-timeout or bad action), a draw 0 each. Knights counts up from 0: each player put out
-for having no move takes the next value, the last player standing the one after, a
-player that timed out or played a bad action gets -1, and players still in when the
-turn cap ends the game keep 0. Ranks follow the scores (equal scores share a rank).
+timeout or bad action), a draw 0 each. Games of more players count up from 0: each
+player the rules put out (the turn format's `players_out`) takes the next value, the
+last player standing the one after, a player that timed out or played a bad action
+gets -1, and players still in when the turn cap ends the game keep 0. Ranks follow the
+scores (equal scores share a rank).
 """
 
 from __future__ import annotations
@@ -41,11 +42,6 @@ class GameSpec:
     time_scale: float = 1.0
 
 
-def start_params(game: str, seed: int) -> dict[str, str]:
-    """The start position's parameters: Knights' start squares come from the seed."""
-    return {"seed": str(seed)} if game == "isolation" else {}
-
-
 async def play_game(spec: GameSpec) -> dict:
     """Play one game; returns its record (see `docs/codingame.md`)."""
     fmt = turn_format(spec.game)
@@ -53,7 +49,7 @@ async def play_game(spec: GameSpec) -> dict:
     players = fmt.PLAYERS
     assert len(spec.commands) == players
     rng = random.Random(spec.seed * 1000 + spec.index)
-    state = game.initial_state(start_params(spec.game, spec.seed))
+    state = game.initial_state({"seed": str(spec.seed)} if "seed" in game.parameters else {})
     record: dict = {
         "game": spec.game, "index": spec.index, "seed": spec.seed,
         "start": game.format_board(state), "seats": list(spec.names),
@@ -111,9 +107,9 @@ async def play_game(spec: GameSpec) -> dict:
                     reason = f"{spec.names[player]} (seat {player}) {_REASONS[status]}"
                     break
                 cg_scores[player] = -1
-                before = game.alive(state)  # type: ignore[attr-defined]
+                out = {player, *fmt.players_out(state)}  # type: ignore[attr-defined]
                 state = fmt.leave(state, player)  # type: ignore[attr-defined]
-                counter = _eliminations(record, game, state, before & ~(1 << player), cg_scores, counter)
+                counter = _eliminations(record, fmt, state, out, cg_scores, counter)
                 continue
             record["moves"].append({"player": player, "move": token, "output": line[:80] if line else "",
                                     "ms": ms, "limit_ms": limit_ms,
@@ -122,10 +118,10 @@ async def play_game(spec: GameSpec) -> dict:
                                     "at": [round(bots[player].sent_at, 6),
                                            round(bots[player].received_at, 6)]})
             history.append((player, token))
-            before = game.alive(state) if players == 3 else 0  # type: ignore[attr-defined]
+            out = set(fmt.players_out(state)) if players > 2 else set()  # type: ignore[attr-defined]
             state = state.play(game.parse_move(state, token))
-            if players == 3:
-                counter = _eliminations(record, game, state, before, cg_scores, counter)
+            if players > 2:
+                counter = _eliminations(record, fmt, state, out, cg_scores, counter)
         outcome = state.outcome()
         if outcome is not None and not reason:
             reason = outcome.reason
@@ -162,16 +158,15 @@ def _bot_env(spec: GameSpec, seat: int) -> dict[str, str]:
     return env
 
 
-def _eliminations(record: dict, game, state, before: int, cg_scores: list[int | None], counter: int) -> int:
-    """Give the players the rules put out for having no move since `before` (a set of
-    players in) the next scores in the order they went out; returns the counter.
-    `game` is Knight Isolation's descriptor (its `alive` and `scores` readings)."""
-    alive, scores = game.alive(state), game.scores(state)
-    gone = [player for player in range(3) if before >> player & 1 and not alive >> player & 1]
-    for player in sorted(gone, key=lambda index: scores[index]):
-        cg_scores[player] = counter
-        counter += 1
-        record["events"].append({"at": len(record["moves"]), "player": player, "event": "eliminated"})
+def _eliminations(record: dict, fmt, state, out: set[int], cg_scores: list[int | None], counter: int) -> int:
+    """Give the players the rules have put out since `out` (the players out before) the
+    next scores, in the order they went out; returns the counter. `fmt` is the turn
+    format of a game of more than two players (its `players_out`)."""
+    for player in fmt.players_out(state):
+        if player not in out:
+            cg_scores[player] = counter
+            counter += 1
+            record["events"].append({"at": len(record["moves"]), "player": player, "event": "eliminated"})
     return counter
 
 
