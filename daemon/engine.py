@@ -27,7 +27,7 @@ from protocol.errors import Code, ProtocolError
 from protocol.format import format_bestmove, format_info, format_margin
 from protocol.options import find_option, session_options
 from search import AlphaBeta, MultiPlayerSearch
-from search.core import SearchReport
+from search.base import SearchReport
 from search.limits import Limits, StopSignal, move_budget_ms
 from search.multiplayer import ALGORITHMS
 from search.tt import HashFileError, TranspositionTable, peek_game, unpack_move

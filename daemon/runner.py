@@ -13,7 +13,7 @@ import concurrent.futures
 import logging
 from typing import Callable, Iterator
 
-from search.core import SearchReport
+from search.base import SearchReport
 from search.limits import StopSignal
 
 LOG = logging.getLogger("engine.runner")

@@ -20,7 +20,7 @@ import numpy as np
 
 from games.base import ONGOING, Game, Position
 from games.kernel import COMPILING
-from search.core import INFINITY, MATE, MATE_BOUND, MAX_PLY, Aborted, SearchReport
+from search.base import INFINITY, MATE, MATE_BOUND, MAX_PLY, Aborted, SearchReport
 from search.limits import StopSignal
 from search.solver import WINDOW_LIMIT, Solver, promote
 from search.tt import (

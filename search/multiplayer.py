@@ -37,7 +37,7 @@ import numpy as np
 
 from games.base import Game, Position, zobrist_keys
 from games.kernel import COMPILING, inline_template, kernel
-from search.core import INFINITY, MAX_PLY, Aborted, SearchReport
+from search.base import INFINITY, MAX_PLY, Aborted, SearchReport
 from search.limits import StopSignal
 from search.tt import (
     EXACT,

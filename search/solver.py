@@ -20,7 +20,7 @@ import numpy as np
 
 from games.base import ONGOING, Position
 from games.kernel import kernel
-from search.core import MAX_PLY, Aborted
+from search.base import MAX_PLY, Aborted
 from search.work import ABORTED, HARD_ONLY, NODES, POLL, STOP, ControlBridge, must_stop, new_work
 
 #: Below this many moves a node tries its moves in generation order: ordering would

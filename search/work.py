@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from games.kernel import kernel, monotonic_ns
-from search.core import MAX_PLY, POLL_MASK
+from search.base import MAX_PLY, POLL_MASK
 from search.limits import StopSignal
 
 STOP, DEADLINE, MAX_NODES, BUDGET = 0, 1, 2, 3

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from games import find_game
 from games.kernel import interpreted_namespace
 from search.alphabeta import AlphaBeta
-from search.core import MATE, MATE_BOUND
+from search.base import MATE, MATE_BOUND
 from search.limits import Limits, StopSignal, move_budget_ms
 from search.tt import TranspositionTable
 
