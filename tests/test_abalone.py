@@ -1,5 +1,6 @@
 """Abalone: every kind of move on hand-made positions, the end of the game, the notation,
-the move generator against a plain cell-by-cell one, and the evaluation.
+the move generator against a plain cell-by-cell one (on those positions, random games and
+random boards), and the evaluation.
 
 No referee is available for Abalone, so the rules are checked against positions built
 by hand (with the expected results written out) and against an independent generator
@@ -18,7 +19,16 @@ from games import find_game
 from games.base import BadParameterError, BoardTextError, IllegalMoveError, NotationError, Outcome
 from games.abalone.fixtures import BENCH_POSITIONS
 from games.abalone.game import Fields
-from games.abalone.hexboard import CELLS, INDEX_OF, MARBLES, MAX_PLIES, ON_BOARD, ROW_LENGTHS, WIDTH, WINNING_SCORE
+from games.abalone.hexboard import (
+    CELLS,
+    INDEX_OF,
+    MARBLES,
+    MAX_PLIES,
+    ON_BOARD,
+    ROW_LENGTHS,
+    WIDTH,
+    WINNING_SCORE,
+)
 from search.alphabeta import AlphaBeta
 from search.limits import StopSignal
 from search.perft import perft

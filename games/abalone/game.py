@@ -85,7 +85,8 @@ class AbaloneGame:
             if black_score == white_score:
                 return Outcome((0, 0), None, f"ply limit {score}", margin)
             winner = rules.BLACK if black_score > white_score else rules.WHITE
-            return Outcome((1, -1) if winner == rules.BLACK else (-1, 1), winner, f"ply limit {score}", margin)
+            returns = (1, -1) if winner == rules.BLACK else (-1, 1)
+            return Outcome(returns, winner, f"ply limit {score}", margin)
         return Outcome((-1, 1) if to_move == rules.BLACK else (1, -1), to_move ^ 1, "no move", margin)
 
     def evaluate(self, position: Position) -> tuple[int, ...]:
