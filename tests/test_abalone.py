@@ -1,5 +1,6 @@
 """Abalone: every kind of move on hand-made positions, the end of the game, the notation,
-the move generator against a plain cell-by-cell one, and the evaluation.
+the move generator against a plain cell-by-cell one (on those positions, random games and
+random boards), and the evaluation.
 
 No referee is available for Abalone, so the rules are checked against positions built
 by hand (with the expected results written out) and against an independent generator
@@ -15,10 +16,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from games import find_game
-from games.base import BadParameterError, BoardTextError, IllegalMoveError, NotationError
-from games.abalone.evaluation import evaluate
-from games.abalone.hexboard import INDEX_OF, ON_BOARD, ROW_LENGTHS
-from games.abalone.rules import compute_key, make_state
+from games.base import BadParameterError, BoardTextError, IllegalMoveError, NotationError, Outcome
+from games.abalone.fixtures import BENCH_POSITIONS
+from games.abalone.game import Fields
+from games.abalone.hexboard import (
+    CELLS,
+    INDEX_OF,
+    MARBLES,
+    MAX_PLIES,
+    ON_BOARD,
+    ROW_LENGTHS,
+    WIDTH,
+    WINNING_SCORE,
+)
 from search.alphabeta import AlphaBeta
 from search.limits import StopSignal
 from search.perft import perft
@@ -74,6 +84,11 @@ def board(black: str = "", white: str = "", side: str = "2", **fields: int) -> s
 
 def state_of(text: str):
     return GAME.parse_board(text.split())
+
+
+def fields(state) -> Fields:
+    """The marbles, side to move, scores and turn of a position as Python ints."""
+    return GAME.fields(state)
 
 
 def tokens(state) -> list[str]:
@@ -185,16 +200,27 @@ def engine_moves(state) -> dict:
 
 
 def check_against_reference(state) -> None:
+    """The engine's moves of `state` (best-first: descending move ints) and their
+    children against the independent generator; whether the game goes on against
+    whether that generator finds a move."""
+    before = fields(state)
+    moves = state.legal_moves()
+    if max(before.black_score, before.white_score) >= WINNING_SCORE or before.turn >= MAX_PLIES:
+        assert moves == [] and state.outcome() is not None
+        return
     me = GAME.player_names[state.to_move]
     expected = reference_moves(grid_of(state), me)
+    assert moves == sorted(set(moves), reverse=True), GAME.format_board(state)
+    assert (state.outcome() is None) == bool(expected), GAME.format_board(state)
     found = engine_moves(state)
     assert set(found) == set(expected), GAME.format_board(state)
     for key, child in found.items():
         new, off = expected[key]
         assert grid_of(child) == new, (GAME.format_board(state), key)
-        scores = (child.black_score - state.black_score, child.white_score - state.white_score)
+        after = fields(child)
+        scores = (after.black_score - before.black_score, after.white_score - before.white_score)
         assert scores == ((off, 0) if me == "2" else (0, off))
-        assert child.turn == state.turn + 1 and child.to_move == 1 - state.to_move
+        assert after.turn == before.turn + 1 and child.to_move == 1 - state.to_move
         assert child == state_of(GAME.format_board(child))
 
 
@@ -205,7 +231,7 @@ def test_start_position() -> None:
     state = GAME.initial_state({})
     assert GAME.format_board(state) == START
     assert state.to_move == 0 and GAME.player_names == ("2", "1") and GAME.white_player == 1
-    assert (state.black.bit_count(), state.white.bit_count()) == (14, 14)
+    assert (fields(state).black.bit_count(), fields(state).white.bit_count()) == (14, 14)
     assert GAME.picture(state) == [
         "0     1 1 1 1 1",
         "1    1 1 1 1 1 1",
@@ -232,6 +258,17 @@ def test_start_position_has_the_well_known_44_moves() -> None:
 def test_perft() -> None:
     state = GAME.initial_state({})
     assert [perft(state, depth) for depth in (1, 2, 3)] == [44, 1936, 98912]
+
+
+@pytest.mark.parametrize(("text", "counts"), [
+    # Counted by the rules over Python ints that the kernels replaced.
+    (BENCH_POSITIONS[1], (74, 5478, 398216)),
+    (BENCH_POSITIONS[2], (77, 6389, 489030)),
+    (BENCH_POSITIONS[3], (58, 4859, 285068)),
+])
+def test_perft_from_the_bench_positions(text: str, counts: tuple[int, ...]) -> None:
+    state = state_of(text)
+    assert tuple(perft(state, depth) for depth in (1, 2, 3)) == counts
 
 
 @pytest.mark.slow
@@ -327,7 +364,7 @@ def test_sumito_pushes(black: str, white: str, token: str, result: str) -> None:
     text = board(black=black, white=white)
     child = after(text, token)
     assert marbles(child) == result
-    assert (child.black_score, child.white_score) == (0, 0)
+    assert fields(child)[3:5] == (0, 0)
 
 
 def test_a_push_needs_only_the_cell_behind_the_column_free() -> None:
@@ -383,8 +420,8 @@ def test_pushes_off_the_board_in_every_direction_score(direction: int) -> None:
     state = state_of(text)
     token = f"{pushers[1][0]},{pushers[1][1]},{pushers[0][0]},{pushers[0][1]},{direction}"
     child = state.play(GAME.parse_move(state, token))
-    assert (child.black_score, child.white_score) == (1, 0)
-    assert child.white.bit_count() == 1
+    assert fields(child)[3:5] == (1, 0)
+    assert fields(child).white.bit_count() == 1
     assert GAME.format_board(child).endswith(" 1 score1=0 score2=1 turn=1")
     # A 3-against-2 push off the same edge, by white.
     column = [edge, neighbour(edge, (direction + 3) % 6)]
@@ -394,8 +431,8 @@ def test_pushes_off_the_board_in_every_direction_score(direction: int) -> None:
     state = state_of(text)
     token = f"{pushers[2][0]},{pushers[2][1]},{pushers[0][0]},{pushers[0][1]},{direction}"
     child = state.play(GAME.parse_move(state, token))
-    assert (child.black_score, child.white_score) == (0, 6)
-    assert child.black.bit_count() == 1 and child.white.bit_count() == 3
+    assert fields(child)[3:5] == (0, 6)
+    assert fields(child).black.bit_count() == 1 and fields(child).white.bit_count() == 3
     outcome = child.outcome()
     assert outcome is not None and child.legal_moves() == []
     assert outcome.winner == 1 and outcome.returns == (-1, 1)
@@ -438,7 +475,7 @@ def test_the_ply_limit_decides_by_marbles_pushed_off(score1: int, score2: int,
                            turn=349))
     assert state.outcome() is None and state.legal_moves()
     child = state.play(GAME.parse_move(state, "0,0,0,0,0"))
-    assert child.turn == 350 and child.legal_moves() == []
+    assert fields(child).turn == 350 and child.legal_moves() == []
     outcome = child.outcome()
     assert outcome.winner == winner and outcome.margin == margin
     assert outcome.reason == f"ply limit {score2}-{score1}"
@@ -458,10 +495,91 @@ def test_a_side_without_a_move_loses() -> None:
     check_against_reference(push)
 
 
+def test_the_margin_is_the_marbles_pushed_off_in_every_outcome() -> None:
+    # Boxed in with more marbles pushed off than the winner: a loss by a margin of +2.
+    boxed = state_of(board(black="0,0", white="1,0 0,1 1,1", score1=1, score2=3))
+    outcome = boxed.outcome()
+    assert outcome.returns == (-1, 1) and outcome.margin == (2, -2)
+    # Six off, in the middle of the board: over, whoever is to move.
+    for side in "21":
+        won = state_of(board(black="4,4", white="0,0", side=side, score2=6))
+        assert won.legal_moves() == []
+        assert won.outcome() == Outcome((1, -1), 0, "six off 6-0", (6, -6))
+    # The ply limit, whoever is to move.
+    for side in "21":
+        for score1, score2 in ((1, 2), (3, 0), (2, 2)):
+            state = state_of(board(black="4,4", white="0,0", side=side, score1=score1,
+                                   score2=score2, turn=350))
+            outcome = state.outcome()
+            assert state.legal_moves() == [] and outcome.margin == (score2 - score1, score1 - score2)
+            sign = (score2 > score1) - (score2 < score1)
+            assert outcome.returns == (sign, -sign)
+
+
+def cell_names(cells) -> str:
+    return " ".join(f"{x},{y}" for x, y in cells)
+
+
+def hand_made_positions() -> list[str]:
+    """The positions of the tests above: every kind of move, blocked pushes, pushes off
+    every edge, the ends of the game."""
+    texts = [
+        board(black="4,4", white="0,0"),
+        board(black="2,2", white="0,0"),
+        board(black="2,6", white="0,0"),
+        board(black="3,4 4,4", white="0,0"),
+        board(black="2,3 3,4 3,5", white="0,0"),
+        board(black="3,4 4,4 4,3", white="3,5"),
+        board(black="2,4 3,4", white="4,4 6,4"),
+        board(black="0,0 1,0 2,0", white="4,8"),
+        board(black="1,4 2,4 3,4 4,4", white="5,4 6,4 7,4"),
+        board(black="1,4 2,4 3,4 4,4", white="5,4 6,4"),
+        board(black="1,4 2,4 3,4 4,4", white="0,0"),
+        board(black="2,4 3,4", white="4,4", score2=5),
+        board(black="6,4 7,4", white="8,4 0,0", score2=5),
+        board(black="0,0", white="1,0 0,1 1,1", score1=1),
+        board(black="1,1 2,2", white="0,0 1,0 0,1 2,1 1,2 3,2 2,3 3,3 3,1"),
+        board(black="0,4 4,4", white="1,4 2,4"),
+    ]
+    for black, white in [
+        ("2,4 3,4", "4,4"), ("4,4 5,4 6,4", "3,4"), ("4,4 5,4 6,4", "2,4 3,4"),
+        ("2,2 3,3 4,4", "4,5 4,6"), ("2,4 3,4", "4,4 5,4"), ("1,4 2,4 3,4", "4,4 5,4 6,4"),
+        ("2,4 3,4", "4,4 5,4 6,4"), ("1,4 2,4 3,4", "4,4 5,4 6,4 7,4"), ("3,4", "4,4"),
+        ("2,4 3,4 5,4", "4,4"), ("1,4 2,4 3,4 6,4", "4,4 5,4"),
+    ]:
+        texts.append(board(black=black, white=white))
+    for direction in range(6):
+        edge = corner(direction)
+        back = (direction + 3) % 6
+        pushers = [neighbour(edge, back, k) for k in (1, 2)]
+        texts.append(board(black=cell_names(pushers), white=cell_names([edge, (4, 4)])))
+        column = [edge, neighbour(edge, back)]
+        pushers = [neighbour(edge, back, k) for k in (2, 3, 4)]
+        texts.append(board(black=cell_names(column), white=cell_names(pushers), side="1",
+                           score1=5))
+    for score1, score2 in ((1, 2), (3, 0), (2, 2)):
+        texts.append(board(black="4,4", white="0,0", side="1", score1=score1, score2=score2,
+                           turn=349))
+    return texts
+
+
+@pytest.mark.parametrize("text", hand_made_positions())
+def test_hand_made_positions_with_either_side_to_move(text: str) -> None:
+    for side in "21":
+        words = text.split()
+        words[1] = side
+        state = GAME.parse_board(words)
+        check_against_reference(state)
+        for move in state.legal_moves():
+            check_against_reference(state.play(move))
+
+
 # ---- properties on random games ----------------------------------------------------------
 
 
-def random_game(seed: int, plies: int = 350):
+def random_game(seed: int, plies: int = 350, greedy: float = 0.0):
+    """A game from the start: each ply the first move (pushes off come first) with
+    probability `greedy`, else a uniform choice."""
     rng = random.Random(seed)
     state = GAME.initial_state({})
     states = [state]
@@ -469,7 +587,7 @@ def random_game(seed: int, plies: int = 350):
         moves = state.legal_moves()
         if not moves:
             break
-        state = state.play(rng.choice(moves))
+        state = state.play(moves[0] if rng.random() < greedy else rng.choice(moves))
         states.append(state)
     return states
 
@@ -482,16 +600,90 @@ def test_random_games_agree_with_the_reference_generator(seed: int) -> None:
             check_against_reference(state)
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_greedy_games_that_end_with_six_off(seed: int) -> None:
+    states = random_game(100 + seed, greedy=0.6)
+    assert states[-1].outcome() is not None
+    assert max(fields(states[-1])[3:5]) == WINNING_SCORE
+    for state in states[::3] + states[-1:]:
+        check_against_reference(state)
+
+
+# ---- random boards -------------------------------------------------------------------------
+
+
+def _distance(a: int, b: int) -> int:
+    """The hex distance between two cells (bit indices)."""
+    dq, dr = a % WIDTH - b % WIDTH, a // WIDTH - b // WIDTH
+    return max(abs(dq), abs(dr), abs(dq + dr))
+
+
+@st.composite
+def _positions(draw, black: list[int], white: list[int], to_move: int | None = None):
+    """The position of these marbles with any side to move (unless given), scores and
+    turn as the notation allows them, mostly in a game that goes on."""
+    limits = (min(WINNING_SCORE, MARBLES - len(white)), min(WINNING_SCORE, MARBLES - len(black)))
+    if draw(st.integers(0, 3)):
+        limits = tuple(min(limit, WINNING_SCORE - 1) for limit in limits)
+    black_score = draw(st.integers(0, limits[0]))
+    white_score = draw(st.integers(0, limits[1]))
+    if black_score == white_score == WINNING_SCORE:
+        white_score -= 1
+    turn = draw(st.sampled_from([0, 1, 77, 200, MAX_PLIES - 1, MAX_PLIES]))
+    if to_move is None:
+        to_move = draw(st.integers(0, 1))
+    return GAME.position(Fields(sum(1 << cell for cell in black), sum(1 << cell for cell in white),
+                                to_move, black_score, white_score, turn))
+
+
+@st.composite
+def boards(draw, dense: bool = False):
+    """Marbles on random cells (dense: packed within two cells of a random centre)."""
+    if dense:
+        centre = draw(st.sampled_from(CELLS))
+        pool = [cell for cell in CELLS if _distance(cell, centre) <= 2]
+    else:
+        pool = list(CELLS)
+    cells = draw(st.lists(st.sampled_from(pool), unique=True, min_size=min(6, len(pool)),
+                          max_size=28))
+    colours = draw(st.lists(st.booleans(), min_size=len(cells), max_size=len(cells)))
+    black = [cell for cell, colour in zip(cells, colours) if colour][:MARBLES]
+    white = [cell for cell, colour in zip(cells, colours) if not colour][:MARBLES]
+    return draw(_positions(black, white))
+
+
+@st.composite
+def crowds(draw):
+    """The side to move's marbles on the cells nearest a random centre, the enemy's on
+    the next ones around them: often boxed in, sometimes with a push left."""
+    centre = draw(st.sampled_from(CELLS))
+    rank = {cell: draw(st.integers(0, 9)) for cell in CELLS}
+    cells = sorted(CELLS, key=lambda cell: (_distance(cell, centre), rank[cell]))
+    own = draw(st.integers(1, 7))
+    enemy = draw(st.integers(6, MARBLES))
+    to_move = draw(st.integers(0, 1))
+    mine, theirs = cells[:own], cells[own:own + enemy]
+    black, white = (mine, theirs) if to_move == 0 else (theirs, mine)
+    return draw(_positions(black, white, to_move))
+
+
+@settings(max_examples=60, deadline=None)
+@given(state=st.one_of(boards(), boards(dense=True), crowds()))
+def test_random_boards_agree_with_the_reference_generator(state) -> None:
+    check_against_reference(state)
+    assert state == state_of(GAME.format_board(state))
+
+
 @settings(max_examples=20, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_marbles_and_scores_add_up_to_fourteen_each(seed: int) -> None:
     for state in random_game(seed):
-        assert state.black & ~ON_BOARD == 0 and state.white & ~ON_BOARD == 0
-        assert state.black & state.white == 0
-        assert state.black.bit_count() + state.white_score == 14
-        assert state.white.bit_count() + state.black_score == 14
-        assert state.key == compute_key(state.black, state.white, state.to_move,
-                                        state.black_score, state.white_score, state.turn)
+        black, white, _, black_score, white_score, _ = fields(state)
+        assert black & ~ON_BOARD == 0 and white & ~ON_BOARD == 0
+        assert black & white == 0
+        assert black.bit_count() + white_score == 14
+        assert white.bit_count() + black_score == 14
+        assert state.key == GAME.position(fields(state)).key
 
 
 @settings(max_examples=10, deadline=None)
@@ -509,20 +701,19 @@ def test_every_move_without_a_push_can_be_undone(seed: int) -> None:
             moved = sorted((neighbour(c, direction) for c in line), key=lambda c: (c[1], c[0]))
             back_direction = (direction + 3) % 6
             ends = f"{moved[0][0]},{moved[0][1]},{moved[-1][0]},{moved[-1][1]}"
-            again = make_state(child.black, child.white, state.to_move, child.black_score,
-                               child.white_score, state.turn)
+            again = GAME.position(fields(child)._replace(to_move=state.to_move,
+                                                         turn=fields(state).turn))
             restored = again.play(GAME.parse_move(again, f"{ends},{back_direction}"))
-            assert (restored.black, restored.white) == (state.black, state.white)
-            assert restored.key == compute_key(state.black, state.white, restored.to_move,
-                                               state.black_score, state.white_score,
-                                               restored.turn)
+            assert fields(restored)[:2] == fields(state)[:2]
+            assert restored.key == GAME.position(
+                fields(state)._replace(to_move=restored.to_move, turn=fields(restored).turn)).key
 
 
 def _pushes(state, child) -> bool:
     """Whether the move from `state` to `child` moved enemy marbles."""
     if state.to_move == 0:
-        return child.white != state.white
-    return child.black != state.black
+        return fields(child).white != fields(state).white
+    return fields(child).black != fields(state).black
 
 
 # ---- notation ------------------------------------------------------------------------------
@@ -558,7 +749,7 @@ def test_board_text_fields_default_to_zero_and_round_trip() -> None:
     state = state_of(board(black="4,4", white="0,0 1,0", side="1", score1=4, score2=6, turn=77))
     assert GAME.format_board(state) == board(black="4,4", white="0,0 1,0", side="1",
                                              score1=4, score2=6, turn=77)
-    assert (state.black_score, state.white_score, state.turn, state.to_move) == (6, 4, 77, 1)
+    assert fields(state)[2:] == (1, 6, 4, 77)
     assert state_of(GAME.format_board(state)) == state
     assert state.outcome().winner == 0
 
@@ -600,15 +791,17 @@ def half_turn_swap(state):
     """The position turned half a round with the colours swapped (and the scores)."""
     rows = GAME.format_board(state).split()[0].split("/")
     swapped = [row[::-1].translate(str.maketrans("12", "21")) for row in reversed(rows)]
-    return state_of(f"{'/'.join(swapped)} {'12'[state.to_move]} score1={state.black_score} "
-                    f"score2={state.white_score} turn={state.turn}")
+    _, _, _, black_score, white_score, turn = fields(state)
+    return state_of(f"{'/'.join(swapped)} {'12'[state.to_move]} score1={black_score} "
+                    f"score2={white_score} turn={turn}")
 
 
 def mirror(state):
     """The position reflected left to right (every line reversed)."""
     rows = GAME.format_board(state).split()[0].split("/")
+    _, _, _, black_score, white_score, turn = fields(state)
     return state_of(f"{'/'.join(row[::-1] for row in rows)} {'21'[state.to_move]} "
-                    f"score1={state.white_score} score2={state.black_score} turn={state.turn}")
+                    f"score1={white_score} score2={black_score} turn={turn}")
 
 
 def test_evaluation_is_zero_sum_colour_blind_and_symmetric() -> None:
@@ -624,10 +817,12 @@ def test_evaluation_terms() -> None:
     start = GAME.initial_state({})
     assert GAME.evaluate(start) == (0, 0)
     # A marble pushed off is worth 100, whatever else.
-    black, white = start.black, start.white
-    assert evaluate(black, white, 0, 1, 0)[0] - evaluate(black, white, 0, 0, 0)[0] == 100
+    black, white = fields(start)[:2]
+    for to_move in (0, 1):
+        scored = GAME.evaluate(GAME.position(Fields(black, white, to_move, 1, 0)))
+        assert scored[0] - GAME.evaluate(GAME.position(Fields(black, white, to_move)))[0] == 100
     # Central marbles beat marbles on the rim.
-    centre = evaluate(1 << INDEX_OF[4, 4], 1 << INDEX_OF[0, 0], 0, 0, 0)
+    centre = GAME.evaluate(GAME.position(Fields(1 << INDEX_OF[4, 4], 1 << INDEX_OF[0, 0], 0)))
     assert centre[0] > 0
     # A marble that can be pushed off is a liability: (0,4) against the pair (1,4) (2,4).
     # Black: centre 4 + 0, no pair, one marble in danger; white: centre 3 + 2, one pair,

@@ -49,8 +49,9 @@ def test_format_then_parse_round_trips_over_random_games() -> None:
             assert fmt.legal_tokens(turn) == fmt.referee_moves(state, history) == sorted(
                 GAME.format_move(state, move) for move in state.legal_moves())
             assert turn.last_action == (history[-1][1] if history else None)
-            mine = state.black_score if player == 0 else state.white_score
-            theirs = state.white_score if player == 0 else state.black_score
+            scores = GAME.fields(state)
+            mine = scores.black_score if player == 0 else scores.white_score
+            theirs = scores.white_score if player == 0 else scores.black_score
             assert turn.scores == (mine, theirs)
             positions += 1
     assert positions > 300

@@ -122,7 +122,8 @@ def format_turn(state: State, player: int, first_turn: bool, history: History,
                 expert: bool = False) -> list[str]:
     assert state.to_move == player, "the referee only sends the player to move"
     lines = [IDS[player]] if first_turn else []
-    black, white = state.black_score, state.white_score  # type: ignore[attr-defined]
+    fields = GAME.fields(state)
+    black, white = fields.black_score, fields.white_score
     lines.append(f"{white} {black}" if player == 1 else f"{black} {white}")
     lines += board_rows(GAME.format_board(state))
     lines.append(format_output(history[-1][1]) if history else NO_MOVE)

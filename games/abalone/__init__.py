@@ -51,6 +51,6 @@ turn. The turn is in the key because the outcome depends on it (the 350-ply limi
 same marbles nearer the limit are a different position.
 """
 
-from games.abalone.rules import GAME, AbaloneState
+from games.abalone.game import GAME
 
-__all__ = ["GAME", "AbaloneState"]
+__all__ = ["GAME"]

@@ -25,19 +25,42 @@ a pending push-off lost (0.29 at 60, 0.375 at 30 against none) and is gone. The 
 above scored 0.833 against the starting scale, and a 2-ply search with them won 20 of
 20 games against a uniformly random player, each by six marbles to none.
 
-Every term is a popcount of a few shifted and ANDed boards: no loop over cells.
+Every term is a popcount of a few shifted and ANDed boards: no loop over cells. The boards
+are two words each (`games.abalone.hexboard`).
 """
 
 from __future__ import annotations
 
 from games.abalone.hexboard import (
-    AXIS_STEPS,
-    NEGATIVE_DIRECTIONS,
-    ON_BOARD,
-    POSITIVE_DIRECTIONS,
-    RIM,
+    ON_HI,
+    ON_LO,
+    RIM0_HI,
+    RIM0_LO,
+    RIM1_HI,
+    RIM1_LO,
+    RIM2_HI,
+    RIM2_LO,
+    RIM3_HI,
+    RIM3_LO,
+    RIM4_HI,
+    RIM4_LO,
+    RIM5_HI,
+    RIM5_LO,
     RINGS,
+    U0,
+    U1,
+    U2,
+    U10,
+    U11,
+    U20,
+    U22,
+    bit_count,
+    shl,
+    shr,
+    split,
 )
+from games.abalone.rules import BLACK
+from games.kernel import kernel
 
 MATERIAL_WEIGHT = 100
 CENTRE_WEIGHT = 6
@@ -45,66 +68,110 @@ COHESION_WEIGHT = 2
 DANGER_WEIGHT = 10
 PUSH_WEIGHT = 3
 
-_RING1, _RING2, _RING3, _RING4 = RINGS[1], RINGS[2], RINGS[3], RINGS[4]
-#: Per axis: its positive step, the cells whose neighbour +u / -u is off the board.
-_AXES = tuple((AXIS_STEPS[a], RIM[POSITIVE_DIRECTIONS[a]], RIM[NEGATIVE_DIRECTIONS[a]])
-              for a in range(3))
+#: RING<k>_LO, RING<k>_HI: the cells at hex distance k from the centre.
+RING1_LO, RING1_HI = split(RINGS[1])
+RING2_LO, RING2_HI = split(RINGS[2])
+RING3_LO, RING3_HI = split(RINGS[3])
+RING4_LO, RING4_HI = split(RINGS[4])
 
 
-def attacks(own: int, opp: int, empty: int) -> tuple[int, int]:
-    """(the sumito moves of the side owning `own`, the enemy marbles it can push off the
-    board with one of them)."""
+@kernel(inline=True)
+def _attacks_axis(ol, oh, ql, qh, el, eh, u, uu, rpl, rph, rml, rmh):
+    """The sumito moves along the axis of positive step u of the side owning (ol, oh)
+    against (ql, qh), e the empty cells, rp and rm the cells whose neighbour +u and -u
+    is off the board: (pushes, the enemy marbles one of them pushes off, as lo, hi)."""
     pushes = 0
-    off = 0
-    for u, rim_plus, rim_minus in _AXES:
-        pairs = own & (own << u)
-        if not pairs:
-            continue
-        triples = pairs & (pairs << u)
-        # Moving +u: the front marble of a pair or triple is its anchor cell.
-        if pairs & (opp >> u):
-            edge = opp & rim_plus
-            heads = (opp & (empty >> u) | edge) >> u
-            pushes += (pairs & heads).bit_count()
-            off |= edge & (pairs << u)
-            if triples & (opp >> u):
-                pushes += (triples & heads).bit_count()
-                two = opp & heads
-                pushes += (triples & (two >> u)).bit_count()
-                off |= edge & ((two & (triples << u)) << u)
-        # Moving -u: the front marble is the lower end.
-        pairs >>= u
-        if pairs & (opp << u):
-            triples >>= u + u
-            edge = opp & rim_minus
-            heads = (opp & (empty << u) | edge) << u
-            pushes += (pairs & heads).bit_count()
-            off |= edge & (pairs >> u)
-            if triples & (opp << u):
-                pushes += (triples & heads).bit_count()
-                two = opp & heads
-                pushes += (triples & (two << u)).bit_count()
-                off |= edge & ((two & (triples >> u)) >> u)
-    return pushes, off
+    offl = U0
+    offh = U0
+    sl, sh = shl(ol, oh, u)
+    pl, ph = ol & sl, oh & sh
+    if (pl | ph) == U0:
+        return pushes, offl, offh
+    sl, sh = shl(pl, ph, u)
+    tl, th = pl & sl, ph & sh
+    # Moving +u: the front marble of a pair or triple is its anchor cell.
+    gl, gh = shr(ql, qh, u)
+    if (pl & gl) | (ph & gh) != U0:
+        edgel, edgeh = ql & rpl, qh & rph
+        sl, sh = shr(el, eh, u)
+        headl, headh = shr((ql & sl) | edgel, (qh & sh) | edgeh, u)
+        pushes += bit_count(pl & headl, ph & headh)
+        sl, sh = shl(pl, ph, u)
+        offl |= edgel & sl
+        offh |= edgeh & sh
+        if (tl & gl) | (th & gh) != U0:
+            pushes += bit_count(tl & headl, th & headh)
+            twol, twoh = ql & headl, qh & headh
+            sl, sh = shr(twol, twoh, u)
+            pushes += bit_count(tl & sl, th & sh)
+            sl, sh = shl(tl, th, u)
+            sl, sh = shl(twol & sl, twoh & sh, u)
+            offl |= edgel & sl
+            offh |= edgeh & sh
+    # Moving -u: the front marble is the lower end.
+    pl, ph = shr(pl, ph, u)
+    gl, gh = shl(ql, qh, u)
+    if (pl & gl) | (ph & gh) != U0:
+        tl, th = shr(tl, th, uu)
+        edgel, edgeh = ql & rml, qh & rmh
+        sl, sh = shl(el, eh, u)
+        headl, headh = shl((ql & sl) | edgel, (qh & sh) | edgeh, u)
+        pushes += bit_count(pl & headl, ph & headh)
+        sl, sh = shr(pl, ph, u)
+        offl |= edgel & sl
+        offh |= edgeh & sh
+        if (tl & gl) | (th & gh) != U0:
+            pushes += bit_count(tl & headl, th & headh)
+            twol, twoh = ql & headl, qh & headh
+            sl, sh = shl(twol, twoh, u)
+            pushes += bit_count(tl & sl, th & sh)
+            sl, sh = shr(tl, th, u)
+            sl, sh = shr(twol & sl, twoh & sh, u)
+            offl |= edgel & sl
+            offh |= edgeh & sh
+    return pushes, offl, offh
 
 
-def evaluate(black: int, white: int, to_move: int, black_score: int,
-             white_score: int) -> tuple[int, int]:
-    """(black's value, white's value) of a position; they sum to zero. The side to move
-    does not change the value."""
-    empty = ON_BOARD ^ black ^ white
-    black_pushes, white_in_danger = attacks(black, white, empty)
-    white_pushes, black_in_danger = attacks(white, black, empty)
+@kernel(inline=True)
+def _attacks(ol, oh, ql, qh, el, eh):
+    """(the sumito moves of the side owning (ol, oh), the enemy marbles it can push off
+    the board with one of them, as lo, hi)."""
+    p0, a0, b0 = _attacks_axis(ol, oh, ql, qh, el, eh, U1, U2, RIM0_LO, RIM0_HI, RIM3_LO, RIM3_HI)
+    p1, a1, b1 = _attacks_axis(ol, oh, ql, qh, el, eh, U10, U20,
+                               RIM4_LO, RIM4_HI, RIM1_LO, RIM1_HI)
+    p2, a2, b2 = _attacks_axis(ol, oh, ql, qh, el, eh, U11, U22,
+                               RIM5_LO, RIM5_HI, RIM2_LO, RIM2_HI)
+    return p0 + p1 + p2, a0 | a1 | a2, b0 | b1 | b2
+
+
+@kernel(inline=True)
+def _adjacent(bl, bh):
+    """Adjacent pairs of a board along the three axes."""
+    sl, sh = shl(bl, bh, U1)
+    total = bit_count(bl & sl, bh & sh)
+    sl, sh = shl(bl, bh, U10)
+    total += bit_count(bl & sl, bh & sh)
+    sl, sh = shl(bl, bh, U11)
+    return total + bit_count(bl & sl, bh & sh)
+
+
+@kernel
+def evaluate(s):
+    """The value for the side to move: black's value (the terms above), negated when
+    white is to move; otherwise the side to move does not change it."""
+    bl, bh, wl, wh, side, _, black_score, white_score, _ = s
+    el = ON_LO ^ bl ^ wl
+    eh = ON_HI ^ bh ^ wh
+    black_pushes, wdl, wdh = _attacks(bl, bh, wl, wh, el, eh)
+    white_pushes, bdl, bdh = _attacks(wl, wh, bl, bh, el, eh)
     # Rings 1..4 around the centre, so that the distance sums need no loop.
-    centre = ((white & _RING1).bit_count() - (black & _RING1).bit_count()
-              + 2 * ((white & _RING2).bit_count() - (black & _RING2).bit_count())
-              + 3 * ((white & _RING3).bit_count() - (black & _RING3).bit_count())
-              + 4 * ((white & _RING4).bit_count() - (black & _RING4).bit_count()))
-    cohesion = ((black & (black << 1)).bit_count() + (black & (black << 10)).bit_count()
-                + (black & (black << 11)).bit_count() - (white & (white << 1)).bit_count()
-                - (white & (white << 10)).bit_count() - (white & (white << 11)).bit_count())
+    centre = (bit_count(wl & RING1_LO, wh & RING1_HI) - bit_count(bl & RING1_LO, bh & RING1_HI)
+              + 2 * (bit_count(wl & RING2_LO, wh & RING2_HI) - bit_count(bl & RING2_LO, bh & RING2_HI))
+              + 3 * (bit_count(wl & RING3_LO, wh & RING3_HI) - bit_count(bl & RING3_LO, bh & RING3_HI))
+              + 4 * (bit_count(wl & RING4_LO, wh & RING4_HI) - bit_count(bl & RING4_LO, bh & RING4_HI)))
+    cohesion = _adjacent(bl, bh) - _adjacent(wl, wh)
     value = (MATERIAL_WEIGHT * (black_score - white_score) + CENTRE_WEIGHT * centre
              + COHESION_WEIGHT * cohesion
-             + DANGER_WEIGHT * (white_in_danger.bit_count() - black_in_danger.bit_count())
+             + DANGER_WEIGHT * (bit_count(wdl, wdh) - bit_count(bdl, bdh))
              + PUSH_WEIGHT * (black_pushes - white_pushes))
-    return value, -value
+    return value if side == BLACK else -value

@@ -1,5 +1,5 @@
-"""The Abalone board as bits of one Python int: cells, directions, fixed masks, the
-game's counts and the move int layout.
+"""The Abalone board: cells, directions, fixed masks, the game's counts, the move int
+layout, and the two-word form of a board that the kernels work on.
 
 Cells are held in axial coordinates (q, r), r growing downwards, on an 11x11 grid with a
 border of off-board cells around the 61 cells of the board (|q|, |r|, |q + r| <= 4):
@@ -20,12 +20,23 @@ further step. The three axes of lines are E-W (axis 0), NE-SW (axis 1) and NW-SE
 2); a direction d runs along axis d % 3, and AXIS_STEPS[a] is the positive step of axis
 a (E, SW, SE).
 
+A board is 121 bits. The masks here are Python ints (the notation reads them); kernels
+hold a board as two np.uint64 words with the same bit indices, `lo` the bits 0..63 and
+`hi` the bits 64..120 (`split`, `join`), and shift a whole board with `shl` and `shr`,
+which carry bits across the words (shifts of 1 to 22). Bits a left shift pushes past
+bit 127 are lost, but every bit past the grid is ANDed away before any right shift, so
+the masks are those of one wide int bit for bit.
+
 The board text and the move tokens name a cell (x, y): y is the 0-based printed line
 from the top (9 lines of 5, 6, 7, 8, 9, 8, 7, 6, 5 cells) and x the 0-based index inside
 its line; q = x - 4 + max(0, 4 - y) and r = y - 4.
 """
 
 from __future__ import annotations
+
+import numpy as np
+
+from games.kernel import kernel, popcount
 
 #: Marbles each side starts with, marbles pushed off that win, and the ply limit.
 MARBLES = 14
@@ -128,8 +139,6 @@ RINGS: tuple[int, ...] = tuple(
 ORDER_SINGLE, ORDER_BROADSIDE_2, ORDER_INLINE_2, ORDER_BROADSIDE_3, ORDER_INLINE_3 = range(5)
 ORDER_PUSH, ORDER_PUSH_OFF = 5, 6
 IDENTITY_MASK = (1 << 14) - 1
-#: The bits that decide what a move does: everything but the order.
-TABLE_MASK = (1 << 16) - 1
 
 
 def move_int(anchor: int, direction: int, count: int, axis: int, pushed: int = 0,
@@ -152,3 +161,55 @@ def line_cells(move: int) -> list[int]:
     anchor, direction, count, axis, _ = move_fields(move)
     step = STEPS[direction] if is_inline(direction, count, axis) else AXIS_STEPS[axis]
     return [anchor - k * step for k in range(count)]
+
+
+# ---- two-word boards -------------------------------------------------------------------
+
+_WORD = (1 << 64) - 1
+
+
+def split(board: int) -> tuple[np.uint64, np.uint64]:
+    """(lo, hi): the words of a board."""
+    return np.uint64(board & _WORD), np.uint64(board >> 64)
+
+
+def join(lo: int, hi: int) -> int:
+    """The board of two words; inverse of `split`."""
+    return int(lo) | int(hi) << 64
+
+
+U0 = np.uint64(0)
+U1 = np.uint64(1)
+U2 = np.uint64(2)
+U10 = np.uint64(10)
+U11 = np.uint64(11)
+U20 = np.uint64(20)
+U22 = np.uint64(22)
+U64 = np.uint64(64)
+
+ON_LO, ON_HI = split(ON_BOARD)
+#: RIM<d>_LO, RIM<d>_HI: the words of RIM[d].
+RIM0_LO, RIM0_HI = split(RIM[0])
+RIM1_LO, RIM1_HI = split(RIM[1])
+RIM2_LO, RIM2_HI = split(RIM[2])
+RIM3_LO, RIM3_HI = split(RIM[3])
+RIM4_LO, RIM4_HI = split(RIM[4])
+RIM5_LO, RIM5_HI = split(RIM[5])
+
+
+@kernel(inline=True)
+def shl(lo, hi, s):
+    """The board (lo, hi) shifted left by s, 0 < s < 64 (bits past 127 are lost)."""
+    return lo << s, (hi << s) | (lo >> (U64 - s))
+
+
+@kernel(inline=True)
+def shr(lo, hi, s):
+    """The board (lo, hi) shifted right by s, 0 < s < 64."""
+    return (lo >> s) | (hi << (U64 - s)), hi >> s
+
+
+@kernel(inline=True)
+def bit_count(lo, hi):
+    """The number of cells of the board (lo, hi)."""
+    return popcount(lo) + popcount(hi)
