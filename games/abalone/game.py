@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Sequence
 
-from games.base import ONGOING, Outcome, Position
+from games.base import ONGOING, Outcome, Position, check_params
 from games.kernel import interpreted_namespace
 from games.abalone import evaluation, fixtures, notation, rules
 from games.abalone.hexboard import MAX_PLIES, WINNING_SCORE, join, split
@@ -31,6 +31,7 @@ class AbaloneGame:
     rules = rules
     evaluation = evaluation
     listing_order = 5
+    parameters: tuple[str, ...] = ()
     num_players = 2
     zero_sum = True
     player_names = ("2", "1")
@@ -54,7 +55,7 @@ class AbaloneGame:
                       int(black_score), int(white_score), int(turn))
 
     def initial_state(self, params: dict[str, str]) -> Position:
-        notation.check_no_params(params)
+        check_params(self.name, params)
         return self.position(Fields(rules.BLACK_START, rules.WHITE_START, rules.BLACK))
 
     def parse_board(self, tokens: Sequence[str]) -> Position:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Sequence
 
 from games.base import (
-    BadParameterError,
     BoardTextError,
     IllegalMoveError,
     NotationError,
@@ -30,12 +29,6 @@ from games.abalone.hexboard import (
 _SIDES = {"2": 0, "1": 1}
 _FIELDS = ("score1", "score2", "turn")
 _MOVE_SYNTAX = "expected x1,y1,x2,y2,d such as 2,3,3,5,4"
-
-
-def check_no_params(params: dict[str, str]) -> None:
-    """Abalone's start position takes no parameter; raises BadParameterError."""
-    for key, value in params.items():
-        raise BadParameterError(f"abalone takes no parameter, got {quote(key + '=' + value)}")
 
 
 def _count(token: str, value: str, high: int) -> int:
