@@ -2,7 +2,7 @@
 run through the engine a session drives (`daemon.engine.Engine`).
 
 Its node count is a signature of search and evaluation behaviour, pinned per game
-(`Game.bench_nodes`): a change of it is a change of what the engine plays.
+(`Game.fixtures.BENCH_NODES`): a change of it is a change of what the engine plays.
 """
 
 from __future__ import annotations
@@ -43,11 +43,11 @@ async def bench(game_name: str, core: str, depth: int | None = None) -> BenchRes
     await engine.wait_loaded(LOAD_TIMEOUT_S)
     assert engine.game is not None
     total, elapsed = 0, 0.0
-    for text in engine.game.bench_positions:
+    for text in engine.game.fixtures.BENCH_POSITIONS:
         engine.hash_clear()
         engine.set_position(tuple(text.split()), (), "bench")
         started = time.perf_counter()
-        reports = await engine.analyse(Limits(depth=depth or engine.game.bench_depth))
+        reports = await engine.analyse(Limits(depth=depth or engine.game.fixtures.BENCH_DEPTH))
         elapsed += time.perf_counter() - started
         total += reports[-1].nodes
     return BenchResult(total, elapsed)

@@ -176,7 +176,7 @@ class Engine:
         cores.prepare(self.core, game)
 
     def _new_table(self, game: Game) -> TranspositionTable:
-        return TranspositionTable(game.name, game.key_scheme, int(self.options["Hash"]) << 20)
+        return TranspositionTable(game.name, game.rules.KEY_SCHEME, int(self.options["Hash"]) << 20)
 
     @property
     def loading(self) -> bool:

@@ -10,6 +10,7 @@ documents in its package docstring; text appears only at the edge, through the g
 
 The kernels of a game's `rules` module (all `games.kernel.kernel`s; `s` a kernel state):
     STATE_TYPES        the numpy type of each field of a kernel state
+    KEY_SCHEME         the version of the Zobrist key layout, written into hash files
     MAX_MOVES          an upper bound on the legal moves of any position
     MOVE_LIMIT         every move int is in range(MOVE_LIMIT)
     HISTORY_MASK       2**k - 1 such that `move & HISTORY_MASK` differs for any two
@@ -155,9 +156,6 @@ class Position:
         return f"Position({self.game.name}, {self.game.format_board(self)!r})"
 
 
-State = Position
-
-
 class Game(Protocol):
     """A game's descriptor: its kernels (`rules`), construction, notation and outcome of
     its positions.
@@ -172,11 +170,10 @@ class Game(Protocol):
         player_names: how the board text names each player, by index.
         white_player: the index the UCI clocks `wtime`/`winc` refer to (two-player
             games), or None where the game has no such notion.
-        key_scheme: a version number of the Zobrist key layout, written into hash files.
-        bench_perft_depth: the perft depth the bench measures from the start position.
-        bench_positions: board texts the bench searches.
-        bench_depth: the fixed depth of the bench search.
-        bench_nodes: the pinned total node count of the bench search.
+        fixtures: the module of the game's bench data: BENCH_PERFT_DEPTH (the perft
+            depth the bench measures from the start), BENCH_POSITIONS (board texts the
+            bench searches), BENCH_DEPTH (its fixed depth) and BENCH_NODES (its pinned
+            total node count).
     """
 
     name: str
@@ -187,41 +184,37 @@ class Game(Protocol):
     zero_sum: bool
     player_names: tuple[str, ...]
     white_player: int | None
-    key_scheme: int
-    bench_perft_depth: int
-    bench_positions: tuple[str, ...]
-    bench_depth: int
-    bench_nodes: int
+    fixtures: ModuleType
 
-    def initial_state(self, params: dict[str, str]) -> State:
+    def initial_state(self, params: dict[str, str]) -> Position:
         """The start position; raises BadParameterError for an unknown or bad parameter."""
 
-    def parse_board(self, tokens: Sequence[str]) -> State:
+    def parse_board(self, tokens: Sequence[str]) -> Position:
         """A position from board-text tokens (rows, side to move, `key=value` fields).
 
         Raises BoardTextError quoting the offending token.
         """
 
-    def format_board(self, state: State) -> str:
-        """The board text of `state`; `parse_board(format_board(s).split()) == s`."""
+    def format_board(self, position: Position) -> str:
+        """The board text of `position`; `parse_board(format_board(p).split()) == p`."""
 
-    def parse_move(self, state: State, text: str) -> int:
-        """The move `text` names in `state`.
+    def parse_move(self, position: Position, text: str) -> int:
+        """The move `text` names in `position`.
 
         Raises NotationError when `text` is not a move token of the game and
-        IllegalMoveError when it is one but not legal in `state`.
+        IllegalMoveError when it is one but not legal in `position`.
         """
 
-    def format_move(self, state: State, move: int) -> str:
-        """The token of `move`, a legal move of `state`; inverse of `parse_move`."""
+    def format_move(self, position: Position, move: int) -> str:
+        """The token of `move`, a legal move of `position`; inverse of `parse_move`."""
 
-    def evaluate(self, state: State) -> tuple[int, ...]:
+    def evaluate(self, position: Position) -> tuple[int, ...]:
         """A heuristic value per player in centi-units (CENTI = one stone/disc)."""
 
-    def outcome(self, state: State) -> Outcome | None:
+    def outcome(self, position: Position) -> Outcome | None:
         """The result of a finished position, None while the game goes on."""
 
-    def picture(self, state: State) -> list[str]:
+    def picture(self, position: Position) -> list[str]:
         """A human-readable drawing of the board, a line per list item."""
 
 
@@ -229,7 +222,7 @@ def zobrist_keys(seed: int, count: int) -> list[int]:
     """`count` 64-bit keys from a fixed seed, identical in every process.
 
     Hash files store keys, so the keys must never depend on the process; a change of
-    seed or layout must come with a new `key_scheme` of the game.
+    seed or layout must come with a new `KEY_SCHEME` in the game's rules.
     """
     rng = random.Random(seed)
     return [rng.getrandbits(64) for _ in range(count)]

@@ -45,7 +45,7 @@ async def perft_rate(name: str, core: str) -> tuple[int, float]:
     await engine.wait_loaded(600)
     nodes, _ = await engine.perft("perft", 1)  # the perft kernels loaded too
     started = time.perf_counter()
-    nodes, _ = await engine.perft("perft", find_game(name).bench_perft_depth)
+    nodes, _ = await engine.perft("perft", find_game(name).fixtures.BENCH_PERFT_DEPTH)
     return nodes, time.perf_counter() - started
 
 
@@ -54,16 +54,16 @@ async def bench_speed(name: str) -> bool:
     returns whether the bench node count is as pinned on both."""
     game = find_game(name)
     nodes, seconds = await perft_rate(name, cores.PYTHON)
-    line = f"{name}: perft {game.bench_perft_depth}: {nodes} leaves; interpreted {nodes / seconds:,.0f} leaves/s"
+    line = f"{name}: perft {game.fixtures.BENCH_PERFT_DEPTH}: {nodes} leaves; interpreted {nodes / seconds:,.0f} leaves/s"
     if COMPILED:
         same, fast = await perft_rate(name, cores.COMPILED)
         line += (f", compiled {nodes / fast:,.0f} leaves/s ({seconds / fast:.0f}x)"
                  f"{'' if same == nodes else ' MISMATCH'}")
     print(line)
     result = await bench(name, cores.PYTHON)
-    pinned = result.nodes == game.bench_nodes
-    line = (f"{name}: bench depth {game.bench_depth} x {len(game.bench_positions)} positions: "
-            f"{result.nodes} nodes ({'as pinned' if pinned else f'PINNED {game.bench_nodes}'});"
+    pinned = result.nodes == game.fixtures.BENCH_NODES
+    line = (f"{name}: bench depth {game.fixtures.BENCH_DEPTH} x {len(game.fixtures.BENCH_POSITIONS)} positions: "
+            f"{result.nodes} nodes ({'as pinned' if pinned else f'PINNED {game.fixtures.BENCH_NODES}'});"
             f" interpreted {result.nps:,.0f} nodes/s")
     if COMPILED:
         compiled = await bench(name, cores.COMPILED)
@@ -75,9 +75,9 @@ async def bench_speed(name: str) -> bool:
     if COMPILED:
         # Short searches are dominated by the per-iteration Python work around the
         # compiled code; deeper ones show the compiled search's own rate.
-        depth = game.bench_depth
+        depth = game.fixtures.BENCH_DEPTH
         deep = compiled
-        while deep.seconds < 1.0 and depth < game.bench_depth + 8:
+        while deep.seconds < 1.0 and depth < game.fixtures.BENCH_DEPTH + 8:
             depth += 1
             deep = await bench(name, cores.COMPILED, depth)
         print(f"{name}: compiled bench at depth {depth}: {deep.nodes} nodes in {deep.seconds:.2f} s,"

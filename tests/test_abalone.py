@@ -837,7 +837,7 @@ def test_a_two_ply_search_beats_a_random_player() -> None:
     for game_index in range(4):
         side = game_index % 2
         state = GAME.initial_state({})
-        table = TranspositionTable("abalone", GAME.key_scheme, 1 << 20)
+        table = TranspositionTable("abalone", GAME.rules.KEY_SCHEME, 1 << 20)
         while state.outcome() is None:
             if state.to_move == side:
                 stop = StopSignal()

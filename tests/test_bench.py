@@ -12,6 +12,6 @@ from daemon.bench import run_bench
 @pytest.mark.parametrize("name", sorted(all_games()))
 def test_bench_node_count_is_pinned(name: str) -> None:
     game = find_game(name)
-    for text in game.bench_positions:
+    for text in game.fixtures.BENCH_POSITIONS:
         assert game.parse_board(text.split()).legal_moves()
-    assert run_bench(name, cores.default_core()).nodes == game.bench_nodes
+    assert run_bench(name, cores.default_core()).nodes == game.fixtures.BENCH_NODES

@@ -631,7 +631,7 @@ def test_compiled_perft_through_ends_of_games() -> None:
 def search(state, depth: int):
     stop = StopSignal()
     stop.arm(None, None, depth)
-    table = TranspositionTable("loa", GAME.key_scheme, 1 << 20)
+    table = TranspositionTable("loa", GAME.rules.KEY_SCHEME, 1 << 20)
     return list(AlphaBeta(GAME, table).search(state, stop))[-1]
 
 

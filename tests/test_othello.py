@@ -260,7 +260,7 @@ def test_the_last_placement_can_end_the_game_with_empty_squares_left() -> None:
 
 def test_pass_keeps_the_search_going() -> None:
     state = state_of(board(black="b1", white="a1"))
-    table = TranspositionTable("othello", GAME.key_scheme, 1 << 20)
+    table = TranspositionTable("othello", GAME.rules.KEY_SCHEME, 1 << 20)
     stop = StopSignal()
     stop.arm(None, None, 3)
     final = list(AlphaBeta(GAME, table).search(state, stop))[-1]
@@ -512,7 +512,7 @@ def test_a_three_ply_search_beats_a_random_player() -> None:
     for game_index in range(6):
         side = game_index % 2
         state = GAME.initial_state({})
-        table = TranspositionTable("othello", GAME.key_scheme, 1 << 20)
+        table = TranspositionTable("othello", GAME.rules.KEY_SCHEME, 1 << 20)
         while state.outcome() is None:
             if state.to_move == side:
                 stop = StopSignal()

@@ -22,7 +22,7 @@ CLOBBER = find_game("clobber")
 
 
 def new_search(memory: int = 1 << 20) -> AlphaBeta:
-    return AlphaBeta(CLOBBER, TranspositionTable("clobber", CLOBBER.key_scheme, memory))
+    return AlphaBeta(CLOBBER, TranspositionTable("clobber", CLOBBER.rules.KEY_SCHEME, memory))
 
 
 def run_to_depth(searcher: AlphaBeta, state, depth: int):
@@ -157,7 +157,7 @@ def test_time_budget_from_movetime_and_clocks() -> None:
 def test_endgame_solver_proves_the_exact_result(state) -> None:
     game = CLOBBER
     assert interpreted_namespace(game.rules).solvable(state.s), "small positions go to the solver"
-    searcher = AlphaBeta(game, TranspositionTable("clobber", game.key_scheme, 1 << 20))
+    searcher = AlphaBeta(game, TranspositionTable("clobber", game.rules.KEY_SCHEME, 1 << 20))
     final = list(searcher.search(state, StopSignal()))[-1]
     assert final.final
     if not state.legal_moves():
@@ -196,7 +196,7 @@ def test_solver_finds_the_exact_othello_disc_margin(seed: int) -> None:
     while othello.format_board(state).split()[0].count(".") > 8 and state.legal_moves():
         state = state.play(rng.choice(state.legal_moves()))
     assert interpreted_namespace(othello.rules).solvable(state.s)
-    table = TranspositionTable("othello", othello.key_scheme, 1 << 20)
+    table = TranspositionTable("othello", othello.rules.KEY_SCHEME, 1 << 20)
     reports = list(AlphaBeta(othello, table).search(state, StopSignal()))
     final = reports[-1]
     truth = exact_disc_margin(othello, state)

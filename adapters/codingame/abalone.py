@@ -46,7 +46,8 @@ from adapters.codingame.common import (
     strip_lines,
 )
 from games import find_game
-from games.base import State, quote
+from games.base import Position
+from games.text import quote
 
 GAME = find_game("abalone")
 PLAYERS = 2
@@ -118,7 +119,7 @@ def parse_turn(lines: Sequence[str], player: int | None = None, turn: int = 0,
     )
 
 
-def format_turn(state: State, player: int, first_turn: bool, history: History,
+def format_turn(state: Position, player: int, first_turn: bool, history: History,
                 expert: bool = False) -> list[str]:
     assert state.to_move == player, "the referee only sends the player to move"
     lines = [IDS[player]] if first_turn else []
@@ -131,7 +132,7 @@ def format_turn(state: State, player: int, first_turn: bool, history: History,
     return lines
 
 
-def referee_moves(state: State, history: History) -> list[str]:
+def referee_moves(state: Position, history: History) -> list[str]:
     """The engine's canonical tokens in plain string order (the real order is unknown)."""
     return sorted_tokens(GAME, state)
 
@@ -151,7 +152,7 @@ def parse_output(line: str, legal: Sequence[str]) -> str | None:
     return None
 
 
-def skipped(state: State) -> str | None:
+def skipped(state: Position) -> str | None:
     return None
 
 
@@ -217,7 +218,7 @@ class MoveMatcher:
     def keyed(self, listed: Iterable[str], reading: str, perm: Sequence[int]) -> dict:
         return {key: token for token in listed if (key := key_of(token, reading, perm))}
 
-    def match(self, state: State, listed: Sequence[str]) -> tuple[list[str], dict[str, str]]:
+    def match(self, state: Position, listed: Sequence[str]) -> tuple[list[str], dict[str, str]]:
         engine = {key_of(token): token for token in sorted_tokens(GAME, state)}
         keyed = self.keyed(listed, self.reading, self.perm)
         if keyed.keys() != engine.keys():

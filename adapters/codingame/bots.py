@@ -24,17 +24,17 @@ from typing import Callable, Sequence
 
 from adapters.codingame import game_name, turn_format
 from adapters.codingame.common import read_turn
-from games.base import Game, State
+from games.base import Game, Position
 
-Chooser = Callable[[Game, State, Sequence[str], random.Random], str]
+Chooser = Callable[[Game, Position, Sequence[str], random.Random], str]
 
 
-def random_move(game: Game, state: State, legal: Sequence[str], rng: random.Random) -> str:
+def random_move(game: Game, state: Position, legal: Sequence[str], rng: random.Random) -> str:
     """A uniformly random token of `legal`."""
     return rng.choice(list(legal))
 
 
-def greedy_move(game: Game, state: State, legal: Sequence[str], rng: random.Random) -> str:
+def greedy_move(game: Game, state: Position, legal: Sequence[str], rng: random.Random) -> str:
     """An immediate win if any, else a token whose position `game.evaluate` rates best
     for the mover."""
     me = state.to_move

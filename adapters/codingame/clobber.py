@@ -27,7 +27,8 @@ from adapters.codingame.common import (
     strip_lines,
 )
 from games import find_game
-from games.base import State, quote
+from games.base import Position
+from games.text import quote
 
 GAME = find_game("clobber")
 PLAYERS = 2
@@ -67,7 +68,7 @@ def parse_turn(lines: Sequence[str], player: int | None = None, turn: int = 0,
     )
 
 
-def format_turn(state: State, player: int, first_turn: bool, history: History,
+def format_turn(state: Position, player: int, first_turn: bool, history: History,
                 expert: bool = False) -> list[str]:
     assert state.to_move == player, "the referee only sends the player to move"
     lines = [BOARD_SIZE, COLOURS[player]] if first_turn else []
@@ -82,7 +83,7 @@ def legal_tokens(turn: Turn) -> list[str]:
     return sorted_tokens(GAME, GAME.parse_board(turn.board_text.split()))
 
 
-def referee_moves(state: State, history: History) -> list[str]:
+def referee_moves(state: Position, history: History) -> list[str]:
     # The referee's own order is never sent; any order matches the same way, since no
     # move token is the prefix of another.
     return sorted_tokens(GAME, state)
@@ -92,7 +93,7 @@ def parse_output(line: str, legal: Sequence[str]) -> str | None:
     return first_token_output(line, legal)
 
 
-def skipped(state: State) -> str | None:
+def skipped(state: Position) -> str | None:
     """The referee asks every player whose turn comes."""
     return None
 

@@ -16,7 +16,8 @@ from typing import Callable, Protocol, Sequence
 
 import attrs
 
-from games.base import Game, GameError, State, quote
+from games.base import Game, GameError, Position
+from games.text import quote
 
 History = Sequence[tuple[int, str]]
 
@@ -141,7 +142,7 @@ def listed_legal_tokens(turn: Turn) -> list[str]:
     return list(turn.legal)
 
 
-def sorted_tokens(game: Game, state: State) -> list[str]:
+def sorted_tokens(game: Game, state: Position) -> list[str]:
     """The legal moves of `state` as tokens in plain string order (the engine's `moves`)."""
     return sorted(game.format_move(state, move) for move in state.legal_moves())
 
@@ -202,21 +203,21 @@ class TurnFormat(Protocol):
         one-time lines then say it); `turn` counts the reader's earlier turns; `expert`
         says the Othello EXPERT line is present. Raises TurnFormatError."""
 
-    def format_turn(self, state: State, player: int, first_turn: bool, history: History,
+    def format_turn(self, state: Position, player: int, first_turn: bool, history: History,
                     expert: bool = False) -> list[str]:
         """The lines the referee sends `player` (to move in `state`) this turn."""
 
     def legal_tokens(self, turn: Turn) -> list[str]:
         """The legal moves of a turn: the referee's list, or (Clobber) the game's own."""
 
-    def referee_moves(self, state: State, history: History) -> list[str]:
+    def referee_moves(self, state: Position, history: History) -> list[str]:
         """The legal moves in the order the referee lists (and matches) them."""
 
     def parse_output(self, line: str, legal: Sequence[str]) -> str | None:
         """The referee's reading of a bot's output line: a token of `legal`, RANDOM, or
         None for an invalid action."""
 
-    def skipped(self, state: State) -> str | None:
+    def skipped(self, state: Position) -> str | None:
         """The move the referee plays for a player to move whom it does not ask (an
         Othello forced pass), or None when it asks."""
 

@@ -37,7 +37,8 @@ from adapters.codingame.common import (
     strip_lines,
 )
 from games import find_game
-from games.base import State, quote
+from games.base import Position
+from games.text import quote
 
 GAME = find_game("isolation")
 PLAYERS = 3
@@ -88,7 +89,7 @@ def parse_turn(lines: Sequence[str], player: int | None = None, turn: int = 0,
     )
 
 
-def format_turn(state: State, player: int, first_turn: bool, history: History,
+def format_turn(state: Position, player: int, first_turn: bool, history: History,
                 expert: bool = False) -> list[str]:
     assert state.to_move == player, "the referee only sends the player to move"
     lines = [LETTERS[player]] if first_turn else []
@@ -103,7 +104,7 @@ def format_turn(state: State, player: int, first_turn: bool, history: History,
     return lines
 
 
-def referee_moves(state: State, history: History) -> list[str]:
+def referee_moves(state: Position, history: History) -> list[str]:
     return sorted_tokens(GAME, state)
 
 
@@ -114,7 +115,7 @@ def parse_output(line: str, legal: Sequence[str]) -> str | None:
     return first_token_output(line, legal)
 
 
-def skipped(state: State) -> str | None:
+def skipped(state: Position) -> str | None:
     """The referee asks every player whose turn comes; one without a move is put out by
     the rules themselves, never asked."""
     return None
@@ -124,14 +125,14 @@ def format_output(token: str) -> str:
     return token
 
 
-def players_out(state: State) -> tuple[int, ...]:
+def players_out(state: Position) -> tuple[int, ...]:
     """The players the game has put out (for a move it did not have, or by `leave`), in
     the order they went out."""
     scores = GAME.scores(state)
     return tuple(sorted((player for player in range(PLAYERS) if scores[player] >= 0), key=scores.__getitem__))
 
 
-def leave(state: State, player: int) -> State:
+def leave(state: Position, player: int) -> Position:
     """`state` after `player` (to move) leaves the game for a bad action or a timeout:
     its knight stays on its square and the turn passes to the next player still in,
     who is put out in turn if it has no move, as the referee does."""

@@ -35,7 +35,8 @@ from adapters.codingame.common import (
     strip_lines,
 )
 from games import find_game
-from games.base import State, quote
+from games.base import Position
+from games.text import quote
 
 GAME = find_game("loa")
 PLAYERS = 2
@@ -74,7 +75,7 @@ def parse_turn(lines: Sequence[str], player: int | None = None, turn: int = 0,
     )
 
 
-def format_turn(state: State, player: int, first_turn: bool, history: History,
+def format_turn(state: Position, player: int, first_turn: bool, history: History,
                 expert: bool = False) -> list[str]:
     assert state.to_move == player, "the referee only sends the player to move"
     lines = [COLOURS[player]] if first_turn else []
@@ -84,7 +85,7 @@ def format_turn(state: State, player: int, first_turn: bool, history: History,
     return lines
 
 
-def referee_moves(state: State, history: History) -> list[str]:
+def referee_moves(state: Position, history: History) -> list[str]:
     """Plain string order; `pass` alone when the player has no move."""
     return sorted_tokens(GAME, state)
 
@@ -98,7 +99,7 @@ def parse_output(line: str, legal: Sequence[str]) -> str | None:
     return first_token_output(line, legal)
 
 
-def skipped(state: State) -> str | None:
+def skipped(state: Position) -> str | None:
     """The referee asks every player whose turn comes, even for a pass."""
     return None
 

@@ -38,7 +38,8 @@ from adapters.codingame.common import (
     strip_lines,
 )
 from games import find_game
-from games.base import State, parse_square, quote, square_name
+from games.base import Position, parse_square, square_name
+from games.text import quote
 
 GAME = find_game("othello")
 PLAYERS = 2
@@ -93,7 +94,7 @@ def parse_turn(lines: Sequence[str], player: int | None = None, turn: int = 0,
     )
 
 
-def format_turn(state: State, player: int, first_turn: bool, history: History,
+def format_turn(state: Position, player: int, first_turn: bool, history: History,
                 expert: bool = False) -> list[str]:
     assert state.to_move == player, "the referee only sends the player to move"
     lines = [IDS[player], BOARD_SIZE] if first_turn else []
@@ -117,7 +118,7 @@ def actions_since_last_turn(player: int, history: History) -> list[str]:
     return actions[::-1]
 
 
-def referee_moves(state: State, history: History) -> list[str]:
+def referee_moves(state: Position, history: History) -> list[str]:
     """The legal moves in the referee's order (see the module docstring), checked
     against the game's own legal moves."""
     black, white = GAME.discs(state)
@@ -162,7 +163,7 @@ def asks_expert(line: str) -> bool:
     return EXPERT in line
 
 
-def skipped(state: State) -> str | None:
+def skipped(state: Position) -> str | None:
     """`pass` when the player to move must pass: the referee skips it without asking."""
     moves = state.legal_moves()
     if len(moves) == 1 and GAME.format_move(state, moves[0]) == PASS:

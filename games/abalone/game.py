@@ -36,11 +36,7 @@ class AbaloneGame:
     zero_sum = True
     player_names = ("2", "1")
     white_player = rules.WHITE
-    key_scheme = rules.KEY_SCHEME
-    bench_perft_depth = fixtures.BENCH_PERFT_DEPTH
-    bench_positions = fixtures.BENCH_POSITIONS
-    bench_depth = fixtures.BENCH_DEPTH
-    bench_nodes = fixtures.BENCH_NODES
+    fixtures = fixtures
 
     def position(self, fields: Fields) -> Position:
         """The position of `fields`, its key computed from scratch; inverse of `fields`."""

@@ -4,13 +4,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from games.base import (
-    BoardTextError,
-    IllegalMoveError,
-    NotationError,
-    quote,
-    split_fields,
-)
+from games.base import BoardTextError, IllegalMoveError, NotationError, split_fields
+from games.text import quote
 from games.abalone.hexboard import (
     IDENTITY_MASK,
     INDEX_OF,

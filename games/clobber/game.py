@@ -26,11 +26,7 @@ class ClobberGame:
     zero_sum = True
     player_names = ("w", "b")
     white_player = rules.WHITE
-    key_scheme = rules.KEY_SCHEME
-    bench_perft_depth = fixtures.BENCH_PERFT_DEPTH
-    bench_positions = fixtures.BENCH_POSITIONS
-    bench_depth = fixtures.BENCH_DEPTH
-    bench_nodes = fixtures.BENCH_NODES
+    fixtures = fixtures
 
     def _position(self, white: int, black: int, to_move: int) -> Position:
         return Position(self, interpreted_namespace(rules).make_state(np.uint64(white), np.uint64(black), to_move))

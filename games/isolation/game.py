@@ -28,11 +28,7 @@ class IsolationGame:
     zero_sum = False
     player_names = ("r", "g", "b")
     white_player = None
-    key_scheme = rules.KEY_SCHEME
-    bench_perft_depth = fixtures.BENCH_PERFT_DEPTH
-    bench_positions = fixtures.BENCH_POSITIONS
-    bench_depth = fixtures.BENCH_DEPTH
-    bench_nodes = fixtures.BENCH_NODES
+    fixtures = fixtures
 
     def _position(self, blocked: int, knights: tuple[int, int, int], to_move: int, alive: int,
                   scores: tuple[int, int, int]) -> Position:

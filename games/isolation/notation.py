@@ -13,10 +13,10 @@ from games.base import (
     format_grid,
     parse_grid,
     parse_square,
-    quote,
     split_fields,
     square_name,
 )
+from games.text import quote
 
 LETTERS = "rgb"
 

@@ -31,11 +31,7 @@ class LoaGame:
     zero_sum = True
     player_names = ("b", "w")
     white_player = rules.WHITE
-    key_scheme = rules.KEY_SCHEME
-    bench_perft_depth = fixtures.BENCH_PERFT_DEPTH
-    bench_positions = fixtures.BENCH_POSITIONS
-    bench_depth = fixtures.BENCH_DEPTH
-    bench_nodes = fixtures.BENCH_NODES
+    fixtures = fixtures
 
     def _position(self, black: int, white: int, to_move: int, ply: int) -> Position:
         return Position(self, interpreted_namespace(rules).make_state(

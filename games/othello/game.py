@@ -25,11 +25,7 @@ class OthelloGame:
     zero_sum = True
     player_names = ("0", "1")
     white_player = rules.WHITE
-    key_scheme = rules.KEY_SCHEME
-    bench_perft_depth = fixtures.BENCH_PERFT_DEPTH
-    bench_positions = fixtures.BENCH_POSITIONS
-    bench_depth = fixtures.BENCH_DEPTH
-    bench_nodes = fixtures.BENCH_NODES
+    fixtures = fixtures
 
     def _position(self, black: int, white: int, to_move: int) -> Position:
         return Position(self, interpreted_namespace(rules).make_state(np.uint64(black), np.uint64(white), to_move))

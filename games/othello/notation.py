@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Sequence
 
 from games.base import (
-    quote,
     BoardTextError,
     IllegalMoveError,
     NotationError,
@@ -15,6 +14,7 @@ from games.base import (
     split_fields,
     square_name,
 )
+from games.text import quote
 from games.othello.rules import PASS
 
 _SIDES = {"0": 0, "1": 1}

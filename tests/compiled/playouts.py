@@ -9,7 +9,7 @@ from typing import Callable
 
 import numpy as np
 
-from games.base import Game, State
+from games.base import Game, Position
 
 
 def compiled_play(kernels: ModuleType, s: tuple, move: int) -> tuple:
@@ -18,7 +18,7 @@ def compiled_play(kernels: ModuleType, s: tuple, move: int) -> tuple:
     return kernels.pack(kernels.unpack(kernels.play(s, np.int64(move))))
 
 
-def random_playouts(game: Game, kernels: ModuleType, check_position: Callable[[State], None],
+def random_playouts(game: Game, kernels: ModuleType, check_position: Callable[[Position], None],
                     games: int, seed: int) -> None:
     """Play `games` uniformly random games (seeded); check every position, and that the
     compiled state follows the reference's move by move."""

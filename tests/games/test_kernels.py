@@ -102,7 +102,7 @@ def test_many_random_playouts(game) -> None:
 
 @pytest.mark.parametrize("game", GAMES, ids=lambda game: game.name)
 def test_bench_positions(game) -> None:
-    for text in game.bench_positions:
+    for text in game.fixtures.BENCH_POSITIONS:
         check_position(game, game.parse_board(text.split()))
 
 

@@ -24,7 +24,7 @@ TWO_PLAYER = [game for game in GAMES if game.num_players == 2]
 
 
 def table(game) -> TranspositionTable:
-    return TranspositionTable(game.name, game.key_scheme, 1 << 20)
+    return TranspositionTable(game.name, game.rules.KEY_SCHEME, 1 << 20)
 
 
 def searched(searcher, position, depth: int | None = None, nodes: int | None = None):
@@ -56,9 +56,9 @@ def both(game, position, **limits):
 
 @pytest.mark.parametrize("game", GAMES, ids=IDS)
 def test_bench_positions_search_identically(game) -> None:
-    text = game.bench_positions[1]
+    text = game.fixtures.BENCH_POSITIONS[1]
     (fast, slow), (fast_table, slow_table) = both(game, game.parse_board(text.split()),
-                                                  depth=max(2, game.bench_depth - 1))
+                                                  depth=max(2, game.fixtures.BENCH_DEPTH - 1))
     assert fast == slow
     assert sorted(fast_table.pairs()) == sorted(slow_table.pairs())
 
@@ -66,7 +66,7 @@ def test_bench_positions_search_identically(game) -> None:
 @pytest.mark.parametrize("game", GAMES, ids=IDS)
 @pytest.mark.parametrize("plies", [7, 25])
 def test_played_positions_search_identically(game, plies: int) -> None:
-    (fast, slow), _ = both(game, playout(game, plies, seed=plies), depth=max(2, game.bench_depth - 2))
+    (fast, slow), _ = both(game, playout(game, plies, seed=plies), depth=max(2, game.fixtures.BENCH_DEPTH - 2))
     assert fast == slow
 
 
