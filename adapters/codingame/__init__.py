@@ -54,5 +54,6 @@ def game_name(name: str) -> str:
     """`name` when it names a game with a turn format: an argparse type, listing the
     known games in its error."""
     if not has_format(name):
-        raise argparse.ArgumentTypeError(f"no CodinGame turn format for {name!r} (known: {', '.join(formats())})")
+        raise argparse.ArgumentTypeError(
+            f"no CodinGame turn format for {name!r} (known: {', '.join(formats())})")
     return name

@@ -33,6 +33,8 @@ import itertools
 import sys
 from typing import Callable, Iterable, Sequence
 
+import attrs
+
 from adapters.codingame.common import (
     History,
     Turn,
@@ -71,6 +73,13 @@ def axial_to_xy(q: int, r: int) -> tuple[int, int]:
     return q + 4 - max(0, -r), r + 4
 
 
+@attrs.frozen
+class AbaloneTurn(Turn):
+    """A turn, with the referee's `myScore oppScore` line."""
+
+    scores: tuple[int, int] | None = None
+
+
 def framer(first_turn: bool, expert: bool = False) -> TurnFramer:
     return TurnFramer((1 if first_turn else 0) + 1 + 9 + 1, listed=True)
 
@@ -84,7 +93,7 @@ def _five(line: str, what: str) -> str:
 
 
 def parse_turn(lines: Sequence[str], player: int | None = None, turn: int = 0,
-               expert: bool = False) -> Turn:
+               expert: bool = False) -> AbaloneTurn:
     first_turn = player is None
     at = 0
     if player is None:
@@ -108,7 +117,7 @@ def parse_turn(lines: Sequence[str], player: int | None = None, turn: int = 0,
     legal = tuple(_five(line, "a move") for line in strip_lines(lines, at + 12, count, "moves"))
     white, black = (mine, theirs) if player == 1 else (theirs, mine)
     ply = min(2 * turn + player, MAX_PLIES - 1)
-    return Turn(
+    return AbaloneTurn(
         board_text=f"{'/'.join(rows)} {IDS[player]} score1={white} score2={black} turn={ply}",
         legal=legal,
         legal_count=count,

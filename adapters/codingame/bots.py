@@ -8,8 +8,8 @@ exactly as a bot on CodinGame does and print one move a line.
 - greedy: one ply deep: a move that wins at once if there is one, else the move after
   which the game's own evaluation is best for the mover; ties broken at random.
 
-The legal moves are the referee's list (Clobber: the game's own move generator, since
-the referee sends only a count). The seed defaults to the environment variable
+The legal moves are the referee's list (or the game's own move generator, where the
+referee sends only a count). The seed defaults to the environment variable
 ARENA_SEED, which the arena sets per game and seat, else to a random one.
 """
 

@@ -5,9 +5,9 @@ Vocabulary:
 - A *turn* is what the referee sends one player before that player answers with one
   line: on the player's first turn the one-time lines (identity, board size) come first.
 - A *history* is the list of `(player, token)` pairs of every move played since the
-  start position, in order, tokens in the engine's notation (a forced Othello pass is
-  `pass`). Some input lines depend on it rather than on the position alone (the last
-  action, Othello's move order, the Knights' last destinations); `format_turn` takes it.
+  start position, in order, tokens in the engine's notation (a forced pass too). Some
+  input lines depend on it rather than on the position alone (the last action, the
+  players' last destinations); `format_turn` takes it.
 """
 
 from __future__ import annotations
@@ -31,32 +31,21 @@ class TurnFormatError(GameError):
 
 
 @attrs.frozen
-class PlayerStatus:
-    """One Knights status line: the player's letter, whether it is still in, and its last
-    destination (None before its first move)."""
-
-    letter: str
-    active: bool
-    last: str | None
-
-
-@attrs.frozen
 class Turn:
     """One turn's input, read.
 
     Attributes:
         board_text: the `position board` text of the position for the engine.
         legal: the legal moves as the referee listed them, in its order, as engine
-            tokens; None where the referee sends only a count (Clobber).
+            tokens; None where the referee sends only a count.
         legal_count: how many legal moves the referee announced.
         player: the index of the player to move (the reader's own seat).
         first_turn: whether the one-time lines came first in this turn.
-        last_action: the opponent's last move as the referee names it (Clobber, LOA);
-            None where the referee says `null` or the game has no such line.
-        statuses: the Knights' three status lines in r, g, b order; else empty.
-        expert_actions: Othello's EXPERT line split into actions (`pass` for a forced
-            pass), when the line was expected; else None.
-        scores: Abalone's `myScore oppScore`; else None.
+        last_action: the opponent's last move as the referee names it, where the
+            referee sends one; None where it says `null` or the game has no such line.
+
+    A game whose turns carry more (status lines, scores) reads them into a subclass of
+    its own module.
     """
 
     board_text: str
@@ -65,9 +54,6 @@ class Turn:
     player: int
     first_turn: bool
     last_action: str | None = None
-    statuses: tuple[PlayerStatus, ...] = ()
-    expert_actions: tuple[str, ...] | None = None
-    scores: tuple[int, int] | None = None
 
 
 class TurnFramer:
@@ -137,7 +123,7 @@ def counted(moves: Sequence[str]) -> list[str]:
 
 
 def listed_legal_tokens(turn: Turn) -> list[str]:
-    """The legal moves of a turn whose referee lists them (every game but Clobber)."""
+    """The legal moves of a turn whose referee lists them."""
     assert turn.legal is not None
     return list(turn.legal)
 
@@ -148,7 +134,7 @@ def sorted_tokens(game: Game, state: Position) -> list[str]:
 
 
 def first_token_output(line: str, legal: Sequence[str]) -> str | None:
-    """The referees of Clobber, LOA and Knights: the text before the first space is the
+    """The common reading of an output line: the text before the first space is the
     action; `random` asks for a random move; otherwise the first legal move (in the
     referee's list order) the action starts with. None for anything else."""
     action = line.split(" ", 1)[0]
@@ -183,7 +169,10 @@ class TurnFormat(Protocol):
 
     A game of more than two players also defines `leave(state, player)`, the position
     after the player to move leaves the game (a timeout or a bad action), and
-    `players_out(state)`, the players out of the game in the order they went out.
+    `players_out(state)`, the players out of the game in the order they went out. A game
+    whose referee labels moves its own way defines `matcher()`, a fresh labelling per
+    game; one with an expert mode defines `asks_expert(line)`, whether an output line
+    asks for the expert line from the next turn on.
     """
 
     GAME: Game
@@ -201,14 +190,16 @@ class TurnFormat(Protocol):
                    expert: bool = False) -> Turn:
         """Read one turn. `player` is the reader's seat, None on its first turn (the
         one-time lines then say it); `turn` counts the reader's earlier turns; `expert`
-        says the Othello EXPERT line is present. Raises TurnFormatError."""
+        says the line of the game's expert mode is present (asked for by an output
+        line, where the game has one). Raises TurnFormatError."""
 
     def format_turn(self, state: Position, player: int, first_turn: bool, history: History,
                     expert: bool = False) -> list[str]:
         """The lines the referee sends `player` (to move in `state`) this turn."""
 
     def legal_tokens(self, turn: Turn) -> list[str]:
-        """The legal moves of a turn: the referee's list, or (Clobber) the game's own."""
+        """The legal moves of a turn: the referee's list, or where it sends only a count,
+        the game's own."""
 
     def referee_moves(self, state: Position, history: History) -> list[str]:
         """The legal moves in the order the referee lists (and matches) them."""
@@ -218,8 +209,8 @@ class TurnFormat(Protocol):
         None for an invalid action."""
 
     def skipped(self, state: Position) -> str | None:
-        """The move the referee plays for a player to move whom it does not ask (an
-        Othello forced pass), or None when it asks."""
+        """The move the referee plays for a player to move whom it does not ask (a forced
+        pass), or None when it asks."""
 
     def format_output(self, token: str) -> str:
         """The output line for the engine's move token."""

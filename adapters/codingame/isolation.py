@@ -21,10 +21,11 @@ from __future__ import annotations
 
 from typing import Sequence
 
+import attrs
+
 from adapters.codingame.common import (
     BoardStyle,
     History,
-    PlayerStatus,
     Turn,
     TurnFormatError,
     TurnFramer,
@@ -48,6 +49,23 @@ BOARD_STYLE = BoardStyle(colours=(("#d33", "#600"), ("#3a3", "#050"), ("#36d", "
 LETTERS = "rgb"
 
 
+@attrs.frozen
+class PlayerStatus:
+    """One status line: the player's letter, whether it is still in, and its last
+    destination (None before its first move)."""
+
+    letter: str
+    active: bool
+    last: str | None
+
+
+@attrs.frozen
+class IsolationTurn(Turn):
+    """A turn, with the three status lines in r, g, b order."""
+
+    statuses: tuple[PlayerStatus, ...] = ()
+
+
 def framer(first_turn: bool, expert: bool = False) -> TurnFramer:
     return TurnFramer((1 if first_turn else 0) + 11, listed=True)
 
@@ -60,7 +78,7 @@ def parse_status(line: str, letter: str) -> PlayerStatus:
 
 
 def parse_turn(lines: Sequence[str], player: int | None = None, turn: int = 0,
-               expert: bool = False) -> Turn:
+               expert: bool = False) -> IsolationTurn:
     first_turn = player is None
     at = 0
     if player is None:
@@ -79,7 +97,7 @@ def parse_turn(lines: Sequence[str], player: int | None = None, turn: int = 0,
     text = "/".join(rows) + f" {LETTERS[player]} alive={alive}"
     if len(out) == 1:
         text += f" out={out}"
-    return Turn(
+    return IsolationTurn(
         board_text=text,
         legal=legal,
         legal_count=count,

@@ -25,6 +25,8 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
+import attrs
+
 from adapters.codingame.common import (
     BoardStyle,
     History,
@@ -59,12 +61,20 @@ DIRECTIONS = ((0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -
 _JAVA_SPACE = re.compile(r"[ \t\n\x0b\f\r]")
 
 
+@attrs.frozen
+class OthelloTurn(Turn):
+    """A turn, with the actions of the EXPERT line (`pass` for a forced pass) when the
+    line was expected; else None."""
+
+    expert_actions: tuple[str, ...] | None = None
+
+
 def framer(first_turn: bool, expert: bool = False) -> TurnFramer:
     return TurnFramer((2 if first_turn else 0) + 8 + (1 if expert else 0), listed=True)
 
 
 def parse_turn(lines: Sequence[str], player: int | None = None, turn: int = 0,
-               expert: bool = False) -> Turn:
+               expert: bool = False) -> OthelloTurn:
     first_turn = player is None
     at = 0
     if player is None:
@@ -84,7 +94,7 @@ def parse_turn(lines: Sequence[str], player: int | None = None, turn: int = 0,
         at += 1
     count = parse_count(strip_lines(lines, at, 1, "move count")[0])
     legal = tuple(strip_lines(lines, at + 1, count, "moves"))
-    return Turn(
+    return OthelloTurn(
         board_text="/".join(rows) + " " + IDS[player],
         legal=legal,
         legal_count=count,

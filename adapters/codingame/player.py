@@ -9,9 +9,10 @@ and stderr says why. Between turns the engine ponders on the position after the 
 played and the replies it expects; if the referee's next position is that one the
 search goes on (`ponderhit`), else it is stopped and a new one starts.
 
-The player keeps no game state of its own beyond its seat, its turn count (LOA's and
-Abalone's ply count is 2 x turns + seat) and, for Abalone, the labelling of the
-referee's moves (`abalone.MoveMatcher`); every position comes from the referee's lines.
+The player keeps no game state of its own beyond its seat, its turn count (a game
+whose board text counts plies derives them from it) and, where the turn format has a
+`matcher`, the labelling of the referee's moves; every position comes from the
+referee's lines.
 """
 
 from __future__ import annotations
@@ -151,7 +152,8 @@ class Adapter:
         self._starts: list[float] = []
         self.ponder: Ponder | None = None
         self.fallbacks = 0
-        #: Abalone: maps the engine's moves to the referee's entries (see its module).
+        #: Maps the engine's moves to the referee's entries, where the turn format
+        #: labels them its own way (its `matcher`).
         self.matcher = fmt.matcher() if hasattr(fmt, "matcher") else None
         #: Seconds the last turn waited for the engine to come up.
         self.waited = 0.0

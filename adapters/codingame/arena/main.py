@@ -84,7 +84,7 @@ def parse_match_arguments(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="J",
                         help="games played at once (default: the number of cores)")
     parser.add_argument("--seed", type=int, default=0, metavar="S",
-                        help="first seed: Knights' start squares, the bots' ARENA_SEED, and "
+                        help="first seed: a seeded start position, the bots' ARENA_SEED, and "
                              "the referee's random moves (default 0)")
     parser.add_argument("--out", type=Path, default=None, metavar="DIR",
                         help="directory for the game records (default arena-out/GAME-TIME)")

@@ -179,7 +179,7 @@ def seat_orders(players: int) -> list[tuple[int, ...]]:
 def plan(game: str, bots: Sequence[tuple[str, str]], games: int, seed: int,
          time_scale: float) -> list[GameSpec]:
     """The games of a match: seat orders rotate every game; the seed changes once every
-    order has been played (it matters for Knights' start squares and the bots' RNGs)."""
+    order has been played (it matters for a seeded start position and the bots' RNGs)."""
     orders = seat_orders(len(bots))
     specs = []
     for index in range(games):
