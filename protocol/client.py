@@ -1,7 +1,7 @@
 """An asyncio client of the engine protocol, over a child process's pipes or TCP.
 
     client = await EngineClient.spawn(["engine"])
-    await client.send("setgame clobber")
+    await client.send(f"setgame {game}")
     move = await client.bestmove("go movetime 100")
     await client.close()
 

@@ -2,7 +2,7 @@
 pinned bench node count, time to depth, protocol latencies of the real engine while it
 searches, and the throughput of two sessions searching at once.
 
-Run it as `scripts/bench [--games clobber,...] [--samples N] [--core compiled|python]`.
+Run it as `scripts/bench [--games NAME,...] [--samples N] [--core compiled|python]`.
 It prints figures and exits non-zero when a game's bench node count differs from the
 pinned one on either core.
 """
