@@ -14,7 +14,8 @@ from typing import Iterator
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-VECTORS = Path(__file__).parent / "data" / "vectors"
+DATA = Path(__file__).parent / "data"
+VECTORS = DATA / "vectors"
 
 # Engines the tests start import this checkout's code, whichever install is on the path.
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))

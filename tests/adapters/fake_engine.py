@@ -1,6 +1,6 @@
 """A stand-in engine for the adapter's tests, with behaviours a real engine never shows.
 
-    python -m tests.fake_engine MODE [LOG]
+    python -m tests.adapters.fake_engine MODE [LOG]
 
 Modes:
 - predictable: answers `isready`; `go` with the first legal move (string order) and, as

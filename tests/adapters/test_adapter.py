@@ -5,7 +5,7 @@ Each recorded game is replayed from one player's seat: that player's input lines
 order, each answered before the next is sent, within the real limit of that turn. The
 positions follow the record, not the adapter's moves, so the adapter's pondering misses
 almost every turn: the stop-and-search path runs all along. The ponderhit path is
-checked with a predictable stand-in engine (tests/fake_engine.py).
+checked with a predictable stand-in engine (tests/adapters/fake_engine.py).
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from adapters.codingame.arena.process import BotProcess
 from tests.conftest import TcpEngine, load_vectors, run
 
 ADAPTER = f"{sys.executable} -m adapters.codingame.adapter"
-FAKE_ENGINE = f"{sys.executable} -m tests.fake_engine"
+FAKE_ENGINE = f"{sys.executable} -m tests.adapters.fake_engine"
 NAMES = {"clobber": "wb", "othello": "01", "loa": "bw", "isolation": "rgb"}
-#: The games with referee vectors (Abalone has none: tests/test_codingame_abalone.py).
+#: The games with referee vectors (Abalone has none: tests/adapters/test_abalone.py).
 VECTOR_GAMES = tuple(NAMES)
 
 

@@ -21,7 +21,7 @@ from adapters.codingame import othello as othello_format
 from tests.conftest import load_vectors
 
 NAMES = {"clobber": "wb", "othello": "01", "loa": "bw", "isolation": "rgb"}
-#: The games with referee vectors (Abalone has none: tests/test_codingame_abalone.py).
+#: The games with referee vectors (Abalone has none: tests/adapters/test_abalone.py).
 VECTOR_GAMES = tuple(NAMES)
 
 

@@ -1,6 +1,6 @@
 """Misbehaving and special CodinGame bots for the arena's tests.
 
-    python -m tests.cg_bots MODE GAME
+    python -m tests.adapters.cg_bots MODE GAME
 
 Modes:
 - garbage: answers every turn with a line that is no move.

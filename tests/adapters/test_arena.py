@@ -18,10 +18,10 @@ from adapters.codingame import formats, turn_format
 from adapters.codingame.arena.referee import GameSpec, plan, play_game
 from adapters.codingame.arena.replay import frames, replay_page
 from adapters.codingame.arena.stats import elo, tally, wilson
-from tests.conftest import run
+from tests.conftest import DATA, run
 
 ARENA = [sys.executable, "-m", "adapters.codingame.arena.main"]
-BOTS = f"{sys.executable} -m tests.cg_bots"
+BOTS = f"{sys.executable} -m tests.adapters.cg_bots"
 EXAMPLE = f"{sys.executable} -m adapters.codingame.bots"
 
 
@@ -217,7 +217,7 @@ def test_the_replay_page_embeds_every_position_and_draws_it(game: str, tmp_path:
         pytest.skip("node is not installed: the page's script was not run")
     path = tmp_path / "page.html"
     path.write_text(page)
-    result = subprocess.run([node, str(Path(__file__).parent / "data" / "replay_check.js"), str(path)],
+    result = subprocess.run([node, str(DATA / "replay_check.js"), str(path)],
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     checked = json.loads(result.stdout)
