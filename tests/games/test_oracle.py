@@ -143,6 +143,37 @@ def abalone_positions(draw) -> str:
     return f"{'/'.join(lines)} {side} score1={14 - black} score2={14 - white} turn={turn}"
 
 
+def scattered_rows(cells: list[int], pieces: list[str]) -> str:
+    """8 rows of `.` with `pieces[i]` on square `cells[i]` (0 = the first row's first)."""
+    content = ["."] * 64
+    for cell, piece in zip(cells, pieces):
+        content[cell] = piece
+    return "/".join("".join(content[row * 8:row * 8 + 8]) for row in range(8))
+
+
+@st.composite
+def loa_positions(draw) -> str:
+    """A sparse Lines of Action position (1 to 6 checkers a side), where connection,
+    captures that connect the victim and single checkers come up at once."""
+    black, white = draw(st.integers(1, 6)), draw(st.integers(1, 6))
+    cells = draw(st.permutations(range(64)))
+    rows = scattered_rows(cells, ["b"] * black + ["w"] * white)
+    return f"{rows} {draw(st.sampled_from('bw'))} ply={draw(st.integers(0, 149))}"
+
+
+@st.composite
+def isolation_positions(draw) -> str:
+    """A crowded Knight Isolation position: many blocked squares, some players out, the
+    global turn cap of 62 near or reached."""
+    blocked = draw(st.integers(40, 61))
+    cells = draw(st.permutations(range(64)))
+    out = "".join(draw(st.permutations("rgb"))[:draw(st.integers(0, 2))])
+    alive = "".join(letter for letter in "rgb" if letter not in out)
+    rows = scattered_rows(cells, list("rgb") + ["#"] * blocked)
+    side = draw(st.sampled_from(alive))
+    return f"{rows} {side} alive={alive}" + (f" out={out}" if out else "")
+
+
 def start_texts(name: str) -> st.SearchStrategy[str]:
     """The board texts playouts start from: the start position and referee positions."""
     game = find_game(name)
@@ -151,10 +182,12 @@ def start_texts(name: str) -> st.SearchStrategy[str]:
             lambda seed: game.format_board(game.initial_state({"seed": str(seed)})))
     else:
         starts = st.just(game.format_board(game.initial_state({})))
+    scattered = {"abalone": abalone_positions(), "loa": loa_positions(),
+                 "isolation": isolation_positions()}
     if name == "abalone":
-        return st.one_of(starts, abalone_positions())
+        return st.one_of(starts, scattered[name])
     referee = [text for record, text in referee_boards(name) if not record.get("terminal")]
-    return st.one_of(starts, st.sampled_from(referee))
+    return st.one_of(starts, st.sampled_from(referee), *([scattered[name]] if name in scattered else []))
 
 
 # The engine against the oracles -------------------------------------------------------

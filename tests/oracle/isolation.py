@@ -8,7 +8,8 @@ is declared the winner; a player with no move is put out without being asked (it
 knight stays); else it moves. Every move, elimination and the declaration uses one of
 the 62 global turns ("Limits"); the turns used are the blocked squares plus the players
 out. Scores ("Scores and ranking"): the first out 0, the next 1, the survivor the next
-value; a player never given a score (the turn cap) keeps 0.
+value; a player never given a score (the turn cap) keeps 0, and without the
+declaration nobody is the winner.
 Start squares ("Players and starting squares"): java.util.Random(seed), two nextInt(8)
 per knight, rank index then file index, redrawn until both are in 1..6 and the square
 is free.
@@ -125,18 +126,19 @@ def play(position: Position, token: str) -> Position:
 
 
 def result(position: Position) -> Result | None:
-    """Over at one player left or at the turn cap; scores rank the players."""
+    """Over at one player left or at the turn cap; scores rank the players. The winner
+    is the player the referee declares, the lone survivor, if the cap leaves it a turn
+    for the declaration; else there is none."""
     if len(position.alive) > 1 and turns_used(position) < MAX_TURNS:
         return None
     scores = {letter: 0 for letter in PLAYERS}
     for rank, letter in enumerate(position.out):
         scores[letter] = rank
+    winner = None
     if len(position.alive) == 1 and turns_used(position) < MAX_TURNS:
         scores[position.alive] = len(position.out)
-    returns = tuple(scores[letter] for letter in PLAYERS)
-    best = max(returns)
-    winner = returns.index(best) if returns.count(best) == 1 else None
-    return Result(returns, winner)
+        winner = PLAYERS.index(position.alive)
+    return Result(tuple(scores[letter] for letter in PLAYERS), winner)
 
 
 def referee_board(record: dict, out: str) -> str:
