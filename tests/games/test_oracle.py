@@ -25,10 +25,11 @@ from tests.oracle import Result
 GAMES = ("clobber", "othello", "loa", "isolation", "abalone")
 VECTORS = Path(__file__).resolve().parents[1] / "data" / "vectors"
 
-#: A few random games per game by default; the slow variant plays many more.
-QUICK = settings(max_examples=8, deadline=None, database=None,
-                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-THOROUGH = settings(QUICK, max_examples=150)
+#: Random games per game by default (about two seconds each); the slow variant plays
+#: ten times as many.
+GAMES_PLAYED = {"clobber": 60, "othello": 50, "loa": 50, "isolation": 150, "abalone": 8}
+PLAYOUTS = settings(deadline=None, database=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
 def oracle_of(name: str):
@@ -224,16 +225,22 @@ def play_out(name: str, data: st.DataObject, text: str) -> int:
         plies += 1
 
 
+def check_playouts(name: str, games: int) -> None:
+    """`games` random playouts of `name`, engine against oracle."""
+    @settings(PLAYOUTS, max_examples=games)
+    @given(data=st.data())
+    def playouts(data: st.DataObject) -> None:
+        play_out(name, data, data.draw(start_texts(name), label="start"))
+
+    playouts()
+
+
 @pytest.mark.parametrize("name", GAMES)
-@QUICK
-@given(data=st.data())
-def test_engine_agrees_with_oracle(name: str, data: st.DataObject) -> None:
-    play_out(name, data, data.draw(start_texts(name), label="start"))
+def test_engine_agrees_with_oracle(name: str) -> None:
+    check_playouts(name, GAMES_PLAYED[name])
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", GAMES)
-@THOROUGH
-@given(data=st.data())
-def test_engine_agrees_with_oracle_at_length(name: str, data: st.DataObject) -> None:
-    play_out(name, data, data.draw(start_texts(name), label="start"))
+def test_engine_agrees_with_oracle_at_length(name: str) -> None:
+    check_playouts(name, 10 * GAMES_PLAYED[name])

@@ -122,9 +122,9 @@ def pushed(position: Position, line: list, direction: int) -> list | None:
     return column
 
 
-def moves(position: Position) -> dict[str, tuple]:
-    """Every legal move by token: the line, its direction and the enemy marbles pushed."""
-    found = {}
+def moves(position: Position) -> set[str]:
+    """Every legal move's token."""
+    found = set()
     for line in lines_of(position, position.to_move):
         axis = None if len(line) == 1 else next(d for d in DIRECTIONS if step(line[0], d) == line[1])
         for direction in DIRECTIONS:
@@ -132,21 +132,27 @@ def moves(position: Position) -> dict[str, tuple]:
             if inline:
                 column = pushed(position, line, direction)
                 if column is not None:
-                    found[token(rear_and_front(line, direction), direction)] = (line, direction, column)
+                    found.add(token(rear_and_front(line, direction), direction))
             elif all(position.board.get(step(cell, direction)) == "0" for cell in line):
                 ends = sorted([line[0], line[-1]], key=lambda cell: printed(cell)[::-1])
-                found[token(ends, direction)] = (line, direction, [])
+                found.add(token(ends, direction))
     return found
 
 
 def legal_moves(position: Position) -> set[str]:
-    if result(position) is not None:
+    if decided(position) is not None:
         return set()
-    return set(moves(position))
+    return set(moves(position))  # none: the side to move has lost
 
 
 def play(position: Position, move_token: str) -> Position:
-    line, direction, column = moves(position)[move_token]
+    x1, y1, x2, y2, direction = map(int, move_token.split(","))
+    first, last = axial(x1, y1), axial(x2, y2)
+    length = max(abs(last[0] - first[0]), abs(last[1] - first[1]), abs(sum(last) - sum(first))) + 1
+    along = next((d for d in DIRECTIONS if step(first, d, length - 1) == last), 0)
+    line = [step(first, along, k) for k in range(length)]
+    inline = length == 1 or direction in (along, (along + 3) % 6)
+    column = pushed(position, line, direction) if inline else []
     board, pushed_off = dict(position.board), dict(position.pushed_off)
     mover = position.to_move
     for cell in line + column:
@@ -161,13 +167,22 @@ def play(position: Position, move_token: str) -> Position:
     return Position(board, opponent(mover), pushed_off, position.turn + 1)
 
 
-def result(position: Position) -> Result | None:
+def decided(position: Position) -> Result | None:
+    """The end by pushed-off marbles or by the ply limit, whatever the moves."""
     black, white = position.pushed_off["2"], position.pushed_off["1"]
     margin = (black - white, white - black)
     if WINNING_SCORE in (black, white):
         return two_player_result(0 if black == WINNING_SCORE else 1, margin)
     if position.turn >= PLY_LIMIT:
         return two_player_result(None if black == white else (0 if black > white else 1), margin)
+    return None
+
+
+def result(position: Position) -> Result | None:
+    """Six pushed off, then the ply limit, then a side to move without a move."""
+    if decided(position) is not None:
+        return decided(position)
     if not moves(position):
-        return two_player_result(1 - PLAYERS.index(position.to_move), margin)
+        black, white = position.pushed_off["2"], position.pushed_off["1"]
+        return two_player_result(1 - PLAYERS.index(position.to_move), (black - white, white - black))
     return None
