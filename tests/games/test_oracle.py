@@ -153,6 +153,16 @@ def scattered_rows(cells: list[int], pieces: list[str]) -> str:
 
 
 @st.composite
+def sparse_positions(draw, colours: str, most: int) -> str:
+    """An 8x8 board text with 0 to `most` pieces of each of the two `colours` scattered
+    at random and either to move: Clobber endgames, Othello wipe-outs and passes."""
+    first, second = draw(st.integers(0, most)), draw(st.integers(0, most))
+    cells = draw(st.permutations(range(64)))
+    rows = scattered_rows(cells, [colours[0]] * first + [colours[1]] * second)
+    return f"{rows} {draw(st.sampled_from(colours))}"
+
+
+@st.composite
 def loa_positions(draw) -> str:
     """A sparse Lines of Action position (1 to 6 checkers a side), where connection,
     captures that connect the victim and single checkers come up at once."""
@@ -184,11 +194,12 @@ def start_texts(name: str) -> st.SearchStrategy[str]:
     else:
         starts = st.just(game.format_board(game.initial_state({})))
     scattered = {"abalone": abalone_positions(), "loa": loa_positions(),
-                 "isolation": isolation_positions()}
+                 "isolation": isolation_positions(), "clobber": sparse_positions("wb", 16),
+                 "othello": sparse_positions("01", 12)}
     if name == "abalone":
         return st.one_of(starts, scattered[name])
     referee = [text for record, text in referee_boards(name) if not record.get("terminal")]
-    return st.one_of(starts, st.sampled_from(referee), *([scattered[name]] if name in scattered else []))
+    return st.one_of(starts, st.sampled_from(referee), scattered[name])
 
 
 # The engine against the oracles -------------------------------------------------------
