@@ -16,7 +16,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from games import find_game
@@ -28,7 +28,10 @@ VECTORS = Path(__file__).resolve().parents[1] / "data" / "vectors"
 #: Random games per game by default (about two seconds each); the slow variant plays
 #: ten times as many.
 GAMES_PLAYED = {"clobber": 60, "othello": 50, "loa": 50, "isolation": 150, "abalone": 8}
+#: No shrinking: replaying whole games makes it take minutes, and a failure already
+#: names the board text and the move where the engine and the oracle part.
 PLAYOUTS = settings(deadline=None, database=None,
+                    phases=[Phase.explicit, Phase.reuse, Phase.generate],
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
