@@ -4,6 +4,7 @@ adapters -> protocol, games (clients of the daemon that ask the games for rules)
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -60,3 +61,18 @@ def test_no_private_names_from_another_package(path: Path) -> None:
             if node.module.split(".")[0] != own:
                 private = [alias.name for alias in node.names if alias.name.startswith("_")]
                 assert not private, f"{path.relative_to(ROOT)} imports {private} from {node.module}"
+
+
+SOURCES = sorted([*MODULES, *(path for path in (ROOT / "scripts").iterdir() if path.is_file())])
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_only_a_games_own_files_name_it(path: Path) -> None:
+    from games import all_games
+
+    relative = path.relative_to(ROOT)
+    text = path.read_text()
+    for name in all_games():
+        own = relative.parts[:2] == ("games", name) or relative == Path("adapters", "codingame", f"{name}.py")
+        if not own:
+            assert not re.search(rf"\b{name}\b", text, re.IGNORECASE), f"{relative} names {name}"
