@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import time
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import attrs
 
@@ -45,11 +45,13 @@ class EngineClient:
         self.process = process
 
     @classmethod
-    async def spawn(cls, command: Sequence[str], stderr: int | None = None) -> "EngineClient":
-        """Start `command` (an engine on stdio) and talk to it over its pipes."""
+    async def spawn(cls, command: Sequence[str], stderr: int | None = None,
+                    env: Mapping[str, str] | None = None) -> "EngineClient":
+        """Start `command` (an engine on stdio; in environment `env`, by default this
+        process's) and talk to it over its pipes."""
         process = await asyncio.create_subprocess_exec(
             *command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            stderr=stderr, limit=1 << 20,
+            stderr=stderr, env=env, limit=1 << 20,
         )
         assert process.stdout is not None and process.stdin is not None
         return cls(process.stdout, process.stdin, process)  # type: ignore[arg-type]

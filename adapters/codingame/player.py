@@ -179,7 +179,7 @@ class Adapter:
         elif self.early is not None and len(self._starts) == 1:
             client = await EngineClient.attach(self.early)
         else:
-            client = await EngineClient.spawn(self.args.engine_command)
+            client = await EngineClient.spawn(self.args.engine_command, env=self.args.engine_env)
         try:
             await client.send(f"setgame {self.game.name}")
             await client.send("setoption name Ponder value true")
