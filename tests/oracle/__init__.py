@@ -1,4 +1,4 @@
-"""Naive rule oracles of the five games, written from the referee rules alone.
+"""Naive rule oracles of the games, written from the referee rules alone.
 
 Each module restates one game's rules from `shared/spec/codingame-rules.md` in plain,
 slow Python (a dict of squares, no bit tricks) and never imports `games`: the property
@@ -11,6 +11,7 @@ to text. Every module offers the same functions:
     play(position, token) -> position
     result(position) -> Result | None
     referee_board(record) -> str     the board text of a referee vector record
+    PLAYOUTS                         random games the property tests play by default
 """
 
 from __future__ import annotations

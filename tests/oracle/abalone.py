@@ -27,6 +27,9 @@ from typing import NamedTuple
 
 from tests.oracle import Result, two_player_result
 
+#: Random games the property tests play by default (about a second); the slow
+#: variant plays ten times as many.
+PLAYOUTS = 8
 LINE_LENGTHS = (5, 6, 7, 8, 9, 8, 7, 6, 5)
 DIRECTIONS = {0: (1, 0), 1: (1, -1), 2: (0, -1), 3: (-1, 0), 4: (-1, 1), 5: (0, 1)}
 PLAYERS = ("2", "1")

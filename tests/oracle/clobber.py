@@ -13,6 +13,9 @@ from typing import NamedTuple
 
 from tests.oracle import Result, two_player_result
 
+#: Random games the property tests play by default (about a second); the slow
+#: variant plays ten times as many.
+PLAYOUTS = 60
 FILES = "abcdefgh"
 PLAYERS = ("w", "b")
 STEPS = ((1, 0), (-1, 0), (0, 1), (0, -1))

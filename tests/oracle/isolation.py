@@ -24,6 +24,9 @@ from typing import NamedTuple
 
 from tests.oracle import Result
 
+#: Random games the property tests play by default (about a second); the slow
+#: variant plays ten times as many.
+PLAYOUTS = 150
 FILES = "abcdefgh"
 PLAYERS = "rgb"
 JUMPS = ((1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2))

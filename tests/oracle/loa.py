@@ -18,6 +18,9 @@ from typing import NamedTuple
 
 from tests.oracle import Result, two_player_result
 
+#: Random games the property tests play by default (about a second); the slow
+#: variant plays ten times as many.
+PLAYOUTS = 50
 FILES = "abcdefgh"
 PLAYERS = ("b", "w")
 AXES = ((1, 0), (0, 1), (1, 1), (1, -1))

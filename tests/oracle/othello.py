@@ -17,6 +17,9 @@ from typing import NamedTuple
 
 from tests.oracle import Result, two_player_result
 
+#: Random games the property tests play by default (about a second); the slow
+#: variant plays ten times as many.
+PLAYOUTS = 50
 FILES = "abcdefgh"
 DIRECTIONS = [(df, dr) for df in (-1, 0, 1) for dr in (-1, 0, 1) if (df, dr) != (0, 0)]
 
