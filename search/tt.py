@@ -150,24 +150,27 @@ _POPULATE_WRITE = 23
 _POPULATE_CHUNK = 1 << 18
 
 
-def _new_cells(slots: int) -> np.ndarray:
+def _new_cells(slots: int, mapped: threading.Event) -> np.ndarray:
     """An empty (slots, 2) cell array in fresh anonymous memory, whose pages a
     background thread maps in ahead of the searches (otherwise each page faults when a
-    search first writes it: 30 ms of a first search at 16 MiB, measured)."""
+    search first writes it: 30 ms of a first search at 16 MiB, measured); `mapped` is
+    set when it is done."""
     memory = mmap.mmap(-1, slots * SLOT_BYTES)
-    threading.Thread(target=_populate, args=(memory,), name="table-pages", daemon=True).start()
+    threading.Thread(target=_populate, args=(memory, mapped), name="table-pages", daemon=True).start()
     return np.frombuffer(memory, dtype=np.uint64).reshape(slots, 2)
 
 
-def _populate(memory: mmap.mmap) -> None:
+def _populate(memory: mmap.mmap, mapped: threading.Event) -> None:
     """Map the pages of `memory` in, a chunk at a time, giving the GIL back between
-    chunks. Writes nothing: a search may use the memory meanwhile."""
+    chunks, then set `mapped`. Writes nothing: a search may use the memory meanwhile."""
     try:
         for start in range(0, len(memory), _POPULATE_CHUNK):
             memory.madvise(_POPULATE_WRITE, start, min(_POPULATE_CHUNK, len(memory) - start))
             time.sleep(0)
     except (OSError, ValueError):
         pass  # an older kernel, or the table was dropped: pages fault in as used
+    finally:
+        mapped.set()
 
 
 class TranspositionTable:
@@ -184,12 +187,19 @@ class TranspositionTable:
         self.memory_bytes = memory_bytes
         self.slots = capacity_for(memory_bytes)
         self.mask = self.slots - 1
-        self.cells = _new_cells(self.slots)
+        self._mapped = threading.Event()
+        self.cells = _new_cells(self.slots, self._mapped)
         self.generation = 0
 
     def clear(self) -> None:
-        self.cells = _new_cells(self.slots)
+        self._mapped = threading.Event()
+        self.cells = _new_cells(self.slots, self._mapped)
         self.generation = 0
+
+    def wait_mapped(self, timeout: float) -> bool:
+        """Wait up to `timeout` seconds until the memory of the cells is mapped in;
+        whether it is. (A search need not wait: it faults the pages in as it goes.)"""
+        return self._mapped.wait(timeout)
 
     def new_search(self) -> None:
         """Age every entry by one search so that fresh entries win replacement."""
