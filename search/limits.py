@@ -119,11 +119,6 @@ class StopSignal:
     def stopped(self) -> bool:
         return self._event.is_set()
 
-    def stop_requested(self, nodes: int) -> bool:
-        """Whether `stop()` was called; limits aside (same signature as should_stop)."""
-        self.count_budget(nodes)
-        return self._event.is_set()
-
     def should_stop(self, nodes: int) -> bool:
         """Whether the search must end now, having visited `nodes` nodes."""
         if self._event.is_set():

@@ -226,12 +226,10 @@ class TranspositionTable:
         used = self.cells[self.cells[:, 1] != 0]
         return list(zip(used[:, 0].tolist(), used[:, 1].tolist()))
 
-    def absorb(self, pairs: list[tuple[int, int]]) -> None:
-        """Store (key, packed entry) pairs, as from a hash file or another table."""
-        if pairs:
-            keys, data = zip(*pairs)
-            _store_all(self.cells, np.array(keys, dtype=np.uint64),
-                       np.array(data, dtype=np.uint64), self.generation)
+    def absorb(self, keys: np.ndarray, entries: np.ndarray) -> None:
+        """Store packed entries under their keys (np.uint64 arrays of one length), as a
+        search would, replacing as it would."""
+        _store_all(self.cells, keys.astype(np.uint64), entries.astype(np.uint64), self.generation)
 
     def save(self, path: str) -> int:
         """Write every entry to `path` atomically; returns the number written.
@@ -245,8 +243,7 @@ class TranspositionTable:
         Raises HashFileError, leaving the table as it was."""
         pairs = np.frombuffer(read_hash_body(path, self.game, self.key_scheme), dtype="<u8").reshape(-1, 2)
         self.clear()
-        _store_all(self.cells, pairs[:, 0].astype(np.uint64), pairs[:, 1].astype(np.uint64),
-                   self.generation)
+        self.absorb(pairs[:, 0], pairs[:, 1])
         return len(pairs)
 
 

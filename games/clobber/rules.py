@@ -97,13 +97,6 @@ def count_moves(own, opp):
 
 
 @kernel
-def move_count(s):
-    """The number of legal moves, without listing them."""
-    own, opp = _sides(s)
-    return count_moves(own, opp)
-
-
-@kernel
 def play(s, move):
     """The position after the capture `move`, key included."""
     white, black, side, key = s

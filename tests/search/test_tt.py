@@ -75,7 +75,7 @@ def test_memory_stays_within_the_hash_option() -> None:
     memory = 4 << 20
     table = TranspositionTable("clobber", 1, memory)
     keys = (np.arange(table.slots * 2, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15))
-    table.absorb([(int(key), (5 << 24) | (1 << 41) | 1000) for key in keys])
+    table.absorb(keys, np.full(len(keys), (5 << 24) | (1 << 41) | 1000, dtype=np.uint64))
     assert table.entries() > table.slots * 0.6
     assert table.cells.nbytes <= memory and table.cells.nbytes * 2 > memory
     assert capacity_for(memory) == table.slots
