@@ -1,6 +1,7 @@
 """Every game's kernels compiled against the same kernels interpreted: the numba
 intrinsics' plain-Python twins and numba's integer semantics agree with the
-interpreter's, position by position (referee positions and random playouts)."""
+interpreter's, position by position (bench positions and random playouts), and the
+recorded perft counts hold in both forms."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ import pytest
 from games import all_games
 from games.base import Position
 from games.kernel import COMPILING, interpreted_namespace
+from search.perft import perft
+from tests.conftest import perft_records
 
 pytestmark = pytest.mark.skipif(not COMPILING, reason="numba is not available")
 
@@ -112,3 +115,14 @@ def test_every_kernel_compiles_once(game) -> None:
     for name in rule_names(game):
         assert len(getattr(game.rules, name).signatures) == 1, name
     assert len(game.evaluation.evaluate.signatures) == 1
+
+
+#: The recorded perft counts small enough to count interpreted as well.
+SMALL_PERFTS = [record for game in GAMES for record in perft_records(game.name) if record["nodes"] <= 300_000]
+
+
+@pytest.mark.parametrize("record", SMALL_PERFTS, ids=lambda r: f"{r['game']}-{r['depth']}")
+def test_recorded_perft_counts_hold_compiled_and_interpreted(record) -> None:
+    start = all_games()[record["game"]].initial_state({})
+    assert perft(start, record["depth"], compiled=True) == record["nodes"]
+    assert perft(start, record["depth"], compiled=False) == record["nodes"]
