@@ -199,14 +199,25 @@ class Engine:
         """Every report of a search of the position to `limits` (no clock, no ponder),
         the final one last, off the loop and writing nothing: what scripts (the bench,
         the solver's reach) measure. Refused while a `go` runs."""
+        return await self._reports(limits, name, lambda searcher: searcher.search)
+
+    async def prove(self, limits: Limits, name: str = "prove") -> list[SearchReport]:
+        """As `analyse`, but the exact endgame solver alone, however far the end: a report
+        when win, loss or draw is proved, another with the exact margin. Refused for a
+        game without one."""
+        if not isinstance(self.searcher, AlphaBeta):
+            raise ProtocolError(Code.UNSUPPORTED, name, "this game has no exact endgame solver")
+        return await self._reports(limits, name, lambda searcher: searcher.prove)
+
+    async def _reports(self, limits: Limits, name: str, method) -> list[SearchReport]:
         _, position = self.require_position(name)
         if self.active is not None:
             raise ProtocolError(Code.BUSY, name, "a search is running")
         assert self.searcher is not None
-        searcher, stop = self.searcher, StopSignal()
+        run, stop = method(self.searcher), StopSignal()
         bounds = deadlines(limits, position.to_move, int(self.options["MoveOverhead"]), time.monotonic_ns())
         stop.arm(bounds.stop_ns, limits.nodes, limits.depth)
-        return await run_blocking(lambda: list(searcher.search(position, stop)))
+        return await run_blocking(lambda: list(run(position, stop)))
 
     # ---- options and hash files ----------------------------------------------------
 
@@ -255,6 +266,7 @@ class Engine:
         count = sum(table.entries() for table in self.tables.values())
         for table in self.tables.values():
             table.clear()
+        self._adopt_tables()  # a new searcher: its solver's table starts empty too
         return count, (time.monotonic_ns() - started) // _MS
 
     async def _load_hash_file(self, path: str) -> None:

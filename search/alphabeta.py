@@ -22,7 +22,7 @@ from games.base import ONGOING, Game, Position
 from games.kernel import COMPILING
 from search.base import INFINITY, MATE, MATE_BOUND, MAX_PLY, Aborted, SearchReport
 from search.limits import StopSignal
-from search.solver import WINDOW_LIMIT, Solver, promote
+from search.solver import WINDOW_LIMIT, Solver, new_solver_table, promote
 from search.tt import (
     EXACT,
     LOWER,
@@ -256,6 +256,9 @@ class AlphaBeta:
         self._moves = np.empty((MAX_PLY + 2, game.rules.MAX_MOVES), dtype=np.int64)
         self._kernels = None
         self._bridge: ControlBridge | None = None
+        #: The solver's table, half the main one's memory, made at the first solve and
+        #: kept: its bounds are exact.
+        self._solver_table: np.ndarray | None = None
         #: The best (move, score) of the running root iteration so far.
         self._partial: tuple[int, int] | None = None
 
@@ -266,15 +269,7 @@ class AlphaBeta:
         Yields a report after each completed iteration and a `final` report last, whose
         `pv[0]` is the move to play (pv is empty when the root has no legal move).
         """
-        from search.specialised import ready_searches
-
-        self._kernels = ready_searches(self.game, self.compiled, stop)
-        self.nodes = 0
-        self.seldepth = 0
-        self.table.new_search()
-        reset_work(self._work)
-        self._bridge = ControlBridge(stop, self._work)
-        started = time.monotonic()
+        started = self._start(stop)
         moves = root.legal_moves()
         if not moves:
             yield SearchReport(0, 0, self._terminal_score(root), 0, 0, self.table.hashfull(), (), True)
@@ -291,6 +286,30 @@ class AlphaBeta:
         if solvable and not settled:
             final = yield from self._solve(root, stop, started, final)
         yield final
+
+    def prove(self, root: Position, stop: StopSignal) -> Iterator[SearchReport]:
+        """Solve `root` exactly with the endgame solver alone, however far its end: a
+        report when win, loss or draw is proved, another with the exact margin, the last
+        one `final` (with an empty pv and score 0 if stopped before the first answer).
+        For a finished root, one final report of its result."""
+        started = self._start(stop)
+        if not root.legal_moves():
+            yield SearchReport(0, 0, self._terminal_score(root), 0, 0, self.table.hashfull(), (), True)
+            return
+        unproved = SearchReport(0, 0, 0, 0, 0, self.table.hashfull(), ())
+        yield (yield from self._solve(root, stop, started, unproved))
+
+    def _start(self, stop: StopSignal) -> float:
+        """Make ready for a search under `stop`; returns its start time."""
+        from search.specialised import ready_searches
+
+        self._kernels = ready_searches(self.game, self.compiled, stop)
+        self.nodes = 0
+        self.seldepth = 0
+        self.table.new_search()
+        reset_work(self._work)
+        self._bridge = ControlBridge(stop, self._work)
+        return time.monotonic()
 
     def _deepen(self, root: Position, moves: list[int], stop: StopSignal, started: float,
                 limit: int) -> Generator[SearchReport, None, tuple[int, int, int, bool]]:
@@ -351,7 +370,9 @@ class AlphaBeta:
         final report, when the solver is stopped before its first answer)."""
         assert self._bridge is not None
         self._work[NODES] = self.nodes
-        solver = Solver(self._kernels, self._bridge, self._moves)
+        if self._solver_table is None:
+            self._solver_table = new_solver_table(self.table.memory_bytes // 2)
+        solver = Solver(self._kernels, self._bridge, self._moves, self._solver_table)
         last = fallback
         try:
             for alpha, beta in ((-1, 1), (-WINDOW_LIMIT, WINDOW_LIMIT)):

@@ -28,8 +28,10 @@ from search.work import ABORTED, HARD_ONLY, NODES, POLL, STOP, ControlBridge, mu
 ORDERING_MIN_MOVES = 3
 #: Above every margin a game can produce.
 WINDOW_LIMIT = 1 << 20
-#: Slots of the solver's table (a power of two): key, bounds and move, 32 bytes each.
-SOLVER_SLOTS = 1 << 18
+#: Bytes of one solver slot: key, bounds and move.
+SOLVER_SLOT_BYTES = 32
+#: The fewest slots a solver table has.
+MIN_SOLVER_SLOTS = 1 << 10
 #: The columns of a solver slot (the key's bits held as an int64).
 S_KEY, S_LOWER, S_UPPER, S_MOVE = 0, 1, 2, 3
 #: The move of an empty solver slot.
@@ -156,13 +158,17 @@ def warm(kernels, position: Position) -> None:
     work = new_work(kernels.HISTORY_MASK + 1)
     work[STOP] = 1
     moves = np.empty((MAX_PLY + 2, kernels.MAX_MOVES), dtype=np.int64)
-    kernels.solve(position.s, -1, 1, new_solver_table(), work, moves)
+    kernels.solve(position.s, -1, 1, new_solver_table(0), work, moves)
 
 
-def new_solver_table() -> np.ndarray:
-    """The solver's table: (SOLVER_SLOTS, 4) int64, columns S_KEY, S_LOWER, S_UPPER,
+def new_solver_table(memory_bytes: int) -> np.ndarray:
+    """A solver table of at most `memory_bytes` (the most slots, a power of two, that
+    fit; at least MIN_SOLVER_SLOTS): (slots, 4) int64, columns S_KEY, S_LOWER, S_UPPER,
     S_MOVE; all slots EMPTY."""
-    table = np.zeros((SOLVER_SLOTS, 4), dtype=np.int64)
+    slots = MIN_SOLVER_SLOTS
+    while slots * 2 * SOLVER_SLOT_BYTES <= memory_bytes:
+        slots *= 2
+    table = np.zeros((slots, 4), dtype=np.int64)
     table[:, S_MOVE] = EMPTY
     return table
 
@@ -170,15 +176,16 @@ def new_solver_table() -> np.ndarray:
 class Solver:
     """Solves positions of one search exactly with its game's `solve` kernel, counting
     nodes and polling the stop signal through the search's work block (whose control
-    slots the caller keeps in step with the signal); keeps its table of bounds between
-    calls."""
+    slots the caller keeps in step with the signal), in `table` (`new_solver_table`),
+    whose bounds are exact and so stay good from one call and one search to the next."""
 
-    def __init__(self, kernels: SimpleNamespace, bridge: ControlBridge, moves: np.ndarray):
+    def __init__(self, kernels: SimpleNamespace, bridge: ControlBridge, moves: np.ndarray,
+                 table: np.ndarray):
         self._kernels = kernels
         self._bridge = bridge
         self._work = bridge.work
         self._moves = moves
-        self._table = new_solver_table()
+        self._table = table
         self._first_node = int(self._work[NODES])
 
     @property
