@@ -215,8 +215,7 @@ class Engine:
             raise ProtocolError(Code.BUSY, name, "a search is running")
         assert self.searcher is not None
         run, stop = method(self.searcher), StopSignal()
-        bounds = deadlines(limits, position.to_move, int(self.options["MoveOverhead"]), time.monotonic_ns())
-        stop.arm(bounds.stop_ns, limits.nodes, limits.depth)
+        self._limit(stop, limits, position, time.monotonic_ns())
         return await run_blocking(lambda: list(run(position, stop)))
 
     # ---- options and hash files ----------------------------------------------------
@@ -362,11 +361,15 @@ class Engine:
         if active is not None and not active.pondering and not active.infinite and active.run:
             await active.run.wait()
 
+    def _limit(self, stop: StopSignal, limits: Limits, root: Position, start_ns: int) -> Deadlines:
+        """Arm `stop` with `limits` counted from `start_ns`; the search's deadlines."""
+        bounds = deadlines(limits, root.to_move, int(self.options["MoveOverhead"]), start_ns)
+        stop.arm(bounds.stop_ns, limits.nodes, limits.depth)
+        return bounds
+
     def _arm(self, active: ActiveSearch, start_ns: int) -> None:
         """Let the search's limits count from `start_ns`, and set the watchdog."""
-        active.deadlines = deadlines(active.limits, active.root.to_move, int(self.options["MoveOverhead"]),
-                                     start_ns)
-        active.stop.arm(active.deadlines.stop_ns, active.limits.nodes, active.limits.depth)
+        active.deadlines = self._limit(active.stop, active.limits, active.root, start_ns)
         if active.deadlines.answer_ns is not None:
             if active.watchdog is not None:
                 active.watchdog.cancel()
