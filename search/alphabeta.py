@@ -377,7 +377,7 @@ class AlphaBeta:
         try:
             for alpha, beta in ((-1, 1), (-WINDOW_LIMIT, WINDOW_LIMIT)):
                 value = solver.solve(root, alpha, beta)
-                line = solver.best_line(root)
+                line = solver.best_line(root, alpha, beta)
                 exact = alpha < value < beta
                 score = 0 if value == 0 else (MATE - len(line)) * (1 if value > 0 else -1)
                 last = SearchReport(

@@ -205,20 +205,30 @@ class Solver:
             raise Aborted
         return int(value)
 
-    def best_line(self, position: Position, limit: int = 128) -> list[int]:
-        """The moves the table holds as best from `position` on, while they stay legal."""
-        table = self._table
+    def best_line(self, position: Position, alpha: int, beta: int, limit: int = 128) -> list[int]:
+        """The line the table holds as best from `position`, just solved in (alpha, beta),
+        to the end of the game (or `limit` moves). A position along it whose slot was
+        overwritten is solved again in its window (the root's, negated at every ply), so
+        that it is back in the table; the line stops short only if that is stopped."""
         line: list[int] = []
-        seen = {position.key}
-        while len(line) < limit:
-            slot = table[position.key & (len(table) - 1)]
-            move = int(slot[S_MOVE])
-            if (int(slot[S_KEY]) & _KEY_BITS != position.key or move < 0
-                    or move not in position.legal_moves()):
-                break
+        while len(line) < limit and position.outcome() is None:
+            move = self._remembered_move(position)
+            if move is None:
+                try:
+                    self.solve(position, alpha, beta)
+                except Aborted:
+                    break
+                move = self._remembered_move(position)
+                assert move is not None, "a position just solved is in the table"
             line.append(move)
             position = position.play(move)
-            if position.key in seen:
-                break
-            seen.add(position.key)
+            alpha, beta = -beta, -alpha
         return line
+
+    def _remembered_move(self, position: Position) -> int | None:
+        """The best move the table holds for `position`, if it holds one and it is legal."""
+        slot = self._table[position.key & (len(self._table) - 1)]
+        move = int(slot[S_MOVE])
+        if int(slot[S_KEY]) & _KEY_BITS != position.key or move not in position.legal_moves():
+            return None
+        return move

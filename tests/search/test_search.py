@@ -186,8 +186,9 @@ def exact_disc_margin(game, state) -> int:
     return max(-exact_disc_margin(game, state.play(move)) for move in state.legal_moves())
 
 
+@pytest.mark.parametrize("memory", [1 << 20, 0], ids=["roomy-table", "crowded-table"])
 @pytest.mark.parametrize("seed", range(4))
-def test_solver_finds_the_exact_othello_disc_margin(seed: int) -> None:
+def test_solver_finds_the_exact_othello_disc_margin(seed: int, memory: int) -> None:
     import random
 
     othello = find_game("othello")
@@ -196,10 +197,16 @@ def test_solver_finds_the_exact_othello_disc_margin(seed: int) -> None:
     while othello.format_board(state).split()[0].count(".") > 8 and state.legal_moves():
         state = state.play(rng.choice(state.legal_moves()))
     assert interpreted_namespace(othello.rules).solvable(state.s)
-    table = TranspositionTable("othello", othello.rules.KEY_SCHEME, 1 << 20)
+    table = TranspositionTable("othello", othello.rules.KEY_SCHEME, memory)
     reports = list(AlphaBeta(othello, table).search(state, StopSignal()))
     final = reports[-1]
     truth = exact_disc_margin(othello, state)
     assert final.margin == truth
     assert abs(final.score) > MATE_BOUND or truth == 0
-    assert final.pv[0] in state.legal_moves()
+    # The line is a perfect game to its end, even when the table has lost some of it.
+    line_state = state
+    for move in final.pv:
+        assert move in line_state.legal_moves()
+        line_state = line_state.play(move)
+    assert line_state.outcome() is not None
+    assert line_state.outcome().margin[state.to_move] == truth
