@@ -7,8 +7,14 @@ margin. Moves are ordered fastest-first: the reply that leaves the opponent the 
 moves is tried first (a cheap proxy for the smallest subtree), after the move the
 solver's own table remembers for the position.
 
-`solve` is written over a game's kernels (`BINDS`) and specialised per game by
-`search.specialised`; `Solver` drives it for `search.alphabeta.AlphaBeta`.
+A game may hand the positions nearest the end to a solver of its own: where its rules
+give `ending(s)` (true near the end) and `solve_ending(s, alpha, beta, counter)` (the
+same fail-soft value, its nodes added to counter[0]), the solver calls it on every
+position `ending` accepts, before the table (see games/base.py).
+
+`solve` is written over a game's kernels (`BINDS`, and the hooks from `layout`) and
+specialised per game by `search.specialised`; `Solver` drives it for
+`search.alphabeta.AlphaBeta`.
 Precondition: a two-player zero-sum game.
 """
 
@@ -34,14 +40,34 @@ SOLVER_SLOT_BYTES = 32
 MIN_SOLVER_SLOTS = 1 << 10
 #: The columns of a solver slot (the key's bits held as an int64).
 S_KEY, S_LOWER, S_UPPER, S_MOVE = 0, 1, 2, 3
-#: The move of an empty solver slot.
-EMPTY = -2
+#: S_MOVE of an empty slot; a full one holds its best move + 1. A table of zeros is
+#: empty, so a new one costs no time: its pages are mapped as they are first used.
+EMPTY = 0
 #: The solver table holds keys as int64 bit patterns.
 _KEY_BITS = (1 << 64) - 1
 
 #: The game's kernels these templates call, bound per game.
 BINDS = ("MAX_MOVES", "legal_moves", "play", "key", "result", "margin")
 MAX_MOVES = legal_moves = play = key = result = margin = None
+ending = solve_ending = None
+
+
+@kernel(inline=True)
+def never_ending(s):
+    """The `ending` of a game without a solver of its own."""
+    return False
+
+
+@kernel
+def no_solve_ending(s, alpha, beta, counter):
+    """The `solve_ending` of a game without a solver of its own (never called)."""
+    return 0
+
+
+def layout(kernels) -> dict[str, object]:
+    """The game's own ending solver, or the stand-ins that leave every position to `solve`."""
+    return {"ending": kernels.get("ending", never_ending),
+            "solve_ending": kernels.get("solve_ending", no_solve_ending)}
 
 
 @kernel
@@ -58,6 +84,14 @@ def promote(row, count, move):
 
 
 def _solve(s, alpha, beta, ply, table, counts, work, moves):
+    if ending(s):
+        before = work[NODES]
+        value = solve_ending(s, alpha, beta, work[NODES:NODES + 1])
+        # Poll when the count has passed a multiple of POLL + 1.
+        if (before ^ work[NODES]) > POLL and must_stop(work, work[NODES]):
+            work[ABORTED] = 1
+            return 0
+        return value
     nodes = work[NODES] + 1
     work[NODES] = nodes
     if (nodes & POLL) == 0 and must_stop(work, nodes):
@@ -74,7 +108,7 @@ def _solve(s, alpha, beta, ply, table, counts, work, moves):
     if known:
         lower = table[index, S_LOWER]
         upper = table[index, S_UPPER]
-        remembered = table[index, S_MOVE]
+        remembered = table[index, S_MOVE] - 1
         if lower >= beta:
             return lower
         if upper <= alpha:
@@ -136,7 +170,7 @@ def _solve(s, alpha, beta, ply, table, counts, work, moves):
     table[index, S_KEY] = position
     table[index, S_LOWER] = lower
     table[index, S_UPPER] = upper
-    table[index, S_MOVE] = best_move
+    table[index, S_MOVE] = best_move + 1
     return best
 
 
@@ -164,13 +198,11 @@ def warm(kernels, position: Position) -> None:
 def new_solver_table(memory_bytes: int) -> np.ndarray:
     """A solver table of at most `memory_bytes` (the most slots, a power of two, that
     fit; at least MIN_SOLVER_SLOTS): (slots, 4) int64, columns S_KEY, S_LOWER, S_UPPER,
-    S_MOVE; all slots EMPTY."""
+    S_MOVE; all slots EMPTY (zeros)."""
     slots = MIN_SOLVER_SLOTS
     while slots * 2 * SOLVER_SLOT_BYTES <= memory_bytes:
         slots *= 2
-    table = np.zeros((slots, 4), dtype=np.int64)
-    table[:, S_MOVE] = EMPTY
-    return table
+    return np.zeros((slots, 4), dtype=np.int64)
 
 
 class Solver:
@@ -206,29 +238,37 @@ class Solver:
         return int(value)
 
     def best_line(self, position: Position, alpha: int, beta: int, limit: int = 128) -> list[int]:
-        """The line the table holds as best from `position`, just solved in (alpha, beta),
-        to the end of the game (or `limit` moves). A position along it whose slot was
-        overwritten is solved again in its window (the root's, negated at every ply), so
-        that it is back in the table; the line stops short only if that is stopped."""
+        """The line of best moves from `position`, just solved in (alpha, beta), to the end
+        of the game (or `limit` moves): the moves the table holds, and where it holds none
+        (a position the game's own ending solver took, or a slot since overwritten) the
+        best by solving each move's position in the window (the root's, negated at every
+        ply). The line stops short only if that is stopped."""
         line: list[int] = []
         while len(line) < limit and position.outcome() is None:
             move = self._remembered_move(position)
             if move is None:
                 try:
-                    self.solve(position, alpha, beta)
+                    move = self._best_move(position, alpha, beta)
                 except Aborted:
                     break
-                move = self._remembered_move(position)
-                assert move is not None, "a position just solved is in the table"
             line.append(move)
             position = position.play(move)
             alpha, beta = -beta, -alpha
         return line
 
+    def _best_move(self, position: Position, alpha: int, beta: int) -> int:
+        """The move of highest value (fail-soft in (alpha, beta)) from `position`."""
+        best, best_move = -WINDOW_LIMIT - 1, -1
+        for move in position.legal_moves():
+            value = -self.solve(position.play(move), -beta, -alpha)
+            if value > best:
+                best, best_move = value, move
+        return best_move
+
     def _remembered_move(self, position: Position) -> int | None:
         """The best move the table holds for `position`, if it holds one and it is legal."""
         slot = self._table[position.key & (len(self._table) - 1)]
-        move = int(slot[S_MOVE])
+        move = int(slot[S_MOVE]) - 1
         if int(slot[S_KEY]) & _KEY_BITS != position.key or move not in position.legal_moves():
             return None
         return move

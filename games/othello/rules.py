@@ -27,6 +27,7 @@ import numpy as np
 from games.base import ONGOING, zobrist_keys
 from games.kernel import kernel, lowest_bit, popcount
 from games.othello.bitboard import flips, move_mask
+from games.othello.endgame import ending, solve_ending  # the solver's hooks
 
 BLACK, WHITE = 0, 1
 STATE_TYPES = (np.uint64, np.uint64, np.uint64, np.uint64, np.int64, np.int64)
