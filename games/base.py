@@ -30,6 +30,14 @@ The kernels of a game's `rules` module (all `games.kernel.kernel`s; `s` a kernel
     solvable(s) -> bool           whether an exact search to the end is cheap enough
                                   to replace the heuristic one
 
+Optional kernels of a two-player game's `rules`, for its exact solver (`search.solver`):
+    mobility(s) -> int            low for a position the side to move will find hard
+                                  (its moves, counted cheaply): the solver tries first
+                                  the moves that leave the opponent the lowest
+    ending(s) -> bool             whether the game's own solver takes `s`
+    solve_ending(s, alpha, beta, counter) -> int   the solver's value of `s` (fail-soft
+                                  in (alpha, beta)), its nodes added to counter[0]
+
 A game of more than two players gives, in place of result, margin, evaluate(s) and
 solvable (`out` an int64 array of one slot per player):
     returns(s, out) -> bool       whether the game is over; if so each player's return

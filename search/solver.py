@@ -10,7 +10,8 @@ solver's own table remembers for the position.
 A game may hand the positions nearest the end to a solver of its own: where its rules
 give `ending(s)` (true near the end) and `solve_ending(s, alpha, beta, counter)` (the
 same fail-soft value, its nodes added to counter[0]), the solver calls it on every
-position `ending` accepts, before the table (see games/base.py).
+position `ending` accepts, before the table. A game may also give `mobility(s)`, its
+legal moves counted cheaply, for the ordering (see games/base.py).
 
 `solve` is written over a game's kernels (`BINDS`, and the hooks from `layout`) and
 specialised per game by `search.specialised`; `Solver` drives it for
@@ -49,7 +50,8 @@ _KEY_BITS = (1 << 64) - 1
 #: The game's kernels these templates call, bound per game.
 BINDS = ("MAX_MOVES", "legal_moves", "play", "key", "result", "margin")
 MAX_MOVES = legal_moves = play = key = result = margin = None
-ending = solve_ending = None
+ending = solve_ending = mobility = None
+HAS_MOBILITY = False
 
 
 @kernel(inline=True)
@@ -64,10 +66,19 @@ def no_solve_ending(s, alpha, beta, counter):
     return 0
 
 
+@kernel(inline=True)
+def no_mobility(s):
+    """The `mobility` of a game without one of its own (never called: HAS_MOBILITY)."""
+    return 0
+
+
 def layout(kernels) -> dict[str, object]:
-    """The game's own ending solver, or the stand-ins that leave every position to `solve`."""
+    """The game's optional solver hooks, or their stand-ins: no ending solver of its own
+    (every position left to `solve`); without `mobility`, the legal moves are counted."""
     return {"ending": kernels.get("ending", never_ending),
-            "solve_ending": kernels.get("solve_ending", no_solve_ending)}
+            "solve_ending": kernels.get("solve_ending", no_solve_ending),
+            "HAS_MOBILITY": "mobility" in kernels,
+            "mobility": kernels.get("mobility", no_mobility)}
 
 
 @kernel
@@ -120,11 +131,21 @@ def _solve(s, alpha, beta, ply, table, counts, work, moves):
     row = moves[ply]
     count = legal_moves(s, row)
     if count >= ORDERING_MIN_MOVES:
-        # Fastest first: a stable sort by the number of the opponent's replies.
         scratch = moves[ply + 1]
         replies = counts[ply]
         for i in range(count):
-            replies[i] = legal_moves(play(s, row[i]), scratch)
+            child = play(s, row[i])
+            # Enhanced transposition cut-off: a move whose position the table already
+            # proves bad enough for the opponent refutes this one at once.
+            child_key = np.int64(key(child))
+            slot = child_key & np.int64(len(table) - 1)
+            if (table[slot, S_KEY] == child_key and table[slot, S_MOVE] != EMPTY
+                    and -table[slot, S_UPPER] >= beta):
+                best = -table[slot, S_UPPER]
+                _store(table, index, position, best, upper if known else WINDOW_LIMIT, row[i])
+                return best
+            replies[i] = mobility(child) if HAS_MOBILITY else legal_moves(child, scratch)
+        # Fastest first: a stable sort by the number of the opponent's replies.
         for i in range(1, count):
             move = row[i]
             reply_count = replies[i]
@@ -167,11 +188,17 @@ def _solve(s, alpha, beta, ply, table, counts, work, moves):
     else:
         lower = best
         upper = best
+    _store(table, index, position, lower, upper, best_move)
+    return best
+
+
+@kernel(inline=True)
+def _store(table, index, position, lower, upper, move):
+    """Write slot `index`: the key `position`, its bounds and its best move."""
     table[index, S_KEY] = position
     table[index, S_LOWER] = lower
     table[index, S_UPPER] = upper
-    table[index, S_MOVE] = best_move + 1
-    return best
+    table[index, S_MOVE] = move + 1
 
 
 def solve(s, alpha, beta, table, work, moves):

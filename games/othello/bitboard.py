@@ -271,3 +271,16 @@ def flips(own, opp, square):
     rays = RAYS[square]
     return _flips_lanes(own, opp, rays[0], rays[1], rays[2], rays[3], rays[4], rays[5],
                         rays[6], rays[7])
+
+
+_U1 = np.uint64(1)
+_U8 = np.uint64(8)
+_NOT_FILE_A = np.uint64(FULL ^ FILE_A)
+_NOT_FILE_H = np.uint64(FULL ^ FILE_H)
+
+
+@kernel(inline=True)
+def around(board):
+    """The squares of `board` and every square next to one of them (8 directions)."""
+    row = board | ((board << _U1) & _NOT_FILE_A) | ((board >> _U1) & _NOT_FILE_H)
+    return row | (row << _U8) | (row >> _U8)

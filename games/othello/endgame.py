@@ -26,7 +26,7 @@ from games.kernel import kernel, lowest_bit, popcount
 from games.othello.bitboard import flips
 
 #: From this many empty squares down, `search.solver` hands a position to `solve_ending`.
-ENDING_EMPTIES = 7
+ENDING_EMPTIES = 8
 
 U0 = np.uint64(0)
 U1 = np.uint64(1)

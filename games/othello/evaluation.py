@@ -42,7 +42,7 @@ from __future__ import annotations
 import numpy as np
 
 from games.kernel import kernel, popcount
-from games.othello.bitboard import move_mask
+from games.othello.bitboard import around, move_mask
 from games.othello.rules import U1, U8, U56, BYTE
 
 U7 = np.uint64(7)
@@ -178,12 +178,9 @@ def evaluate_boards(own, opp, own_moves, opp_moves):
     weights = WEIGHTS[empties]
 
     # The squares next to an empty square, an enemy disc, an own disc (8 directions).
-    row = empty | ((empty << U1) & NOT_FILE_A) | ((empty >> U1) & NOT_FILE_H)
-    next_to_empty = row | (row << U8) | (row >> U8)
-    row = opp | ((opp << U1) & NOT_FILE_A) | ((opp >> U1) & NOT_FILE_H)
-    next_to_opp = row | (row << U8) | (row >> U8)
-    row = own | ((own << U1) & NOT_FILE_A) | ((own >> U1) & NOT_FILE_H)
-    next_to_own = row | (row << U8) | (row >> U8)
+    next_to_empty = around(empty)
+    next_to_opp = around(opp)
+    next_to_own = around(own)
     frontier = popcount(opp & next_to_empty) - popcount(own & next_to_empty)
     potential = popcount(empty & next_to_opp) - popcount(empty & next_to_own)
     mobility = popcount(own_moves) - popcount(opp_moves)
