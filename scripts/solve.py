@@ -4,6 +4,8 @@ from fixed positions (seeded random games played down to each count).
 
 Run it as `scripts/solve GAME [--budget 1.0] [--positions 6] [--empties 8,10,12,14]`.
 It drives the engine a session drives (`daemon.engine.Engine`) with `go movetime`.
+With `--times` it proves each position outright instead (`Engine.prove`, no budget) and
+prints the solve times per count: the data of a game's solve-time model.
 """
 
 from __future__ import annotations
@@ -11,7 +13,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import random
+import statistics
 import sys
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -58,15 +62,39 @@ async def reach(game: Game, budget: float, positions: int, counts: list[int]) ->
     print(f"every position solved exactly within {budget:g} s up to {best} empties")
 
 
+async def solve_times(game: Game, positions: int, counts: list[int]) -> None:
+    engine = Engine(lambda line: None, cores.default_core())
+    engine.set_game(game.name, {})
+    await engine.wait_loaded(600)
+    for count in counts:
+        times = []
+        for seed in range(positions):
+            engine.hash_clear()
+            board = game.format_board(position(game, seed, count))
+            engine.set_position(tuple(board.split()), (), "solve")
+            started = time.perf_counter()
+            await engine.prove(Limits())
+            times.append(time.perf_counter() - started)
+        times.sort()
+        p90 = times[min(len(times) - 1, int(0.9 * len(times)))]
+        print(f"{count} empties: median {statistics.median(times) * 1000:.1f} ms, "
+              f"90th percentile {p90 * 1000:.1f} ms, most {times[-1] * 1000:.1f} ms "
+              f"({len(times)} positions)", flush=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("game", help="a game that fills its board")
     parser.add_argument("--budget", type=float, default=1.0, help="seconds per position")
     parser.add_argument("--positions", type=int, default=6, help="positions per count")
     parser.add_argument("--empties", default="8,10,12,14", help="comma-separated counts")
+    parser.add_argument("--times", action="store_true", help="print solve times, no budget")
     args = parser.parse_args()
-    asyncio.run(reach(find_game(args.game), args.budget, args.positions,
-                      [int(text) for text in args.empties.split(",")]))
+    counts = [int(text) for text in args.empties.split(",")]
+    if args.times:
+        asyncio.run(solve_times(find_game(args.game), args.positions, counts))
+    else:
+        asyncio.run(reach(find_game(args.game), args.budget, args.positions, counts))
     return 0
 
 

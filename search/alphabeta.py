@@ -289,8 +289,8 @@ class AlphaBeta:
 
     def prove(self, root: Position, stop: StopSignal) -> Iterator[SearchReport]:
         """Solve `root` exactly with the endgame solver alone, however far its end: a
-        report when win, loss or draw is proved, another with the exact margin, the last
-        one `final` (with an empty pv and score 0 if stopped before the first answer).
+        report when win, loss or draw is proved, another with the exact margin (a draw's
+        is known at once), the last one `final` (with an empty pv and score 0 if stopped before the first answer).
         For a finished root, one final report of its result."""
         started = self._start(stop)
         if not root.legal_moves():
@@ -365,8 +365,8 @@ class AlphaBeta:
 
     def _solve(self, root: Position, stop: StopSignal, started: float,
                fallback: SearchReport) -> Generator[SearchReport, None, SearchReport]:
-        """Solve the root exactly: win, loss or draw, then the exact margin, yielding a
-        report after each; returns the final report (`fallback`, the heuristic search's
+        """Solve the root exactly: win, loss or draw with the null window, then the exact
+        margin of a win or a loss on its side of it, yielding a report after each; returns the final report (`fallback`, the heuristic search's
         final report, when the solver is stopped before its first answer)."""
         assert self._bridge is not None
         self._work[NODES] = self.nodes
@@ -375,7 +375,8 @@ class AlphaBeta:
         solver = Solver(self._kernels, self._bridge, self._moves, self._solver_table)
         last = fallback
         try:
-            for alpha, beta in ((-1, 1), (-WINDOW_LIMIT, WINDOW_LIMIT)):
+            alpha, beta = -1, 1
+            while True:
                 value = solver.solve(root, alpha, beta)
                 line = solver.best_line(root, alpha, beta)
                 exact = alpha < value < beta
@@ -387,6 +388,10 @@ class AlphaBeta:
                     margin=value if exact else None,
                 )
                 yield last
+                if exact:
+                    break
+                # Won (lost): the margin lies above (below) the null window.
+                alpha, beta = (0, WINDOW_LIMIT) if value > 0 else (-WINDOW_LIMIT, 0)
         except Aborted:
             pass
         return attrs.evolve(last, nodes=self.nodes + solver.nodes, final=True,
