@@ -34,6 +34,11 @@ Optional kernels of a two-player game's `rules`, for its exact solver (`search.s
     mobility(s) -> int            low for a position the side to move will find hard
                                   (its moves, counted cheaply): the solver tries first
                                   the moves that leave the opponent the lowest
+    solve_seconds(s) -> float     the solve-time model: about how many seconds (compiled)
+                                  a proof of win, loss or draw of `s` takes; a search
+                                  with a deadline solves when it fits the time left
+                                  (without one, a search with a deadline solves where
+                                  `solvable` says)
     ending(s) -> bool             whether the game's own solver takes `s`
     solve_ending(s, alpha, beta, counter) -> int   the solver's value of `s` (fail-soft
                                   in (alpha, beta)), its nodes added to counter[0]

@@ -15,7 +15,6 @@ import asyncio
 import random
 import statistics
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -67,19 +66,23 @@ async def solve_times(game: Game, positions: int, counts: list[int]) -> None:
     engine.set_game(game.name, {})
     await engine.wait_loaded(600)
     for count in counts:
-        times = []
+        proofs, margins = [], []
         for seed in range(positions):
             engine.hash_clear()
             board = game.format_board(position(game, seed, count))
             engine.set_position(tuple(board.split()), (), "solve")
-            started = time.perf_counter()
-            await engine.prove(Limits())
-            times.append(time.perf_counter() - started)
-        times.sort()
-        p90 = times[min(len(times) - 1, int(0.9 * len(times)))]
-        print(f"{count} empties: median {statistics.median(times) * 1000:.1f} ms, "
-              f"90th percentile {p90 * 1000:.1f} ms, most {times[-1] * 1000:.1f} ms "
-              f"({len(times)} positions)", flush=True)
+            reports = await engine.prove(Limits())
+            proofs.append(reports[0].elapsed_ms)
+            margins.append(reports[-1].elapsed_ms)
+        print(f"{count} empties ({positions} positions): win/loss/draw {spread(proofs)}; "
+              f"exact margin {spread(margins)}", flush=True)
+
+
+def spread(times_ms: list[int]) -> str:
+    """The median, 90th percentile and most of some times in ms."""
+    times_ms = sorted(times_ms)
+    p90 = times_ms[min(len(times_ms) - 1, int(0.9 * len(times_ms)))]
+    return f"median {statistics.median(times_ms):g} ms, 90th percentile {p90} ms, most {times_ms[-1]} ms"
 
 
 def main() -> int:

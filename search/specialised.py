@@ -4,7 +4,8 @@
 (`games.kernel.specialise`): perft, and alpha-beta with the exact solver for two-player
 zero-sum games, or the multi-player searches for more players. Compiled, each game's
 are cached by numba apart; interpreted, they run the same source as plain Python. The
-namespace also holds the game's own kernels (`rules` and `evaluate`) in the same form.
+namespace also holds the game's own kernels (`rules` and `evaluate`) in the same form,
+and `compiled`, which form it is.
 
 Compiled code loads from numba's cache in a fraction of a second, and compiles in
 seconds to a minute the first time after a change. `load_in_background(game)` starts
@@ -61,7 +62,7 @@ def _specialise(game: Game, compiled: bool) -> SimpleNamespace:
     kernels["evaluate"] = game.evaluation.evaluate
     if not compiled:
         kernels = {name: interpreted(value) for name, value in kernels.items()}
-    made = dict(kernels)
+    made = dict(kernels, compiled=compiled)
     for module in search_modules(game):
         bindings = {name: kernels[name] for name in module.BINDS}
         if hasattr(module, "layout"):

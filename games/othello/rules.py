@@ -92,12 +92,20 @@ MOVE_LIMIT = PASS + 1
 #: Moves index the history table as they are.
 HISTORY_MASK = 127
 
-#: From this many empty squares down, a search solves the position exactly (win, loss or
-#: draw, then the disc margin) after a short heuristic prelude. Measured, the interpreted
-#: solver takes 0.02-0.2 s at 10 empties and 0.1-1 s at 12; compiled (scripts/solve),
-#: under 0.01 s at 12 and under 0.1 s at 16. A solve the clock cuts short leaves the
-#: prelude's move.
-SOLVE_EMPTIES = 10
+#: Without a deadline, a search solves a position of at most this many empty squares
+#: exactly (win, loss or draw, then the disc margin) after a short heuristic prelude.
+#: Measured with scripts/solve --times (12 positions of random games per count,
+#: compiled), the exact margin takes at most 0.3 s at 18 empties, 2.5 s at 20.
+SOLVE_EMPTIES = 18
+
+#: The solve-time model, for a search with a deadline: a proof of win, loss or draw
+#: from SOLVE_MODEL_EMPTIES empty squares takes SOLVE_MODEL_SECONDS (above the 90th
+#: percentile measured with scripts/solve --times), times SOLVE_MODEL_GROWTH for each
+#: further empty square. Measured: 3 ms at 14 empties, 9 at 16, 31 at 18, 149 at 20, 902
+#: at 22 (a factor of 2.2 a square); the exact margin takes 5-15 times as long.
+SOLVE_MODEL_EMPTIES = 16
+SOLVE_MODEL_SECONDS = 0.012
+SOLVE_MODEL_GROWTH = 2.3
 
 
 @kernel
@@ -210,6 +218,12 @@ def margin(s):
 def solvable(s):
     """At most SOLVE_EMPTIES empty squares."""
     return 64 - popcount(s[0] | s[1]) <= SOLVE_EMPTIES
+
+
+@kernel
+def solve_seconds(s):
+    """The solve-time model: about how long a proof of win, loss or draw takes."""
+    return SOLVE_MODEL_SECONDS * SOLVE_MODEL_GROWTH ** (64 - popcount(s[0] | s[1]) - SOLVE_MODEL_EMPTIES)
 
 
 @kernel

@@ -332,3 +332,29 @@ def test_sigterm_saves_the_hash_file(tmp_path) -> None:
     os.kill(process.pid, signal.SIGTERM)
     assert process.wait(10) == 0
     assert path.exists() and path.stat().st_size > 100
+
+
+def test_othello_go_solves_what_its_clock_allows() -> None:
+    """With a deadline, Othello solves exactly where its solve-time model says the proof
+    fits the time left: it then reports the exact margin and answers as soon as it is
+    proved; far from the end it searches heuristically to the deadline."""
+    from tests.search.test_othello_endgame import FIRST, LATER
+
+    near = next(board for number, board, _ in FIRST if number == 1)  # 14 empties, a win
+    far = next(board for number, board, _ in LATER if number == 37)  # 22 empties
+
+    async def scenario():
+        async with StdioEngine() as engine:
+            await engine.send("setgame othello")
+            await engine.bestmove("go depth 1")  # a search without deadline waits for the code
+            await engine.send(f"position board {near}")
+            answer = await engine.bestmove("go movetime 5000")
+            assert any(info.startswith("info string solved exactly: final margin +") for info in answer.infos)
+            assert " score mate " in answer.infos[-2]
+            assert answer.elapsed < 2.5, "a proved result ends the search"
+            await engine.send(f"position board {far}")
+            answer = await engine.bestmove("go movetime 300")
+            assert not any("solved exactly" in info for info in answer.infos)
+            assert " score cp " in answer.infos[-1]
+            assert answer.elapsed < 0.3 + TRANSPORT_SLACK
+    run(scenario())

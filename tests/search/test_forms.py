@@ -12,6 +12,7 @@ import pytest
 from games import all_games
 from games.kernel import COMPILING
 from search import new_searcher
+from search.alphabeta import INTERPRETED_SLOWDOWN
 from search.limits import StopSignal
 from search.specialised import search_modules, searches, warm
 from search.tt import TranspositionTable
@@ -82,18 +83,29 @@ def test_node_budgets_stop_both_alike(game, budget: int) -> None:
 @pytest.mark.parametrize("game", [game for game in TWO_PLAYER if game.name in ("clobber", "othello")],
                          ids=lambda game: game.name)
 def test_solver_proves_the_same_values(game) -> None:
-    """Positions the game calls solvable: the same proven score, margin and line."""
+    """Positions the game calls solvable, and that its solve-time model (if it has one)
+    gives the interpreted solver a fraction of a second: the same proven score, margin
+    and line."""
     kernels = searches(game, compiled=True)
+
+    def out_of_reach(position) -> bool:
+        if not kernels.solvable(position.s):
+            return True
+        model = getattr(kernels, "solve_seconds", None)
+        return model is not None and model(position.s) * INTERPRETED_SLOWDOWN > 0.05
+
     checked = 0
     for seed in range(40):
         rng = random.Random(seed)
         position = game.initial_state({})
-        while position.legal_moves() and not kernels.solvable(position.s):
+        while position.legal_moves() and out_of_reach(position):
             position = position.play(rng.choice(position.legal_moves()))
         if not position.legal_moves():
             continue
         (fast, slow), _ = both(game, position, depth=64)
-        assert fast[-1] == slow[-1] and fast[-1][5] is not None
+        assert fast[-1] == slow[-1]
+        if fast[-1][5] is None:
+            continue  # the heuristic prelude proved the result: the solver did not run
         checked += 1
         if checked == 2:
             break
