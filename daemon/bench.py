@@ -1,5 +1,6 @@
 """The bench: fixed-depth searches of a game's bench positions, each with an empty table,
-run through the engine a session drives (`daemon.engine.Engine`).
+run through the engine a session drives (`daemon.engine.Engine`); and the exact solves of
+a game's solve suites (`Game.fixtures.SOLVE_SUITES`, where it has them).
 
 Its node count is a signature of search and evaluation behaviour, pinned per game
 (`Game.fixtures.BENCH_NODES`): a change of it is a change of what the engine plays.
@@ -20,6 +21,8 @@ from search.limits import Limits
 BENCH_HASH_MIB = 2
 #: How long the bench waits for the compiled searches to load (a first compile).
 LOAD_TIMEOUT_S = 600
+#: The table size of the solve suites, in MiB (the solver's table is half of it).
+SOLVE_HASH_MIB = 256
 
 
 @attrs.frozen
@@ -58,3 +61,39 @@ async def bench(game_name: str, core: str, depth: int | None = None) -> BenchRes
 def run_bench(game_name: str, core: str, depth: int | None = None) -> BenchResult:
     """`bench` from outside an event loop."""
     return asyncio.run(bench(game_name, core, depth))
+
+
+@attrs.frozen
+class Solve:
+    """One exact solve of a suite position: its margin (None: not proved in time), the
+    file's best score and whether they agree, nodes and seconds."""
+
+    number: int
+    margin: int | None
+    best: int
+    agrees: bool
+    nodes: int
+    seconds: float
+
+
+async def solve_suite(game_name: str, core: str, positions: list[tuple[int, str, int]],
+                      seconds_each: float) -> list[Solve]:
+    """Prove each (number, board text, file score) position exactly (`Engine.prove`), in
+    at most `seconds_each`, one after the other in one session: its tables are kept from
+    one position to the next, as in a game (their entries of other positions are of no
+    use to it)."""
+    engine = Engine(lambda line: None, core)
+    await engine.set_option("Hash", str(SOLVE_HASH_MIB))
+    engine.set_game(game_name, {})
+    await engine.wait_loaded(LOAD_TIMEOUT_S)
+    fixtures = engine.game.fixtures
+    solves = []
+    engine.table("solve").wait_mapped(5.0)  # time solving, not the page faults
+    for number, board, best in positions:
+        engine.set_position(tuple(board.split()), (), "solve")
+        started = time.perf_counter()
+        final = (await engine.prove(Limits(movetime=int(seconds_each * 1000))))[-1]
+        seconds = time.perf_counter() - started
+        agrees = final.margin is not None and fixtures.agrees(board, final.margin, best)
+        solves.append(Solve(number, final.margin, best, agrees, final.nodes, seconds))
+    return solves

@@ -1,10 +1,11 @@
 """Engine benchmark: perft and search speed per game, interpreted and compiled side by side, the
-pinned bench node count, time to depth, protocol latencies of the real engine while it
-searches, and the throughput of two sessions searching at once.
+pinned bench node count, time to depth, the exact solves of a game's solve suites beside a
+reference program's times, protocol latencies of the real engine while it searches, and the
+throughput of two sessions searching at once.
 
-Run it as `scripts/bench [--games NAME,...] [--samples N] [--core compiled|python]`.
-It prints figures and exits non-zero when a game's bench node count differs from the
-pinned one on either core.
+Run it as `scripts/bench [--games NAME,...] [--samples N] [--core compiled|python]
+[--no-solve] [--no-protocol]`. It prints figures and exits non-zero when a game's bench
+node count differs from the pinned one on either core, or a solve disagrees with its suite.
 """
 
 from __future__ import annotations
@@ -19,12 +20,18 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from daemon import cores  # noqa: E402
-from daemon.bench import bench  # noqa: E402
+from daemon.bench import bench, solve_suite  # noqa: E402
 from daemon.engine import Engine  # noqa: E402
 from games import all_games, find_game  # noqa: E402
 from protocol.client import EngineClient  # noqa: E402
 
 COMPILED = cores.compiled_missing() is None
+ROOT = Path(__file__).resolve().parent.parent
+#: Where the solve suites are read from: the shared data beside the project, else the
+#: copy in the test data.
+DATA_FOLDERS = (ROOT.parent / "shared" / "data", ROOT / "tests" / "data")
+#: The most a suite position may take.
+SOLVE_LIMIT_S = 60.0
 
 
 def percentiles(samples: list[float]) -> str:
@@ -91,6 +98,34 @@ async def bench_speed(name: str) -> bool:
         print(f"{name}: compiled bench at depth {depth}: {deep.nodes} nodes in {deep.seconds:.2f} s,"
               f" {deep.nps:,.0f} nodes/s")
     return pinned
+
+
+async def bench_solving(name: str) -> bool:
+    """Time the exact solves of the game's solve suites, compiled, beside the reference
+    program's times; returns whether every proved margin agrees with its suite."""
+    fixtures = find_game(name).fixtures
+    suites = getattr(fixtures, "SOLVE_SUITES", ())
+    if not suites or not COMPILED:
+        return True
+    folder = next(folder / fixtures.SOLVE_SUITE_FOLDER for folder in DATA_FOLDERS
+                  if (folder / fixtures.SOLVE_SUITE_FOLDER).is_dir())
+    agree = True
+    for label, file, first, numbers, reference in suites:
+        positions = [position for position in fixtures.read_suite((folder / file).read_text(), first)
+                     if position[0] in numbers]
+        solves = await solve_suite(name, cores.COMPILED, positions, SOLVE_LIMIT_S)
+        seconds = sum(solve.seconds for solve in solves)
+        nodes = sum(solve.nodes for solve in solves)
+        empties = sorted(board.split()[0].count(".") for _, board, _ in positions)
+        unproved = [f"#{solve.number}" for solve in solves if solve.margin is None]
+        wrong = [f"#{solve.number}" for solve in solves if solve.margin is not None and not solve.agrees]
+        agree &= not wrong
+        print(f"{name}: solve {label} ({empties[0]}-{empties[-1]} empty): {seconds:.2f} s, "
+              f"{nodes:,} nodes, {nodes / seconds:,.0f} nodes/s; reference {reference:g} s "
+              f"({seconds / reference:.1f}x)"
+              + (f"; not proved within {SOLVE_LIMIT_S:g} s: {' '.join(unproved)}" if unproved else "")
+              + (f"; DISAGREE {' '.join(wrong)}" if wrong else ""), flush=True)
+    return agree
 
 
 async def bench_protocol(name: str, samples: int, core: str) -> None:
@@ -177,12 +212,15 @@ def main() -> int:
                         help="comma-separated games (default: all)")
     parser.add_argument("--samples", type=int, default=200, help="isready samples per game")
     parser.add_argument("--no-protocol", action="store_true", help="skip the engine process part")
+    parser.add_argument("--no-solve", action="store_true", help="skip the solve suites")
     parser.add_argument("--core", choices=cores.CORES, default=cores.default_core(),
                         help="the engine's core in the protocol part (default: %(default)s)")
     args = parser.parse_args()
     pinned = True
     for name in args.games.split(","):
         pinned &= asyncio.run(bench_speed(name))
+        if not args.no_solve:
+            pinned &= asyncio.run(bench_solving(name))
         if not args.no_protocol:
             asyncio.run(bench_protocol(name, args.samples, args.core))
             asyncio.run(bench_sessions(name, args.core))

@@ -28,6 +28,7 @@ import numpy as np
 from games.base import ONGOING, Position
 from games.kernel import kernel
 from search.base import MAX_PLY, Aborted
+from search.tt import fresh_memory
 from search.work import ABORTED, HARD_ONLY, NODES, POLL, STOP, ControlBridge, must_stop, new_work
 
 #: Below this many moves a node tries its moves in generation order: ordering would
@@ -42,7 +43,7 @@ MIN_SOLVER_SLOTS = 1 << 10
 #: The columns of a solver slot (the key's bits held as an int64).
 S_KEY, S_LOWER, S_UPPER, S_MOVE = 0, 1, 2, 3
 #: S_MOVE of an empty slot; a full one holds its best move + 1. A table of zeros is
-#: empty, so a new one costs no time: its pages are mapped as they are first used.
+#: empty, so a new one costs no time: its pages are mapped in the background.
 EMPTY = 0
 #: The solver table holds keys as int64 bit patterns.
 _KEY_BITS = (1 << 64) - 1
@@ -229,7 +230,7 @@ def new_solver_table(memory_bytes: int) -> np.ndarray:
     slots = MIN_SOLVER_SLOTS
     while slots * 2 * SOLVER_SLOT_BYTES <= memory_bytes:
         slots *= 2
-    return np.zeros((slots, 4), dtype=np.int64)
+    return np.frombuffer(fresh_memory(slots * SOLVER_SLOT_BYTES), dtype=np.int64).reshape(slots, 4)
 
 
 class Solver:

@@ -151,13 +151,18 @@ _POPULATE_CHUNK = 1 << 18
 
 
 def _new_cells(slots: int, mapped: threading.Event) -> np.ndarray:
-    """An empty (slots, 2) cell array in fresh anonymous memory, whose pages a
-    background thread maps in ahead of the searches (otherwise each page faults when a
-    search first writes it: 30 ms of a first search at 16 MiB, measured); `mapped` is
-    set when it is done."""
-    memory = mmap.mmap(-1, slots * SLOT_BYTES)
-    threading.Thread(target=_populate, args=(memory, mapped), name="table-pages", daemon=True).start()
-    return np.frombuffer(memory, dtype=np.uint64).reshape(slots, 2)
+    """An empty (slots, 2) cell array in `fresh_memory`."""
+    return np.frombuffer(fresh_memory(slots * SLOT_BYTES, mapped), dtype=np.uint64).reshape(slots, 2)
+
+
+def fresh_memory(size: int, mapped: threading.Event | None = None) -> mmap.mmap:
+    """`size` bytes of zeroed anonymous memory, whose pages a background thread maps in
+    ahead of the searches (otherwise each page faults when a search first writes it: 30
+    ms of a first search at 16 MiB, measured); `mapped` is set when it is done."""
+    memory = mmap.mmap(-1, size)
+    threading.Thread(target=_populate, args=(memory, mapped or threading.Event()), name="table-pages",
+                     daemon=True).start()
+    return memory
 
 
 def _populate(memory: mmap.mmap, mapped: threading.Event) -> None:

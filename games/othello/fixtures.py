@@ -1,4 +1,5 @@
-"""Othello reference data: the bench positions and their pinned node count.
+"""Othello reference data: the bench positions and their pinned node count, and the
+exact-solve suites the bench times.
 
 The bench searches each position to BENCH_DEPTH with an empty table; BENCH_NODES is the
 total. A change of it is a change of search or evaluation behaviour and says so in its
@@ -16,3 +17,36 @@ BENCH_POSITIONS = (
 )
 BENCH_DEPTH = 7
 BENCH_NODES = 51693
+
+#: The exact-solve suites of the bench, the FFO endgame problems: (label, file, the
+#: number of the file's first position, the numbers solved, the seconds Edax 4.6 takes on
+#: the reference machine, one thread) in the folder SOLVE_SUITE_FOLDER of the data.
+SOLVE_SUITE_FOLDER = "othello-endgame"
+SOLVE_SUITES = (
+    ("FFO #1-#19", "fforum-1-19.obf", 1, range(1, 20), 0.063),
+    ("FFO #21-#37", "fforum-20-39.obf", 20, range(21, 38), 8.0),
+    ("FFO #38", "fforum-20-39.obf", 20, range(38, 39), 19.6),
+    ("FFO #39", "fforum-20-39.obf", 20, range(39, 40), 3.4),
+)
+_PIECES = {"X": "0", "O": "1", "-": "."}
+
+
+def read_suite(text: str, first: int) -> list[tuple[int, str, int]]:
+    """(number, board text, best score in the file) of each position of an FFO file
+    (`text`, its first position numbered `first`)."""
+    positions = []
+    for number, line in enumerate(text.splitlines(), start=first):
+        squares, side, *scores = line.replace(";", " ").split()
+        rows = ["".join(_PIECES[square] for square in squares[row * 8:row * 8 + 8]) for row in range(8)]
+        positions.append((number, f"{'/'.join(rows)} {_PIECES[side]}", int(scores[0].split(":")[1])))
+    return positions
+
+
+def agrees(board: str, margin: int, best: int) -> bool:
+    """Whether a proved disc margin for the side to move agrees with the file's best
+    score: the same win, loss or draw, and the file's margin once the empty squares left
+    at the end (at most those of the board) go to the winner, as its scoring rule has it
+    and CodinGame's does not."""
+    empties = board.split()[0].count(".")
+    return ((margin > 0) == (best > 0) and (margin < 0) == (best < 0)
+            and abs(margin) <= abs(best) <= abs(margin) + empties)
