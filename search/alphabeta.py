@@ -19,7 +19,7 @@ import attrs
 import numpy as np
 
 from games.base import ONGOING, Game, Position
-from games.kernel import COMPILING
+from games.kernel import COMPILING, inline_template
 from search.base import INFINITY, MATE, MATE_BOUND, MAX_PLY, Aborted, SearchReport
 from search.limits import StopSignal
 from search.solver import WINDOW_LIMIT, Solver, new_solver_table, promote
@@ -70,7 +70,14 @@ BINDS = ("HISTORY_MASK", "legal_moves", "play", "key", "result", "evaluate")
 HISTORY_MASK = legal_moves = play = key = result = evaluate = None
 
 
-def _search(s, depth, alpha, beta, ply, cells, work, moves):
+#: `_visit`'s value for a node whose search goes on.
+OPEN = INFINITY + 1
+
+
+@inline_template
+def _visit(s, ply, work):
+    """Count the node `s` and poll the stop signal; the node's value if the search ends
+    there (0 when stopped, the score of a finished game), else OPEN."""
     nodes = work[NODES] + 1
     work[NODES] = nodes
     if (nodes & POLL) == 0 and must_stop(work, nodes):
@@ -85,6 +92,24 @@ def _search(s, depth, alpha, beta, ply, cells, work, moves):
         if outcome < 0:
             return ply - MATE
         return 0
+    return OPEN
+
+
+@inline_template
+def _child(s, depth, alpha, beta, ply, cells, work, moves):
+    """The value of the child `s`: a leaf (depth 0, or the deepest ply) is visited and
+    evaluated here, in its parent's code, where its key is never computed and no call is
+    made; any other is searched."""
+    if depth <= 0 or ply >= MAX_PLY:
+        value = _visit(s, ply, work)
+        return evaluate(s) if value == OPEN else value
+    return _search(s, depth, alpha, beta, ply, cells, work, moves)
+
+
+def _search(s, depth, alpha, beta, ply, cells, work, moves):
+    value = _visit(s, ply, work)
+    if value != OPEN:
+        return value
     if depth <= 0 or ply >= MAX_PLY:
         return evaluate(s)
 
@@ -126,11 +151,11 @@ def _search(s, depth, alpha, beta, ply, cells, work, moves):
         move = row[i]
         child = play(s, move)
         if i == 0:
-            score = -_search(child, depth - 1, -beta, -alpha, ply + 1, cells, work, moves)
+            score = -_child(child, depth - 1, -beta, -alpha, ply + 1, cells, work, moves)
         else:
-            score = -_search(child, depth - 1, -alpha - 1, -alpha, ply + 1, cells, work, moves)
+            score = -_child(child, depth - 1, -alpha - 1, -alpha, ply + 1, cells, work, moves)
             if work[ABORTED] == 0 and alpha < score < beta:
-                score = -_search(child, depth - 1, -beta, -alpha, ply + 1, cells, work, moves)
+                score = -_child(child, depth - 1, -beta, -alpha, ply + 1, cells, work, moves)
         if work[ABORTED] != 0:
             return 0
         if score > best_score:
@@ -175,11 +200,11 @@ def root_iteration(s, root_moves, depth, cells, work, moves):
         move = root_moves[index]
         child = play(s, move)
         if index == 0:
-            score = -_search(child, depth - 1, -beta, -alpha, ply, cells, work, moves)
+            score = -_child(child, depth - 1, -beta, -alpha, ply, cells, work, moves)
         else:
-            score = -_search(child, depth - 1, -alpha - 1, -alpha, ply, cells, work, moves)
+            score = -_child(child, depth - 1, -alpha - 1, -alpha, ply, cells, work, moves)
             if work[ABORTED] == 0 and score > alpha:
-                score = -_search(child, depth - 1, -beta, -alpha, ply, cells, work, moves)
+                score = -_child(child, depth - 1, -beta, -alpha, ply, cells, work, moves)
         if work[ABORTED] != 0:
             return alpha, best_move
         if score > alpha:
@@ -226,7 +251,7 @@ def principal_variation(s, first, length, cells, moves, line):
     return count
 
 
-TEMPLATES = (_search, root_iteration, principal_variation)
+TEMPLATES = (_visit, _child, _search, root_iteration, principal_variation)
 
 
 def warm(kernels, position: Position) -> None:
