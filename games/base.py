@@ -30,6 +30,10 @@ The kernels of a game's `rules` module (all `games.kernel.kernel`s; `s` a kernel
     solvable(s) -> bool           whether an exact search to the end is cheap enough
                                   to replace the heuristic one
 
+An optional kernel of any game's `rules`:
+    move_count(s) -> int          the number of legal moves, without listing them:
+                                  perft counts its last ply with it
+
 Optional kernels of a two-player game's `rules`, for its exact solver (`search.solver`):
     mobility(s) -> int            low for a position the side to move will find hard
                                   (its moves, counted cheaply): the solver tries first

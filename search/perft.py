@@ -1,7 +1,8 @@
 """Perft: the number of move sequences of a given length, the move generator's checksum.
 
-`leaves` is written over a game's kernels (`BINDS`) and specialised per game by
-`search.specialised`; `perft` counts from a position at the edge.
+`leaves` is written over a game's kernels (`BINDS`, and `move_count` where the game's
+rules give it: its legal moves counted without listing them) and specialised per game
+by `search.specialised`; `perft` counts from a position at the edge.
 """
 
 from __future__ import annotations
@@ -9,11 +10,24 @@ from __future__ import annotations
 import numpy as np
 
 from games.base import Position
-from games.kernel import COMPILING
+from games.kernel import COMPILING, kernel
 
 #: The game's kernels these templates call, bound per game.
 BINDS = ("MAX_MOVES", "legal_moves", "play")
-MAX_MOVES = legal_moves = play = None
+MAX_MOVES = legal_moves = play = move_count = None
+HAS_MOVE_COUNT = False
+
+
+@kernel(inline=True)
+def no_move_count(s):
+    """The `move_count` of a game without one (never called: HAS_MOVE_COUNT)."""
+    return 0
+
+
+def layout(kernels) -> dict[str, object]:
+    """The game's `move_count`, if it has one: perft counts the last ply with it."""
+    return {"HAS_MOVE_COUNT": "move_count" in kernels,
+            "move_count": kernels.get("move_count", no_move_count)}
 
 
 def _leaves(s, depth, moves, ply):
@@ -25,7 +39,12 @@ def _leaves(s, depth, moves, ply):
         return count
     total = 0
     for i in range(count):
-        total += _leaves(play(s, row[i]), depth - 1, moves, ply + 1)
+        if depth == 2 and HAS_MOVE_COUNT:
+            # The last ply counted in place: no list, and nothing of the position but
+            # its moves computed.
+            total += move_count(play(s, row[i]))
+        else:
+            total += _leaves(play(s, row[i]), depth - 1, moves, ply + 1)
     return total
 
 

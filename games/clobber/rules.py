@@ -96,6 +96,13 @@ def count_moves(own, opp):
             + popcount(own & (opp >> U1) & NOT_FILE_H) + popcount(own & (opp << U1) & NOT_FILE_A))
 
 
+@kernel(inline=True)
+def move_count(s):
+    """The number of legal moves (`legal_moves` without the list)."""
+    own, opp = _sides(s)
+    return count_moves(own, opp)
+
+
 @kernel
 def play(s, move):
     """The position after the capture `move`, key included."""

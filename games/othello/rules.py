@@ -172,6 +172,14 @@ def play(s, move):
 
 
 @kernel(inline=True)
+def move_count(s):
+    """The number of legal moves (`legal_moves` without the list)."""
+    if s[5] != 0:
+        return 1
+    return popcount(s[2])
+
+
+@kernel(inline=True)
 def mobility(s):
     """The solver's ordering hook, low for a position the side to move will find hard:
     its placements, corners counted twice, times four, plus its potential mobility (the

@@ -41,6 +41,8 @@ def check_position(game, position: Position) -> None:
     assert all(0 <= move < compiled.MOVE_LIMIT for move in out[:count])
     for name in ("key", "to_move"):
         assert getattr(compiled, name)(s) == getattr(plain, name)(s), name
+    if hasattr(compiled, "move_count"):  # an optional kernel: the moves, counted
+        assert compiled.move_count(s) == plain.move_count(s) == count
     if game.num_players == 2:
         check_two_player_kernels(game, s)
     else:
