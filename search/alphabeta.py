@@ -96,14 +96,16 @@ def _visit(s, ply, work):
 
 
 @inline_template
-def _child(s, depth, alpha, beta, ply, cells, work, moves):
-    """The value of the child `s`: a leaf (depth 0, or the deepest ply) is visited and
-    evaluated here, in its parent's code, where its key is never computed and no call is
-    made; any other is searched."""
+def _child(parent, move, depth, alpha, beta, ply, cells, work, moves):
+    """The value of the position after `move` from `parent`: a leaf (depth 0, or the
+    deepest ply) is played, visited and evaluated here, in its parent's code, with no
+    call, and numba drops what of `play` the leaf does not use (its key); any other is
+    searched."""
     if depth <= 0 or ply >= MAX_PLY:
+        s = play(parent, move)
         value = _visit(s, ply, work)
         return evaluate(s) if value == OPEN else value
-    return _search(s, depth, alpha, beta, ply, cells, work, moves)
+    return _search(play(parent, move), depth, alpha, beta, ply, cells, work, moves)
 
 
 def _search(s, depth, alpha, beta, ply, cells, work, moves):
@@ -149,13 +151,12 @@ def _search(s, depth, alpha, beta, ply, cells, work, moves):
     best_move = row[0]
     for i in range(count):
         move = row[i]
-        child = play(s, move)
         if i == 0:
-            score = -_child(child, depth - 1, -beta, -alpha, ply + 1, cells, work, moves)
+            score = -_child(s, move, depth - 1, -beta, -alpha, ply + 1, cells, work, moves)
         else:
-            score = -_child(child, depth - 1, -alpha - 1, -alpha, ply + 1, cells, work, moves)
+            score = -_child(s, move, depth - 1, -alpha - 1, -alpha, ply + 1, cells, work, moves)
             if work[ABORTED] == 0 and alpha < score < beta:
-                score = -_child(child, depth - 1, -beta, -alpha, ply + 1, cells, work, moves)
+                score = -_child(s, move, depth - 1, -beta, -alpha, ply + 1, cells, work, moves)
         if work[ABORTED] != 0:
             return 0
         if score > best_score:
@@ -198,13 +199,12 @@ def root_iteration(s, root_moves, depth, cells, work, moves):
     work[ABORTED] = 0
     for index in range(len(root_moves)):
         move = root_moves[index]
-        child = play(s, move)
         if index == 0:
-            score = -_child(child, depth - 1, -beta, -alpha, ply, cells, work, moves)
+            score = -_child(s, move, depth - 1, -beta, -alpha, ply, cells, work, moves)
         else:
-            score = -_child(child, depth - 1, -alpha - 1, -alpha, ply, cells, work, moves)
+            score = -_child(s, move, depth - 1, -alpha - 1, -alpha, ply, cells, work, moves)
             if work[ABORTED] == 0 and score > alpha:
-                score = -_child(child, depth - 1, -beta, -alpha, ply, cells, work, moves)
+                score = -_child(s, move, depth - 1, -beta, -alpha, ply, cells, work, moves)
         if work[ABORTED] != 0:
             return alpha, best_move
         if score > alpha:
