@@ -58,8 +58,9 @@ from search.work import (
 SOLVER_PRELUDE_DEPTH = 4
 #: With a deadline, a search solves a position when the game's solve-time model gives
 #: a proof of win, loss or draw at most this share of the time left: the model is a
-#: 90th percentile, and the exact margin comes after the proof.
-SOLVE_SHARE = 0.25
+#: 90th percentile (the slowest proofs measured took about twice as long), and the
+#: exact margin comes after the proof.
+SOLVE_SHARE = 0.4
 #: How many times longer the interpreted solver takes than the compiled one: the exact
 #: solves of six positions of scripts/solve (12 empty cells) took 12 ms compiled and
 #: 1,187 ms interpreted.
@@ -264,6 +265,11 @@ def warm(kernels, position: Position) -> None:
     kernels.root_iteration(position.s, root_moves, np.int64(2), cells, work, moves)
     kernels.principal_variation(position.s, root_moves[0], np.int64(2), cells, moves,
                                 np.empty(2, dtype=np.int64))
+    # What a search asks of the game before it starts (loading one costs a first search
+    # about 100 ms).
+    kernels.solvable(position.s)
+    if hasattr(kernels, "solve_seconds"):
+        kernels.solve_seconds(position.s)
 
 
 class AlphaBeta:
