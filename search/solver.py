@@ -3,9 +3,12 @@
 Values are the game's final margin from the side to move's view (the kernel `margin`,
 e.g. the disc difference), or its returns (+1, 0, -1) for games without a margin. The
 solver first proves win, loss or draw with the null window (-1, 1), then the exact
-margin. Moves are ordered fastest-first: the reply that leaves the opponent the fewest
-moves is tried first (a cheap proxy for the smallest subtree), after the move the
-solver's own table remembers for the position.
+margin on the proved side of it (`search.alphabeta`). Before searching a node's moves it
+looks each one's position up in its table: one already proved bad enough for the
+opponent refutes the node at once (enhanced transposition cut-off). Moves are then
+ordered fastest-first: the reply that leaves the opponent the fewest moves is tried
+first (a cheap proxy for the smallest subtree), after the move the solver's own table
+remembers for the position.
 
 A game may hand the positions nearest the end to a solver of its own: where its rules
 give `ending(s)` (true near the end) and `solve_ending(s, alpha, beta, counter)` (the
