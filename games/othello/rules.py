@@ -99,13 +99,16 @@ HISTORY_MASK = 127
 SOLVE_EMPTIES = 18
 
 #: The solve-time model, for a search with a deadline: a proof of win, loss or draw
-#: from SOLVE_MODEL_EMPTIES empty squares takes SOLVE_MODEL_SECONDS (above the 90th
-#: percentile measured with scripts/solve --times), times SOLVE_MODEL_GROWTH for each
-#: further empty square. Measured: 3 ms at 14 empties, 9 at 16, 31 at 18, 149 at 20, 902
-#: at 22 (a factor of 2.2 a square); the exact margin takes 5-15 times as long.
-SOLVE_MODEL_EMPTIES = 16
-SOLVE_MODEL_SECONDS = 0.012
-SOLVE_MODEL_GROWTH = 2.3
+#: from SOLVE_MODEL_EMPTIES empty squares takes SOLVE_MODEL_SECONDS, times
+#: SOLVE_MODEL_GROWTH for each further empty square. Measured on the 40 positions at
+#: each count of 40 games between two engine versions (compiled, a fresh table each),
+#: the 90th percentile was 9 ms at 16 empties, 17 at 18, 38 at 19, 104 at 20 and 509 at
+#: 21 (the slowest 1-3 times that); the exact margin took 2-8 times as long. Positions
+#: of random games (scripts/solve --times), lopsided, take longer to reach the margin
+#: but less to prove.
+SOLVE_MODEL_EMPTIES = 18
+SOLVE_MODEL_SECONDS = 0.020
+SOLVE_MODEL_GROWTH = 2.5
 
 
 @kernel
