@@ -58,7 +58,7 @@ from search.work import (
 SOLVER_PRELUDE_DEPTH = 4
 #: With a deadline, a search solves a position when the game's solve-time model gives
 #: a proof of win, loss or draw at most this share of the time left: the model is a
-#: 90th percentile (the slowest proofs measured took about twice as long), and the
+#: 90th percentile (the slowest proofs measured took one to three times as long), and the
 #: exact margin comes after the proof.
 SOLVE_SHARE = 0.4
 #: How many times longer the interpreted solver takes than the compiled one: the exact
