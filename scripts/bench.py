@@ -17,7 +17,8 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
 from daemon import cores  # noqa: E402
 from daemon.bench import bench, solve_suite  # noqa: E402
@@ -26,7 +27,6 @@ from games import all_games, find_game  # noqa: E402
 from protocol.client import EngineClient  # noqa: E402
 
 COMPILED = cores.compiled_missing() is None
-ROOT = Path(__file__).resolve().parent.parent
 #: Where the solve suites are read from: the shared data beside the project, else the
 #: copy in the test data.
 DATA_FOLDERS = (ROOT.parent / "shared" / "data", ROOT / "tests" / "data")

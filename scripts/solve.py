@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import random
-import statistics
 import sys
 from pathlib import Path
 
@@ -24,6 +23,7 @@ from daemon.engine import Engine  # noqa: E402
 from games import find_game  # noqa: E402
 from games.base import Game, Position  # noqa: E402
 from search.limits import Limits  # noqa: E402
+from bench import percentiles  # noqa: E402  (scripts/bench.py, beside this one)
 
 
 def empties(game: Game, position: Position) -> int:
@@ -74,15 +74,8 @@ async def solve_times(game: Game, positions: int, counts: list[int]) -> None:
             reports = await engine.prove(Limits())
             proofs.append(reports[0].elapsed_ms)
             margins.append(reports[-1].elapsed_ms)
-        print(f"{count} empties ({positions} positions): win/loss/draw {spread(proofs)}; "
-              f"exact margin {spread(margins)}", flush=True)
-
-
-def spread(times_ms: list[int]) -> str:
-    """The median, 90th percentile and most of some times in ms."""
-    times_ms = sorted(times_ms)
-    p90 = times_ms[min(len(times_ms) - 1, int(0.9 * len(times_ms)))]
-    return f"median {statistics.median(times_ms):g} ms, 90th percentile {p90} ms, most {times_ms[-1]} ms"
+        print(f"{count} empties: win/loss/draw {percentiles([ms / 1000 for ms in proofs])}; "
+              f"exact margin {percentiles([ms / 1000 for ms in margins])}", flush=True)
 
 
 def main() -> int:

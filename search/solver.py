@@ -31,7 +31,7 @@ import numpy as np
 from games.base import ONGOING, Position
 from games.kernel import kernel
 from search.base import MAX_PLY, Aborted
-from search.tt import fresh_memory
+from search.tt import capacity_for, fresh_memory
 from search.work import ABORTED, HARD_ONLY, NODES, POLL, STOP, ControlBridge, must_stop, new_work
 
 #: Below this many moves a node tries its moves in generation order: ordering would
@@ -230,9 +230,7 @@ def new_solver_table(memory_bytes: int) -> np.ndarray:
     """A solver table of at most `memory_bytes` (the most slots, a power of two, that
     fit; at least MIN_SOLVER_SLOTS): (slots, 4) int64, columns S_KEY, S_LOWER, S_UPPER,
     S_MOVE; all slots EMPTY (zeros)."""
-    slots = MIN_SOLVER_SLOTS
-    while slots * 2 * SOLVER_SLOT_BYTES <= memory_bytes:
-        slots *= 2
+    slots = max(MIN_SOLVER_SLOTS, capacity_for(memory_bytes, SOLVER_SLOT_BYTES))
     return np.frombuffer(fresh_memory(slots * SOLVER_SLOT_BYTES), dtype=np.int64).reshape(slots, 4)
 
 

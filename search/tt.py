@@ -57,10 +57,11 @@ class HashFileError(Exception):
         self.kind = kind
 
 
-def capacity_for(memory_bytes: int) -> int:
-    """The largest power-of-two slot count whose entries fit in `memory_bytes`."""
+def capacity_for(memory_bytes: int, slot_bytes: int = SLOT_BYTES) -> int:
+    """The largest power-of-two count of slots of `slot_bytes` that fits in `memory_bytes`
+    (at least 1)."""
     slots = 1
-    while slots * 2 * SLOT_BYTES <= memory_bytes:
+    while slots * 2 * slot_bytes <= memory_bytes:
         slots *= 2
     return slots
 

@@ -43,7 +43,7 @@ import numpy as np
 
 from games.kernel import kernel, popcount
 from games.othello.bitboard import around, move_mask
-from games.othello.rules import U1, U8, U56, BYTE
+from games.othello.rules import BYTE, CORNERS, U1, U8, U56
 
 U7 = np.uint64(7)
 U9 = np.uint64(9)
@@ -56,7 +56,6 @@ CORNER_A1 = np.uint64(1 << 0)
 CORNER_H1 = np.uint64(1 << 7)
 CORNER_A8 = np.uint64(1 << 56)
 CORNER_H8 = np.uint64(1 << 63)
-CORNERS = CORNER_A1 | CORNER_H1 | CORNER_A8 | CORNER_H8
 
 
 def _line_flips(own: int, opp: int, east: int, west: int) -> int:
