@@ -87,15 +87,17 @@ def layout(kernels) -> dict[str, object]:
 
 @kernel
 def promote(row, count, move):
-    """Move `move` to the front of row[:count] if it is there, keeping the others' order."""
+    """Move `move` to the front of row[:count] if it is there, keeping the others' order;
+    returns 1 if it was there, else 0."""
     if move < 0:
-        return
+        return 0
     for i in range(count):
         if row[i] == move:
             for j in range(i, 0, -1):
                 row[j] = row[j - 1]
             row[0] = move
-            return
+            return 1
+    return 0
 
 
 def _solve(s, alpha, beta, ply, table, counts, work, moves):
