@@ -267,6 +267,37 @@ if COMPILING:
         return signature, codegen
 
 
+    @intrinsic
+    def _borrowed(typingctx, array):
+        signature = array(array)
+
+        def codegen(context, builder, sig, args):
+            source = context.make_array(sig.args[0])(context, builder, value=args[0])
+            view = context.make_array(sig.return_type)(context, builder)
+            null = cgutils.get_null_value(view.meminfo.type)
+            context.populate_array(view, data=source.data, shape=source.shape, strides=source.strides,
+                                   itemsize=source.itemsize, meminfo=null,
+                                   parent=cgutils.get_null_value(view.parent.type))
+            return view._getvalue()
+
+        return signature, codegen
+
+
+def _same(array):
+    return array
+
+
+@twin(_same)
+@kernel(inline=True)
+def borrowed(array):
+    """`array` without its owner: a view the compiled code keeps no reference count for.
+    Every compiled function that holds an array increments and decrements its count, an
+    atomic operation that also waits for every memory access under way; a search holding
+    borrowed arrays does neither. Only for arrays that outlive the call that borrows
+    them, never returned or stored."""
+    return _borrowed(array)
+
+
 @twin(_popcount)
 @kernel(inline=True)
 def popcount(board):

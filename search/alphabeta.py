@@ -19,7 +19,7 @@ import attrs
 import numpy as np
 
 from games.base import ONGOING, Game, Position
-from games.kernel import COMPILING, inline_template
+from games.kernel import COMPILING, borrowed, inline_template
 from search.base import INFINITY, MATE, MATE_BOUND, MAX_PLY, Aborted, SearchReport
 from search.limits import StopSignal
 from search.solver import WINDOW_LIMIT, Solver, new_solver_table, promote
@@ -48,6 +48,7 @@ from search.work import (
     POLL,
     SELDEPTH,
     ControlBridge,
+    move_rows,
     must_stop,
     new_work,
     reset_work,
@@ -236,6 +237,7 @@ def root_iteration(s, root_moves, depth, cells, work, moves):
     table `cells` and the work block `work` (`search.work`); returns (score, best
     move). When stopped, work[ABORTED] is set and the iteration's best so far is in
     work[PARTIAL_MOVE] (-1 none) and work[PARTIAL_SCORE]."""
+    cells, work, moves = borrowed(cells), borrowed(work), borrowed(moves)
     alpha = np.int64(-INFINITY)
     beta = np.int64(INFINITY)
     ply = np.int64(1)
@@ -297,12 +299,6 @@ def principal_variation(s, first, length, cells, moves, line):
 
 
 TEMPLATES = (_visit, _pick, _sort, _child, _search, root_iteration, principal_variation)
-
-
-def move_rows(max_moves: int) -> np.ndarray:
-    """The search's move lists, a row per ply: a position's moves, then as many scores to
-    order them by."""
-    return np.empty((MAX_PLY + 2, 2 * max_moves), dtype=np.int64)
 
 
 def warm(kernels, position: Position) -> None:

@@ -36,7 +36,7 @@ from typing import Iterator
 import numpy as np
 
 from games.base import Game, Position, zobrist_keys
-from games.kernel import COMPILING, inline_template, kernel
+from games.kernel import COMPILING, borrowed, inline_template, kernel
 from search.base import INFINITY, MAX_PLY, Aborted, SearchReport
 from search.limits import StopSignal
 from search.tt import (
@@ -230,7 +230,7 @@ def paranoid_root(s, depth, me, salt, cells, work):
     # Typed values, not literals: a literal argument would compile another specialisation
     # of the recursive function, and numba's cache cannot reload those.
     return _paranoid(s, np.int64(depth), np.int64(-INFINITY), np.int64(INFINITY), np.int64(0), me,
-                     salt, cells, work)
+                     salt, borrowed(cells), borrowed(work))
 
 
 def _brs(s, depth, alpha, beta, ply, opponents, me, work):
@@ -303,7 +303,7 @@ def brs_root(s, depth, me, salt, cells, work):
     work[PARTIAL_MOVE] = -1
     work[ABORTED] = 0
     return _brs(s, np.int64(depth), np.int64(-INFINITY), np.int64(INFINITY), np.int64(0),
-                np.bool_(False), me, work)
+                np.bool_(False), me, borrowed(work))
 
 
 def _maxn(s, depth, ply, me, work):
@@ -340,7 +340,7 @@ def maxn_root(s, depth, me, salt, cells, work):
     """One max^n iteration: the searcher's utility of the values its tree leads to."""
     work[PARTIAL_MOVE] = -1
     work[ABORTED] = 0
-    v0, v1, v2 = _maxn(s, np.int64(depth), np.int64(0), me, work)
+    v0, v1, v2 = _maxn(s, np.int64(depth), np.int64(0), me, borrowed(work))
     return _utility(v0, v1, v2, me)
 
 

@@ -29,10 +29,10 @@ from types import SimpleNamespace
 import numpy as np
 
 from games.base import ONGOING, Position
-from games.kernel import kernel
+from games.kernel import borrowed, kernel
 from search.base import MAX_PLY, Aborted
 from search.tt import capacity_for, fresh_memory
-from search.work import ABORTED, HARD_ONLY, NODES, POLL, STOP, ControlBridge, must_stop, new_work
+from search.work import ABORTED, HARD_ONLY, NODES, POLL, STOP, ControlBridge, move_rows, must_stop, new_work
 
 #: Below this many moves a node tries its moves in generation order: ordering would
 #: cost more than it saves.
@@ -52,8 +52,8 @@ EMPTY = 0
 _KEY_BITS = (1 << 64) - 1
 
 #: The game's kernels these templates call, bound per game.
-BINDS = ("MAX_MOVES", "legal_moves", "play", "key", "result", "margin")
-MAX_MOVES = legal_moves = play = key = result = margin = None
+BINDS = ("legal_moves", "play", "key", "result", "margin")
+legal_moves = play = key = result = margin = None
 ending = solve_ending = mobility = None
 HAS_MOBILITY = False
 
@@ -100,7 +100,7 @@ def promote(row, count, move):
     return 0
 
 
-def _solve(s, alpha, beta, ply, table, counts, work, moves):
+def _solve(s, alpha, beta, ply, table, work, moves):
     if ending(s):
         before = work[NODES]
         value = solve_ending(s, alpha, beta, work[NODES:NODES + 1])
@@ -138,7 +138,6 @@ def _solve(s, alpha, beta, ply, table, counts, work, moves):
     count = legal_moves(s, row)
     if count >= ORDERING_MIN_MOVES:
         scratch = moves[ply + 1]
-        replies = counts[ply]
         for i in range(count):
             child = play(s, row[i])
             # Enhanced transposition cut-off: a move whose position the table already
@@ -150,18 +149,18 @@ def _solve(s, alpha, beta, ply, table, counts, work, moves):
                 best = -table[slot, S_UPPER]
                 _store(table, index, position, best, upper if known else WINDOW_LIMIT, row[i])
                 return best
-            replies[i] = mobility(child) if HAS_MOBILITY else legal_moves(child, scratch)
-        # Fastest first: a stable sort by the number of the opponent's replies.
+            row[count + i] = mobility(child) if HAS_MOBILITY else legal_moves(child, scratch)
+        # Fastest first: a stable sort by the opponent's mobility, held beside the moves.
         for i in range(1, count):
             move = row[i]
-            reply_count = replies[i]
+            reply_count = row[count + i]
             j = i
-            while j > 0 and replies[j - 1] > reply_count:
+            while j > 0 and row[count + j - 1] > reply_count:
                 row[j] = row[j - 1]
-                replies[j] = replies[j - 1]
+                row[count + j] = row[count + j - 1]
                 j -= 1
             row[j] = move
-            replies[j] = reply_count
+            row[count + j] = reply_count
     promote(row, count, remembered)
     original_alpha = alpha
     best = -WINDOW_LIMIT
@@ -170,11 +169,11 @@ def _solve(s, alpha, beta, ply, table, counts, work, moves):
         move = row[i]
         child = play(s, move)
         if i == 0:
-            value = -_solve(child, -beta, -alpha, ply + 1, table, counts, work, moves)
+            value = -_solve(child, -beta, -alpha, ply + 1, table, work, moves)
         else:
-            value = -_solve(child, -alpha - 1, -alpha, ply + 1, table, counts, work, moves)
+            value = -_solve(child, -alpha - 1, -alpha, ply + 1, table, work, moves)
             if work[ABORTED] == 0 and alpha < value < beta:
-                value = -_solve(child, -beta, -value, ply + 1, table, counts, work, moves)
+                value = -_solve(child, -beta, -value, ply + 1, table, work, moves)
         if work[ABORTED] != 0:
             return 0
         if value > best:
@@ -210,10 +209,11 @@ def _store(table, index, position, lower, upper, move):
 def solve(s, alpha, beta, table, work, moves):
     """The exact value (final margin, side to move's view) of `s` if it lies in
     (alpha, beta), else a bound on the side it failed. Sets work[ABORTED] when
-    stopped. The table (`new_solver_table()`) carries bounds between calls."""
+    stopped. The table (`new_solver_table()`) carries bounds between calls; `moves` is
+    `move_rows`."""
     work[ABORTED] = 0
-    counts = np.empty((MAX_PLY + 2, MAX_MOVES), dtype=np.int64)
-    return _solve(s, np.int64(alpha), np.int64(beta), np.int64(0), table, counts, work, moves)
+    return _solve(s, np.int64(alpha), np.int64(beta), np.int64(0), borrowed(table), borrowed(work),
+                  borrowed(moves))
 
 
 TEMPLATES = (_solve, solve)
@@ -224,7 +224,7 @@ def warm(kernels, position: Position) -> None:
     cache (or compiles it)."""
     work = new_work(kernels.HISTORY_MASK + 1)
     work[STOP] = 1
-    moves = np.empty((MAX_PLY + 2, kernels.MAX_MOVES), dtype=np.int64)
+    moves = move_rows(kernels.MAX_MOVES)
     kernels.solve(position.s, -1, 1, new_solver_table(0), work, moves)
 
 

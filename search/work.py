@@ -103,3 +103,9 @@ class ControlBridge:
         work = self.work
         if self.stop.pending_node_budget is not None and work[BUDGET] < 0 <= work[MAX_NODES]:
             self.stop.count_budget(int(work[MAX_NODES]) - self.stop.pending_node_budget)
+
+
+def move_rows(max_moves: int) -> np.ndarray:
+    """The searches' move lists, a row per ply: a position's moves (at most `max_moves`),
+    then as many values to order them by."""
+    return np.empty((MAX_PLY + 2, 2 * max_moves), dtype=np.int64)
