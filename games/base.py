@@ -43,6 +43,9 @@ Optional kernels of a two-player game's `rules`, for its exact solver (`search.s
                                   with a deadline solves when it fits the time left
                                   (without one, a search with a deadline solves where
                                   `solvable` says)
+    MARGIN_LIMIT                  no final margin is above it: the exact margin is then
+                                  found by halving it with null windows (without it,
+                                  by one window as wide as any margin)
     ending(s) -> bool             whether the game's own solver takes `s`
     solve_ending(s, alpha, beta, counter) -> int   the solver's value of `s` (fail-soft
                                   in (alpha, beta)), its nodes added to counter[0]

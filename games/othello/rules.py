@@ -83,6 +83,8 @@ FLIP_BYTE_KEYS = _flip_byte_keys()
 #: A position reached in a game has at most 33 placements, but a board text can set up
 #: any position: the empty squares bound it.
 MAX_MOVES = 64
+#: No final margin exceeds the squares of the board.
+MARGIN_LIMIT = 64
 #: a1, h1, a8 and h8.
 CORNERS = np.uint64(1 << 0 | 1 << 7 | 1 << 56 | 1 << 63)
 #: The solver's hooks: the last empty squares go to Othello's own solver.
