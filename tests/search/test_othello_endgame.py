@@ -2,8 +2,8 @@
 README), through the engine a session drives: win, loss or draw always as the file says,
 and the margin as the file's once its scoring rule is allowed for (the file gives the
 empty squares left at the end to the winner; CodinGame, and the engine, count discs
-only: `games.othello.fixtures.agrees`). #1-#25 (up to 19 empties) by default; #26-#37
-(up to 22 empties) are slow."""
+only: `games.othello.fixtures.agrees`). #1-#25 (up to 19 empties) by default; #26-#39
+(up to 26 empties) are slow."""
 
 from __future__ import annotations
 
@@ -44,8 +44,8 @@ def check(board: str, best: int) -> None:
 
 
 FIRST = ffo("fforum-1-19.obf", 1)
-LATER = ffo("fforum-20-39.obf", 20)[:18]
-#: Of #20-#37, those of at most 19 empty squares are checked by default.
+LATER = ffo("fforum-20-39.obf", 20)
+#: Of #20-#39, those of at most 19 empty squares are checked by default.
 SAMPLE = [position for position in LATER if position[1].count(".") <= 19]
 REST = [position for position in LATER if position not in SAMPLE]
 
@@ -58,5 +58,5 @@ def test_ffo_suite(number: int, board: str, best: int) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("number, board, best", REST, ids=[f"ffo{number}" for number, _, _ in REST])
-def test_ffo_suite_to_22_empties(number: int, board: str, best: int) -> None:
+def test_ffo_suite_to_26_empties(number: int, board: str, best: int) -> None:
     check(board, best)
