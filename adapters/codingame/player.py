@@ -181,9 +181,12 @@ class Adapter:
         else:
             client = await EngineClient.spawn(self.args.engine_command, env=self.args.engine_env)
         try:
+            # Ready once the process answers: `isready` after `setgame` would also wait
+            # for the game's compiled code to load (0.2 s, more on a busy machine), and a
+            # first turn can search while it loads (interpreted until it is there).
+            await client.ready(STARTUP_TIMEOUT)
             await client.send(f"setgame {self.game.name}")
             await client.send("setoption name Ponder value true")
-            await client.ready(STARTUP_TIMEOUT)
         except BaseException:
             if client.process is not None and client.process.returncode is None:
                 client.process.kill()
