@@ -82,8 +82,8 @@ def warm(game: Game) -> None:
         module.warm(made, start)
     # numba's loaded code brings hundreds of thousands of objects that live as long as the
     # process. Left to the collector, each full collection walks them all: 36-42 ms in
-    # the middle of an Abalone search, past a CodinGame turn's margin. Frozen, it skips
-    # them.
+    # the middle of a search, past the margin of a 75 ms CodinGame turn. Frozen, it
+    # skips them.
     gc.freeze()
     _loaded.add(game.name)
 
