@@ -22,7 +22,7 @@ from games.base import ONGOING, Game, Position
 from games.kernel import COMPILING, borrowed, inline_template
 from search.base import INFINITY, MATE, MATE_BOUND, MAX_PLY, Aborted, SearchReport
 from search.limits import StopSignal
-from search.solver import WINDOW_LIMIT, Solver, new_solver_table, promote
+from search.solver import WINDOW_LIMIT, Solver, new_solver_table, promote, sort_by_score
 from search.tt import (
     EXACT,
     LOWER,
@@ -124,21 +124,6 @@ def _pick(row, count, i):
 
 
 @inline_template
-def _sort(row, count, i):
-    """Sort row[i:count] by the scores in row[count:2 * count], highest first, stably."""
-    for k in range(i + 1, count):
-        move = row[k]
-        score = row[count + k]
-        j = k
-        while j > i and row[count + j - 1] < score:
-            row[j] = row[j - 1]
-            row[count + j] = row[count + j - 1]
-            j -= 1
-        row[j] = move
-        row[count + j] = score
-
-
-@inline_template
 def _child(parent, move, depth, alpha, beta, ply, cells, work, moves):
     """The value of the position after `move` from `parent`: a leaf (depth 0, or the
     deepest ply) is played, visited and evaluated here, in its parent's code, with no
@@ -195,7 +180,7 @@ def _search(s, depth, alpha, beta, ply, cells, work, moves):
             if count <= SHORT_LIST or i < first + LAZY_PICKS:
                 _pick(row, count, i)
             elif i == first + LAZY_PICKS:
-                _sort(row, count, i)
+                sort_by_score(row, count, i)
         move = row[i]
         if i == 0:
             score = -_child(s, move, depth - 1, -beta, -alpha, ply + 1, cells, work, moves)
@@ -298,7 +283,7 @@ def principal_variation(s, first, length, cells, moves, line):
     return count
 
 
-TEMPLATES = (_visit, _pick, _sort, _child, _search, root_iteration, principal_variation)
+TEMPLATES = (_visit, _pick, _child, _search, root_iteration, principal_variation)
 
 
 def warm(kernels, position: Position) -> None:

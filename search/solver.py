@@ -100,6 +100,22 @@ def promote(row, count, move):
     return 0
 
 
+@kernel(inline=True)
+def sort_by_score(row, count, first):
+    """Sort the moves row[first:count] by their scores in row[count:2 * count], highest
+    first, stably (ties keep their order)."""
+    for k in range(first + 1, count):
+        move = row[k]
+        score = row[count + k]
+        j = k
+        while j > first and row[count + j - 1] < score:
+            row[j] = row[j - 1]
+            row[count + j] = row[count + j - 1]
+            j -= 1
+        row[j] = move
+        row[count + j] = score
+
+
 def _solve(s, alpha, beta, ply, table, work, moves):
     if ending(s):
         before = work[NODES]
@@ -149,18 +165,9 @@ def _solve(s, alpha, beta, ply, table, work, moves):
                 best = -table[slot, S_UPPER]
                 _store(table, index, position, best, upper if known else WINDOW_LIMIT, row[i])
                 return best
-            row[count + i] = mobility(child) if HAS_MOBILITY else legal_moves(child, scratch)
-        # Fastest first: a stable sort by the opponent's mobility, held beside the moves.
-        for i in range(1, count):
-            move = row[i]
-            reply_count = row[count + i]
-            j = i
-            while j > 0 and row[count + j - 1] > reply_count:
-                row[j] = row[j - 1]
-                row[count + j] = row[count + j - 1]
-                j -= 1
-            row[j] = move
-            row[count + j] = reply_count
+            row[count + i] = -(mobility(child) if HAS_MOBILITY else legal_moves(child, scratch))
+        # Fastest first: the opponent's lowest mobility first, ties in the generator's order.
+        sort_by_score(row, count, 0)
     promote(row, count, remembered)
     original_alpha = alpha
     best = -WINDOW_LIMIT
