@@ -431,6 +431,9 @@ class AlphaBeta:
         when stopped, the iteration's best so far in `_partial`."""
         work, bridge = self._work, self._bridge
         assert bridge is not None and self._kernels is not None
+        from search.specialised import upgraded
+
+        self._kernels = upgraded(self.game, self._kernels, self.compiled)
         bridge.sync()
         work[HARD_ONLY] = hard_only
         work[GENERATION] = self.table.generation

@@ -460,6 +460,9 @@ class MultiPlayerSearch:
         `_root_best`. Raises Aborted when stopped."""
         work, bridge = self._work, self._bridge
         assert bridge is not None
+        from search.specialised import upgraded
+
+        self._kernels = upgraded(self.game, self._kernels, self.compiled)
         bridge.sync()
         work[HARD_ONLY] = hard_only
         work[GENERATION] = self.table.generation

@@ -132,6 +132,16 @@ def ready_searches(game: Game, compiled: bool, stop: StopSignal | None = None) -
     return searches(game, compiled)
 
 
+def upgraded(game: Game, kernels: SimpleNamespace, compiled: bool) -> SimpleNamespace:
+    """The searches the next iteration of a search runs: the compiled ones once they
+    are loaded, where the search asked for them but started on the interpreted ones
+    while they loaded; else `kernels`. The work block and the table carry over, so the
+    search goes on where it was."""
+    if compiled and not kernels.compiled and game.name in _loaded:
+        return searches(game, True)
+    return kernels
+
+
 def _warm_logged(game: Game) -> None:
     started = time.monotonic()
     try:

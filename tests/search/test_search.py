@@ -210,3 +210,16 @@ def test_solver_finds_the_exact_othello_disc_margin(seed: int, memory: int) -> N
         line_state = line_state.play(move)
     assert line_state.outcome() is not None
     assert line_state.outcome().margin[state.to_move] == truth
+
+
+@pytest.mark.parametrize("name", ["othello", "isolation"])
+def test_a_search_started_interpreted_moves_to_the_compiled_code_once_loaded(name: str) -> None:
+    from search.specialised import searches, upgraded, warm
+
+    game = find_game(name)
+    started = searches(game, False)
+    assert not started.compiled
+    assert upgraded(game, started, False) is started  # asked for the interpreted code
+    warm(game)
+    assert upgraded(game, started, True) is searches(game, True)
+    assert upgraded(game, searches(game, True), True) is searches(game, True)
