@@ -17,7 +17,7 @@ import pytest
 from adapters.codingame import formats, turn_format
 from adapters.codingame.arena.referee import GameSpec, plan, play_game
 from adapters.codingame.arena.replay import frames, replay_page
-from adapters.codingame.arena.stats import elo, tally, wilson
+from adapters.codingame.arena.stats import Sprt, elo, expected_score, sprt_units, tally, wilson
 from tests.conftest import DATA, run
 
 ARENA = [sys.executable, "-m", "adapters.codingame.arena.main"]
@@ -239,3 +239,52 @@ def test_a_board_the_page_cannot_draw_is_refused_clearly() -> None:
             "result": {"scores": [0, 0], "winner": None, "ranks": [1, 1]}}
         with pytest.raises(ValueError, match=f"cannot draw a {game} board"):
             replay_page(record)
+
+
+def test_openings_file_plays_each_opening_with_both_seat_orders(tmp_path: Path) -> None:
+    openings = tmp_path / "openings.txt"
+    openings.write_text("b1b2 a1a2\n-\n")
+    table, records = arena(tmp_path, "clobber", "--bot", "random", "--bot", "greedy",
+                           "--openings", str(openings), "--jobs", "2")
+    assert [(record["seats"], [move["move"] for move in record["moves"] if move.get("opening")])
+            for record in records] == [(["random", "greedy"], ["b1b2", "a1a2"]),
+                                       (["greedy", "random"], ["b1b2", "a1a2"]),
+                                       (["random", "greedy"], []), (["greedy", "random"], [])]
+    for record in records[:2]:
+        assert record["moves"][2]["player"] == 0 and "ms" in record["moves"][2]
+        replayed(record)
+        assert "opening move" in replay_page(record)
+    bad = tmp_path / "bad.txt"
+    bad.write_text("b1b2 b1b2\n")
+    result = subprocess.run([*ARENA, "clobber", "--openings", str(bad), "--out", str(tmp_path / "x")],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2 and "bad.txt, line 1: move 2" in result.stderr
+
+
+def test_sprt_stops_when_decided(tmp_path: Path) -> None:
+    table, records = arena(tmp_path, "clobber", "--bot", "greedy", "--bot", "random",
+                           "--sprt", "elo0=0", "elo1=150", "--games", "400", "--jobs", "2")
+    assert 4 <= len(records) < 400
+    assert "H1 accepted: greedy is at least 150 Elo stronger" in table
+    assert "LLR +2.9" in table or "LLR +3" in table
+
+
+def test_sprt_arithmetic() -> None:
+    sprt = Sprt.parse(["elo0=0", "elo1=10", "alpha=0.05", "beta=0.05"])
+    lower, upper = sprt.bounds
+    assert lower == pytest.approx(-2.944, abs=1e-3) and upper == pytest.approx(2.944, abs=1e-3)
+    assert expected_score(0) == 0.5 and expected_score(400) == pytest.approx(10 / 11)
+    # Even results weigh against H1 (elo1 > 0); a strong edge for it, more with more units.
+    assert sprt.llr([0.5] * 100) < 0 < sprt.llr([0.75, 0.5] * 50) < sprt.llr([0.75, 0.5] * 100)
+    assert sprt.decision(3.0) == "H1" and sprt.decision(-3.0) == "H0" and sprt.decision(0.0) is None
+    # A score that matches elo1 exactly drifts up; one that matches elo0 drifts down.
+    high = [expected_score(10) + 0.2, expected_score(10) - 0.2] * 200
+    assert sprt.llr(high) > 0 > sprt.llr([0.7, 0.3] * 200)
+    for words in (["elo1=abc"], ["gamma=1"], ["elo0=5", "elo1=5"], ["alpha=0"]):
+        with pytest.raises(ValueError):
+            Sprt.parse(words)
+    records = [{"index": index, "seats": ["a", "b"] if index % 2 == 0 else ["b", "a"],
+                "result": {"ranks": [1, 2], "scores": [1, 0]}, "moves": [], "events": []}
+               for index in (0, 1, 2, 5)]
+    # Pairs (0, 1) and (2, 3): only the first is complete; a wins one and loses one.
+    assert sprt_units(records, "a", 2) == [0.5]

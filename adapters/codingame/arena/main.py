@@ -1,20 +1,23 @@
 """The `engine-arena` command: matches between CodinGame bots, and replay pages.
 
     engine-arena GAME --bot CMD --bot CMD [--bot CMD] --games N [--time-scale X]
-                 [--jobs J] [--seed S] [--out DIR]
+                 [--jobs J] [--seed S] [--out DIR] [--openings FILE]
+                 [--sprt elo0=0 elo1=5 alpha=0.05 beta=0.05] [--ray local|auto|ADDRESS]
     engine-arena replay RECORD.json [-o PAGE.html]
 
 A bot is a command line (split as a shell would, run without a shell) or a shortcut:
 `random` and `greedy` (the example bots), `engine` (`engine-cg GAME` with its own
 engine). `NAME=CMD` names a bot in the table. Seats missing from the list are filled
 with `greedy`, then `random`.
+
+With `--sprt` the match is a sequential test of the first bot against the others:
+`--games` is then the most it plays, and it stops as soon as the test decides.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import concurrent.futures
 import json
 import os
 import re
@@ -24,8 +27,10 @@ import time
 from pathlib import Path
 
 from adapters.codingame import game_name, turn_format
-from adapters.codingame.arena.referee import GameSpec, plan, play_game
-from adapters.codingame.arena.stats import table, tally
+from adapters.codingame.arena.openings import OpeningError, read_openings
+from adapters.codingame.arena.pool import Runs, ray_argument
+from adapters.codingame.arena.referee import GameSpec, plan, play_game, seat_orders
+from adapters.codingame.arena.stats import Sprt, sprt_units, table, tally
 
 _NAMED = re.compile(r"^([A-Za-z][\w.+-]*)=(\S.*)$")
 
@@ -78,7 +83,9 @@ def parse_match_arguments(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--bot", action="append", default=[], metavar="CMD",
                         help="a bot: a command, random, greedy or engine; NAME=CMD names it "
                              "(repeat: one per player)")
-    parser.add_argument("--games", type=int, default=10, help="games to play (default 10)")
+    parser.add_argument("--games", type=int, default=None,
+                        help="games to play (default 10, or every opening once with every seat "
+                             "order; with --sprt, 10,000)")
     parser.add_argument("--time-scale", type=float, default=1.0, metavar="X",
                         help="multiply CodinGame's time limits by X (default 1)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="J",
@@ -88,10 +95,24 @@ def parse_match_arguments(argv: list[str]) -> argparse.Namespace:
                              "the referee's random moves (default 0)")
     parser.add_argument("--out", type=Path, default=None, metavar="DIR",
                         help="directory for the game records (default arena-out/GAME-TIME)")
+    parser.add_argument("--openings", type=Path, default=None, metavar="FILE",
+                        help="play each opening of FILE (moves from the start, one opening a "
+                             "line) with every seat order; --games defaults to all of them once")
+    parser.add_argument("--sprt", nargs="+", default=None, metavar="KEY=VALUE",
+                        help="a sequential test of the first bot: elo0= elo1= alpha= beta= "
+                             "(defaults 0 5 0.05 0.05); --games is the most it plays")
+    parser.add_argument("--ray", type=ray_argument, default=None, metavar="local|auto|ADDRESS",
+                        help="play the games as Ray tasks: on a private local cluster of --jobs "
+                             "CPUs, the cluster this machine is in, or the head at ADDRESS")
     parser.add_argument("--quiet", action="store_true", help="no progress line")
     args = parser.parse_args(argv)
-    if args.games < 1 or args.jobs < 1 or args.time_scale <= 0:
+    if args.games is not None and args.games < 1 or args.jobs < 1 or args.time_scale <= 0:
         parser.error("--games and --jobs must be at least 1, --time-scale positive")
+    if args.sprt is not None:
+        try:
+            args.sprt = Sprt.parse(args.sprt)
+        except ValueError as error:
+            parser.error(str(error))
     return args
 
 
@@ -103,40 +124,74 @@ def match(argv: list[str]) -> int:
               file=sys.stderr)
         return 2
     bots = resolve_bots(args.bot, args.game, fmt.PLAYERS)
+    group = len(seat_orders(fmt.PLAYERS))
+    openings: list[tuple[str, ...]] = []
+    if args.openings is not None:
+        if fmt.GAME.parameters:
+            print(f"engine-arena: {args.game} varies its games by their seed; --openings is for "
+                  "games with one start position", file=sys.stderr)
+            return 2
+        try:
+            openings = read_openings(args.openings, fmt.GAME, fmt.GAME.initial_state({}))
+        except OpeningError as error:
+            print(f"engine-arena: {error}", file=sys.stderr)
+            return 2
+    games = args.games or (10_000 if args.sprt else len(openings) * group if openings else 10)
     out = args.out or Path("arena-out") / f"{args.game}-{time.strftime('%Y%m%d-%H%M%S')}"
     out.mkdir(parents=True, exist_ok=True)
-    specs = plan(args.game, bots, args.games, args.seed, args.time_scale)
+    specs = plan(args.game, bots, games, args.seed, args.time_scale, openings)
     names = [name for name, _ in bots]
     for name, command in bots:
         print(f"{name}: {command}", file=sys.stderr)
     records: list[dict] = []
     started = time.monotonic()
+    decision: str | None = None
+    llr = 0.0
 
     def finished(record: dict) -> None:
+        nonlocal decision, llr
         records.append(record)
         path = out / f"game-{record['index']:04d}.json"
         path.write_text(json.dumps(record, indent=1) + "\n")
+        if args.sprt is not None:
+            llr = args.sprt.llr(sprt_units(records, names[0], group))
+            decision = args.sprt.decision(llr)
         if not args.quiet:
             results = tally(records, names)
             scores = "  ".join(f"{name} {100 * result.score:.0f}%" for name, result in results.items())
-            print(f"\r{len(records)}/{len(specs)} games  {time.monotonic() - started:.0f} s  {scores}   ",
+            test = ""
+            if args.sprt is not None:
+                lower, upper = args.sprt.bounds
+                test = f"  LLR {llr:+.2f} [{lower:+.2f}, {upper:+.2f}]"
+            print(f"\r{len(records)}/{len(specs)} games  {time.monotonic() - started:.0f} s  {scores}{test}   ",
                   end="", file=sys.stderr, flush=True)
 
-    if args.jobs == 1:
-        for spec in specs:
-            finished(run_game(spec))
-    else:
-        with concurrent.futures.ProcessPoolExecutor(max_workers=args.jobs) as pool:
-            for future in concurrent.futures.as_completed([pool.submit(run_game, spec) for spec in specs]):
-                finished(future.result())
+    with Runs(run_game, specs, args.jobs, args.ray) as runs:
+        for record in runs:
+            finished(record)
+            if decision is not None:
+                break
     if not args.quiet:
         print(file=sys.stderr)
     records.sort(key=lambda record: record["index"])
     lines = [f"{args.game}: {len(records)} games, time scale {args.time_scale}, records in {out}"]
     lines += table(tally(records, names), fmt.PLAYERS)
+    if args.sprt is not None:
+        lines += sprt_lines(args.sprt, llr, decision, names)
     print("\n".join(lines))
     (out / "results.txt").write_text("\n".join(lines) + "\n")
     return 0
+
+
+def sprt_lines(sprt: Sprt, llr: float, decision: str | None, names: list[str]) -> list[str]:
+    """The SPRT's verdict as text lines."""
+    lower, upper = sprt.bounds
+    verdict = {"H1": f"H1 accepted: {names[0]} is at least {sprt.elo1:g} Elo stronger",
+               "H0": f"H0 accepted: {names[0]} is not {sprt.elo1:g} Elo stronger "
+                     f"(at most {sprt.elo0:g})",
+               None: "undecided: the game limit came first"}[decision]
+    return [f"SPRT elo0={sprt.elo0:g} elo1={sprt.elo1:g} alpha={sprt.alpha:g} beta={sprt.beta:g}: "
+            f"LLR {llr:+.2f}, bounds [{lower:+.2f}, {upper:+.2f}]; {verdict}"]
 
 
 def replay(argv: list[str]) -> int:

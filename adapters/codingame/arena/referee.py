@@ -32,7 +32,8 @@ from adapters.codingame.common import RANDOM
 @attrs.frozen
 class GameSpec:
     """What one game needs: the game, its number and seed, the bot commands by seat,
-    and the factor on the time limits."""
+    the factor on the time limits, and the opening: moves played from the start
+    position before the bots' first turn."""
 
     game: str
     index: int
@@ -40,6 +41,7 @@ class GameSpec:
     commands: tuple[str, ...]
     names: tuple[str, ...]
     time_scale: float = 1.0
+    opening: tuple[str, ...] = ()
 
 
 async def play_game(spec: GameSpec) -> dict:
@@ -56,11 +58,15 @@ async def play_game(spec: GameSpec) -> dict:
         "commands": list(spec.commands), "time_scale": spec.time_scale,
         "moves": [], "events": [],
     }
+    history: list[tuple[int, str]] = []
+    for token in spec.opening:
+        record["moves"].append({"player": state.to_move, "move": token, "opening": True})
+        history.append((state.to_move, token))
+        state = state.play(game.parse_move(state, token))
     bots = []
     for seat, command in enumerate(spec.commands):
         bot = BotProcess(command, env=_bot_env(spec, seat))
         bots.append(bot)
-    history: list[tuple[int, str]] = []
     asked = [False] * players
     expert = [False] * players
     cg_scores: list[int | None] = [None] * players
@@ -177,17 +183,21 @@ def seat_orders(players: int) -> list[tuple[int, ...]]:
 
 
 def plan(game: str, bots: Sequence[tuple[str, str]], games: int, seed: int,
-         time_scale: float) -> list[GameSpec]:
-    """The games of a match: seat orders rotate every game; the seed changes once every
-    order has been played (it matters for a seeded start position and the bots' RNGs)."""
+         time_scale: float, openings: Sequence[tuple[str, ...]] = ()) -> list[GameSpec]:
+    """The games of a match: seat orders rotate every game; the seed and the opening
+    change once every order has been played from them (the seed matters for a seeded
+    start position and the bots' RNGs). Openings are taken in turn, from the first
+    again once all have been played."""
     orders = seat_orders(len(bots))
     specs = []
     for index in range(games):
         order = orders[index % len(orders)]
+        group = index // len(orders)
         specs.append(GameSpec(
-            game=game, index=index, seed=seed + index // len(orders),
+            game=game, index=index, seed=seed + group,
             commands=tuple(bots[bot][1] for bot in order),
             names=tuple(bots[bot][0] for bot in order),
             time_scale=time_scale,
+            opening=openings[group % len(openings)] if openings else (),
         ))
     return specs

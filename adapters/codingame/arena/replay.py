@@ -58,7 +58,8 @@ def frames(record: dict) -> list[dict]:
             break
         move = moves[index]
         state = state.play(game.parse_move(state, move["move"]))
-        result.append(frame(move, "forced pass" if move.get("auto") else ""))
+        result.append(frame(move, "forced pass" if move.get("auto") else
+                            "opening move" if move.get("opening") else ""))
     return result
 
 

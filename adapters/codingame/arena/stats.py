@@ -157,3 +157,84 @@ def table(results: dict[str, BotResult], players: int) -> list[str]:
             lines.append(f"{result.name}: " + ", ".join(f"{count} {kind}"
                                                        for kind, count in sorted(result.faults.items())))
     return lines
+
+
+def expected_score(elo_difference: float) -> float:
+    """The score a player `elo_difference` stronger expects (the logistic Elo model)."""
+    return 1 / (1 + 10 ** (-elo_difference / 400))
+
+
+@attrs.frozen
+class Sprt:
+    """A sequential probability ratio test of H0: Elo = elo0 against H1: Elo = elo1 of
+    the first bot against the rest, with error rates alpha (accepting H1 when H0 holds)
+    and beta (the reverse).
+
+    The log-likelihood ratio is the generalised SPRT's normal approximation over
+    independent units: each unit the first bot's mean score over a group of games
+    played from one start with the seats rotated (a game pair for two players: the
+    pentanomial model), so that the variance comes from the data and the opening's
+    own bias cancels within its pair. With few units the variance is taken with two
+    extra units of 0 and 1, so that a run of equal results does not decide at once.
+    """
+
+    elo0: float = 0.0
+    elo1: float = 5.0
+    alpha: float = 0.05
+    beta: float = 0.05
+
+    @classmethod
+    def parse(cls, words: Sequence[str]) -> "Sprt":
+        """From `elo0=0 elo1=5 alpha=0.05 beta=0.05` (any order, any subset)."""
+        values: dict[str, float] = {}
+        for word in words:
+            key, _, text = word.partition("=")
+            if key not in ("elo0", "elo1", "alpha", "beta") or not text:
+                raise ValueError(f"--sprt takes elo0=, elo1=, alpha= and beta=, not {word!r}")
+            try:
+                values[key] = float(text)
+            except ValueError:
+                raise ValueError(f"--sprt {key} needs a number, not {text!r}") from None
+        sprt = cls(**values)
+        if not (0 < sprt.alpha < 1 and 0 < sprt.beta < 1) or sprt.elo1 <= sprt.elo0:
+            raise ValueError("--sprt needs 0 < alpha, beta < 1 and elo1 > elo0")
+        return sprt
+
+    @property
+    def bounds(self) -> tuple[float, float]:
+        """(lower, upper): accept H0 at or below the lower, H1 at or above the upper."""
+        return math.log(self.beta / (1 - self.alpha)), math.log((1 - self.beta) / self.alpha)
+
+    def llr(self, units: Sequence[float]) -> float:
+        """The log-likelihood ratio of H1 against H0 after `units` (mean scores in [0, 1])."""
+        count = len(units)
+        if count == 0:
+            return 0.0
+        mean = statistics.fmean(units)
+        spread = sum((unit - mean) ** 2 for unit in units) + (0 - mean) ** 2 + (1 - mean) ** 2
+        variance = spread / (count + 2)
+        low, high = expected_score(self.elo0), expected_score(self.elo1)
+        return count * (high - low) * (2 * mean - low - high) / (2 * variance)
+
+    def decision(self, llr: float) -> str | None:
+        """`H1` (the first bot is elo1 stronger), `H0` (not elo1 stronger), or None."""
+        lower, upper = self.bounds
+        if llr >= upper:
+            return "H1"
+        if llr <= lower:
+            return "H0"
+        return None
+
+
+def sprt_units(records: Sequence[dict], name: str, group: int) -> list[float]:
+    """`name`'s mean score per complete group of `group` games (games `group * k` to
+    `group * k + group - 1` share a start and rotate the seats), for `Sprt.llr`."""
+    by_index = {record["index"]: record for record in records}
+    units = []
+    for first in range(0, max(by_index, default=-1) + 1, group):
+        members = [by_index.get(index) for index in range(first, first + group)]
+        if any(member is None for member in members):
+            continue
+        points = [tally([member], member["seats"])[name].points for member in members]  # type: ignore[index]
+        units.append(statistics.fmean(point for game in points for point in game))
+    return units
