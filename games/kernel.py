@@ -10,9 +10,10 @@ in the subset of Python that numba compiles (ints, numpy scalars and arrays, tup
 - `specialise` binds functions written once over a game's kernel names (`play`,
   `legal_moves`, ...) to one game's kernels, each binding compiled and cached apart.
 
-Numba's cache notices a change of a kernel's own file, not of a file it calls, so the
-cache lives in a directory named after a digest of every source file kernels come from
-(`games/` and `search/`): any change there starts a fresh cache.
+Numba's cache notices a change of a kernel's own file, not of a file it calls, nor of
+the data compiled in, so the cache lives in a directory named after a digest of every
+source file kernels come from (`games/` and `search/`) and of the games' evaluation
+weights (`weights.json`): any change there starts a fresh cache.
 
 Boards cross into kernels as `np.uint64`: a Python int of 2**63 or more would overflow
 int64, and a smaller one would compile a signed twin of every function. Each helper here
@@ -34,10 +35,10 @@ _SOURCES = ("games", "search")
 
 
 def source_digest() -> str:
-    """A digest of every source file kernels are compiled from."""
+    """A digest of every source file kernels are compiled from, and of the weights."""
     digest = hashlib.sha256()
     for folder in _SOURCES:
-        for path in sorted((_ROOT / folder).rglob("*.py")):
+        for path in sorted([*(_ROOT / folder).rglob("*.py"), *(_ROOT / folder).rglob("weights.json")]):
             digest.update(str(path.relative_to(_ROOT)).encode())
             digest.update(path.read_bytes())
     return digest.hexdigest()[:16]

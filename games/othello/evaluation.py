@@ -32,9 +32,10 @@ games; mobility times 0.7, edge stability times 1.5, X/C-squares times 1.3 and n
 term before the end scored 0.60 over 200 games, and the result scores 0.635 against the
 start over 200 games from other openings. Further changes of single weights by a third
 or a half stayed within the noise of such matches. A 3-ply search with these weights
-won 200 of 200 games against a uniformly random player. The weights are given at a few
-numbers of empty squares (`_PHASE_WEIGHTS`) and interpolated linearly in between
-(`WEIGHTS`).
+won 200 of 200 games against a uniformly random player. The weights are data
+(`weights.json`, read by `games.weights`): given at a few numbers of empty squares and
+interpolated linearly in between (`WEIGHTS`); `scripts/tune othello` fits them to
+self-play games.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from __future__ import annotations
 import numpy as np
 
 from games.kernel import kernel, popcount
+from games.weights import load_weights
 from games.othello.bitboard import around, move_mask
 from games.othello.rules import BYTE, CORNERS, U1, U8, U56
 
@@ -118,37 +120,14 @@ def _edge_stability() -> list[int]:
 EDGE_STABILITY = np.array(_edge_stability(), dtype=np.int8)
 
 
-#: Weights per term at some numbers of empty squares, in centi-discs per unit of the
-#: term: mobility, potential mobility, frontier, corners, X-squares, C-squares, stable
-#: edge discs, parity, discs. Signs are in the terms: X/C-squares and frontier discs
-#: count against their owner.
-_PHASE_WEIGHTS = {
-    60: (40, 20, 15, 600, 400, 100, 90, 0, 0),
-    40: (35, 20, 20, 600, 400, 100, 120, 0, 0),
-    20: (30, 15, 15, 600, 320, 80, 150, 50, 0),
-    10: (20, 10, 10, 500, 200, 40, 150, 150, 0),
-    0: (0, 0, 0, 0, 0, 0, 0, 0, 100),
-}
-
-
-def _interpolate(anchors: dict[int, tuple[int, ...]]) -> tuple[tuple[int, ...], ...]:
-    """The weights for every number of empty squares 0..64, linear between anchors."""
-    points = sorted(anchors)
-    weights = []
-    for empties in range(65):
-        if empties >= points[-1]:
-            weights.append(anchors[points[-1]])
-            continue
-        high = next(p for p in points if p > empties)
-        low = max(p for p in points if p <= empties)
-        share = (empties - low) / (high - low)
-        weights.append(tuple(round(a + (b - a) * share)
-                             for a, b in zip(anchors[low], anchors[high])))
-    return tuple(weights)
-
-
+#: The terms, in the order of the weights: each a difference between the side to move
+#: and the other side (X/C-squares and frontier discs count against their owner).
+FEATURES = ("mobility", "potential_mobility", "frontier", "corners", "x_squares", "c_squares",
+            "stable_edges", "parity", "discs")
+#: The weights, by number of empty squares (`weights.json`, see `games.weights`).
+WEIGHTS_DATA = load_weights(__file__, FEATURES)
 #: WEIGHTS[empties, term]: the weights for a position with that many empty squares.
-WEIGHTS = np.array(_interpolate(_PHASE_WEIGHTS), dtype=np.int64)
+WEIGHTS = WEIGHTS_DATA.table()
 
 
 @kernel(inline=True)
@@ -168,13 +147,12 @@ def _a_file_byte(board):
 
 
 @kernel(inline=True)
-def evaluate_boards(own, opp, own_moves, opp_moves):
-    """The value for the side owning `own`, to move, given both sides' placements
-    (`move_mask`): every term is scored as if that side were black."""
+def terms(own, opp, own_moves, opp_moves):
+    """The terms (`FEATURES`) for the side owning `own`, to move, given both sides'
+    placements (`move_mask`): every term is scored as if that side were black."""
     occupied = own | opp
     empty = ~occupied
     empties = popcount(empty)
-    weights = WEIGHTS[empties]
 
     # The squares next to an empty square, an enemy disc, an own disc (8 directions).
     next_to_empty = around(empty)
@@ -202,10 +180,19 @@ def evaluate_boards(own, opp, own_moves, opp_moves):
 
     parity = 1 if empties & 1 else -1
     discs = popcount(own) - popcount(opp)
+    return (np.int64(mobility), np.int64(potential), np.int64(frontier), np.int64(corners),
+            np.int64(x_count), np.int64(c_count), np.int64(edges), np.int64(parity), np.int64(discs))
 
-    return (weights[0] * mobility + weights[1] * potential + weights[2] * frontier
-            + weights[3] * corners + weights[4] * x_count + weights[5] * c_count
-            + weights[6] * edges + weights[7] * parity + weights[8] * discs)
+
+@kernel(inline=True)
+def evaluate_boards(own, opp, own_moves, opp_moves):
+    """The value for the side owning `own`, to move: its terms times the weights of the
+    position's number of empty squares."""
+    weights = WEIGHTS[popcount(~(own | opp))]
+    t = terms(own, opp, own_moves, opp_moves)
+    return (weights[0] * t[0] + weights[1] * t[1] + weights[2] * t[2] + weights[3] * t[3]
+            + weights[4] * t[4] + weights[5] * t[5] + weights[6] * t[6] + weights[7] * t[7]
+            + weights[8] * t[8])
 
 
 @kernel(inline=True)
@@ -214,3 +201,10 @@ def evaluate(s):
     side's are computed."""
     own, opp = s[0], s[1]
     return evaluate_boards(own, opp, s[2], move_mask(opp, own))
+
+
+@kernel
+def features(s):
+    """The phase (empty squares) and the terms of `evaluate`, for tuning."""
+    own, opp = s[0], s[1]
+    return popcount(~(own | opp)), terms(own, opp, s[2], move_mask(opp, own))

@@ -177,21 +177,10 @@ def match(argv: list[str]) -> int:
     lines = [f"{args.game}: {len(records)} games, time scale {args.time_scale}, records in {out}"]
     lines += table(tally(records, names), fmt.PLAYERS)
     if args.sprt is not None:
-        lines += sprt_lines(args.sprt, llr, decision, names)
+        lines.append(args.sprt.report(llr, names[0]))
     print("\n".join(lines))
     (out / "results.txt").write_text("\n".join(lines) + "\n")
     return 0
-
-
-def sprt_lines(sprt: Sprt, llr: float, decision: str | None, names: list[str]) -> list[str]:
-    """The SPRT's verdict as text lines."""
-    lower, upper = sprt.bounds
-    verdict = {"H1": f"H1 accepted: {names[0]} is at least {sprt.elo1:g} Elo stronger",
-               "H0": f"H0 accepted: {names[0]} is not {sprt.elo1:g} Elo stronger "
-                     f"(at most {sprt.elo0:g})",
-               None: "undecided: the game limit came first"}[decision]
-    return [f"SPRT elo0={sprt.elo0:g} elo1={sprt.elo1:g} alpha={sprt.alpha:g} beta={sprt.beta:g}: "
-            f"LLR {llr:+.2f}, bounds [{lower:+.2f}, {upper:+.2f}]; {verdict}"]
 
 
 def replay(argv: list[str]) -> int:

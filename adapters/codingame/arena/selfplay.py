@@ -2,14 +2,16 @@
 recorded with the search's score and the game's result, for tuning and books.
 
     engine-selfplay GAME --games N [--engine NAME[:OPTION=VALUE,...]]...
-                    [--nodes N | --movetime MS | --depth D]
-                    [--random-plies K | --openings FILE] [--seed S]
+                    [--command NAME=CMD]... [--nodes N | --movetime MS | --depth D]
+                    [--random-plies K | --openings FILE] [--seed S] [--sprt ...]
                     [--jobs J | --ray local|auto|ADDRESS] [--out DIR] [--shard-size N]
 
 Each configuration is an `engine` process (`--engine-command`, by default the one beside
-this Python) with its options set (`--engine fast:Hash=64`). With as many configurations
-as players, the seats rotate through every order, as in the arena; with one, it plays
-every seat. The engines play through the protocol (`position startpos moves ...`, then
+this Python, or its own `--command NAME=CMD`: another build of the engine) with its
+options set (`--engine fast:Hash=64`). With as many configurations as players, the
+seats rotate through every order, as in the arena, and the first configuration's score
+is printed with its Elo, or tested sequentially with `--sprt` as `engine-arena` does;
+with one configuration, it plays every seat. The engines play through the protocol (`position startpos moves ...`, then
 the `go` the limit names), the game's own rules referee, and a forced move the
 CodinGame referee plays for a player (a pass) is played for it.
 
@@ -46,6 +48,7 @@ import attrs
 from adapters.codingame import game_name, turn_format
 from adapters.codingame.arena.openings import OpeningError, play_opening, random_opening, read_openings
 from adapters.codingame.arena.pool import Runs, ray_argument
+from adapters.codingame.arena.stats import Sprt, elo, group_units, wilson
 from games.base import GameError
 from protocol.client import EngineClient, EngineClosed
 
@@ -357,6 +360,11 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
                              "default: one named 'engine' with default options)")
     parser.add_argument("--engine-command", default=None, metavar="CMD",
                         help="the engine program (default: engine beside this Python)")
+    parser.add_argument("--command", action="append", default=[], metavar="NAME=CMD",
+                        help="the engine program of configuration NAME (repeat)")
+    parser.add_argument("--sprt", nargs="+", default=None, metavar="KEY=VALUE",
+                        help="stop once a sequential test of the first configuration decides "
+                             "(elo0= elo1= alpha= beta=, as engine-arena); --games is the most")
     limit = parser.add_mutually_exclusive_group()
     limit.add_argument("--nodes", type=int, default=None, help="nodes a move (default 50000)")
     limit.add_argument("--movetime", type=int, default=None, metavar="MS", help="milliseconds a move")
@@ -382,6 +390,11 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
     for value in (args.nodes, args.movetime, args.depth):
         if value is not None and value < 1:
             parser.error("a move's limit must be at least 1")
+    if args.sprt is not None:
+        try:
+            args.sprt = Sprt.parse(args.sprt)
+        except ValueError as error:
+            parser.error(str(error))
     return args
 
 
@@ -406,8 +419,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_arguments(sys.argv[1:] if argv is None else argv)
     fmt = turn_format(args.game)
     command = tuple(shlex.split(args.engine_command)) if args.engine_command else default_engine_command()
+    commands = dict(text.split("=", 1) for text in args.command if "=" in text)
     try:
         players = [Player.parse(text, command) for text in args.engine or ["engine"]]
+        players = [attrs.evolve(player, command=tuple(shlex.split(commands.pop(player.name))))
+                   if player.name in commands else player for player in players]
+        if commands or len(args.command) != sum(1 for text in args.command if "=" in text):
+            raise ValueError(f"--command takes NAME=CMD for a configuration's NAME: {args.command}")
     except ValueError as error:
         print(f"engine-selfplay: {error}", file=sys.stderr)
         return 2
@@ -442,11 +460,16 @@ def main(argv: list[str] | None = None) -> int:
     print(f"engine-selfplay: {args.game}, {len(store.done)} of {args.games} games already in {out}, "
           f"playing {len(tasks)}", file=sys.stderr)
     progress = _progress(args.games, len(store.done), args.quiet)
+    match = Match(players, fmt.PLAYERS, args.sprt, read_records(out))
     try:
         with Runs(play_selfplay, tasks, args.jobs, args.ray) as runs:
             for record in runs:
                 store.add(record)
                 progress.update(1)
+                if match.add(record):
+                    progress.set_postfix_str(match.status(), refresh=True)
+                    if match.decision is not None:
+                        break
     except SelfplayError as error:
         print(f"\nengine-selfplay: {error}", file=sys.stderr)
         return 1
@@ -458,7 +481,58 @@ def main(argv: list[str] | None = None) -> int:
         store.close()
     positions = sum(1 for record in read_records(out) for move in record["moves"] if "board" in move)
     print(f"{args.game}: {len(store.done)} games, {positions} positions in {out}")
+    for line in match.summary():
+        print(line)
     return 0
+
+
+class Match:
+    """The first configuration's results against the others, as games finish: its mean
+    score with a 95 % interval and the Elo of it, and the SPRT's ratio if one runs.
+    Units are seat-rotation groups (see `Sprt`)."""
+
+    def __init__(self, players: Sequence[Player], seats: int, sprt: Sprt | None, records):
+        self.name = players[0].name
+        self.active = len(players) > 1
+        self.group = len(list(itertools.permutations(range(seats))))
+        self.sprt = sprt
+        self.points: dict[int, float] = {}
+        self.decision: str | None = None
+        self.llr = 0.0
+        for record in records:
+            self.add(record)
+
+    def add(self, record: dict) -> bool:
+        """Count a game; False when there is no match (one configuration)."""
+        if not self.active:
+            return False
+        seat = record["seats"].index(self.name)
+        self.points[record["index"]] = record["result"]["points"][seat]
+        if self.sprt is not None:
+            self.llr = self.sprt.llr(group_units(self.points, self.group))
+            self.decision = self.sprt.decision(self.llr)
+        return True
+
+    def score(self) -> float:
+        return sum(self.points.values()) / len(self.points) if self.points else 0.0
+
+    def status(self) -> str:
+        text = f"{self.name} {100 * self.score():.1f}%"
+        if self.sprt is not None:
+            lower, upper = self.sprt.bounds
+            text += f" LLR {self.llr:+.2f} [{lower:+.2f}, {upper:+.2f}]"
+        return text
+
+    def summary(self) -> list[str]:
+        if not self.active or not self.points:
+            return []
+        low, high = wilson(self.score(), len(self.points))
+        lines = [f"{self.name}: score {100 * self.score():.1f}% over {len(self.points)} games "
+                 f"(95% interval {100 * low:.1f}% to {100 * high:.1f}%), "
+                 f"Elo {elo(self.score()):+.0f} ({elo(low):+.0f} to {elo(high):+.0f})"]
+        if self.sprt is not None:
+            lines.append(self.sprt.report(self.llr, self.name))
+        return lines
 
 
 def _progress(total: int, initial: int, quiet: bool):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import attrs
 
@@ -216,6 +216,15 @@ class Sprt:
         low, high = expected_score(self.elo0), expected_score(self.elo1)
         return count * (high - low) * (2 * mean - low - high) / (2 * variance)
 
+    def report(self, llr: float, name: str) -> str:
+        """The test's state as one line, with its verdict on `name` (the first bot)."""
+        lower, upper = self.bounds
+        verdict = {"H1": f"H1 accepted: {name} is at least {self.elo1:g} Elo stronger",
+                   "H0": f"H0 accepted: {name} is not {self.elo1:g} Elo stronger (at most {self.elo0:g})",
+                   None: "undecided: the game limit came first"}[self.decision(llr)]
+        return (f"SPRT elo0={self.elo0:g} elo1={self.elo1:g} alpha={self.alpha:g} beta={self.beta:g}: "
+                f"LLR {llr:+.2f}, bounds [{lower:+.2f}, {upper:+.2f}]; {verdict}")
+
     def decision(self, llr: float) -> str | None:
         """`H1` (the first bot is elo1 stronger), `H0` (not elo1 stronger), or None."""
         lower, upper = self.bounds
@@ -226,15 +235,17 @@ class Sprt:
         return None
 
 
+def group_units(points: Mapping[int, float], group: int) -> list[float]:
+    """The mean of `points` (one player's, by game index) per complete group of `group`
+    games (games `group * k` to `group * k + group - 1` share a start and rotate the
+    seats): the units of `Sprt.llr`."""
+    groups: dict[int, list[float]] = {}
+    for index, value in points.items():
+        groups.setdefault(index // group, []).append(value)
+    return [statistics.fmean(values) for _, values in sorted(groups.items()) if len(values) == group]
+
+
 def sprt_units(records: Sequence[dict], name: str, group: int) -> list[float]:
-    """`name`'s mean score per complete group of `group` games (games `group * k` to
-    `group * k + group - 1` share a start and rotate the seats), for `Sprt.llr`."""
-    by_index = {record["index"]: record for record in records}
-    units = []
-    for first in range(0, max(by_index, default=-1) + 1, group):
-        members = [by_index.get(index) for index in range(first, first + group)]
-        if any(member is None for member in members):
-            continue
-        points = [tally([member], member["seats"])[name].points for member in members]  # type: ignore[index]
-        units.append(statistics.fmean(point for game in points for point in game))
-    return units
+    """`name`'s `group_units` over arena game records."""
+    return group_units({record["index"]: tally([record], record["seats"])[name].points[0]
+                        for record in records}, group)

@@ -1,0 +1,172 @@
+"""Fit a game's evaluation weights to self-play games: Texel-style logistic regression of
+each game's result on the evaluation's features, with weights by game phase.
+
+    scripts/tune GAME RUN_DIR [RUN_DIR ...] [--anchors 60,40,20,10,0] [--write]
+
+RUN_DIR is an `engine-selfplay` run. Every recorded position (after the opening, and
+not already proved: no `mate` score) is one sample: its features (the game's
+`features` kernel) and the result for the player to move (1 win, 0.5 draw, 0 loss).
+The weights at each anchor phase are fitted together, a phase between two anchors using
+the linear blend of their weights as the evaluation does; the model is
+P(win) = 1 / (1 + exp(-K * value)) with the value in the evaluation's own units:
+
+1. K is fitted first, to the current weights: the evaluation keeps its scale, so the
+   search's margins and bounds keep their meaning.
+2. The weights then minimise the cross-entropy of the results (L-BFGS, a light L2
+   penalty), on the games whose index does not end in 0; those that do are held out,
+   and the held-out loss of the current and the fitted weights is printed.
+
+With `--write` the fitted weights replace the game's `weights.json`, with their source
+(runs, games, positions, losses); without it they are printed. Accept them only when a
+match shows they gain (`engine-arena ... --sprt`): a lower loss is not always more wins.
+Two-player games with a `features` kernel only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from adapters.codingame.arena.selfplay import read_records  # noqa: E402
+from games import find_game  # noqa: E402
+from games.weights import FILE_NAME, Weights  # noqa: E402
+
+#: One game in HOLDOUT is held out (its index modulo HOLDOUT is 0).
+HOLDOUT = 10
+
+
+class Samples:
+    """The positions of self-play runs: phase, features, result for the player to
+    move, and whether the game is held out."""
+
+    def __init__(self, game_name: str, runs: list[Path]):
+        game = find_game(game_name)
+        evaluation = importlib.import_module(f"games.{game_name}.evaluation")
+        phases, rows, labels, held, games = [], [], [], [], set()
+        for run in runs:
+            for record in read_records(run):
+                if record["game"] != game_name:
+                    raise SystemExit(f"tune: {run} holds {record['game']} games, not {game_name}")
+                games.add((str(run), record["index"]))
+                points = record["result"]["points"]
+                for move in record["moves"]:
+                    if "board" not in move or "mate" in move or "error" in move:
+                        continue
+                    position = game.parse_board(move["board"].split())
+                    phase, terms = evaluation.features(position.s)
+                    phases.append(int(phase))
+                    rows.append([int(term) for term in terms])
+                    labels.append(points[move["player"]])
+                    held.append(record["index"] % HOLDOUT == 0)
+        if not rows:
+            raise SystemExit("tune: no positions in the runs")
+        self.weights: Weights = evaluation.WEIGHTS_DATA
+        self.phases = np.array(phases)
+        self.features = np.array(rows, dtype=float)
+        self.labels = np.array(labels, dtype=float)
+        self.held = np.array(held)
+        self.games = len(games)
+
+
+def cross_entropy(values: np.ndarray, labels: np.ndarray) -> float:
+    """The mean cross-entropy of results `labels` under P(win) = sigmoid(values)."""
+    return float(np.mean(np.logaddexp(0, values) - labels * values))
+
+
+def blended(weights: Weights, phases: np.ndarray, features: np.ndarray) -> np.ndarray:
+    """The design matrix: column (a, f) is feature f times anchor a's share of the phase."""
+    shares = np.array([weights.blend(phase) for phase in range(weights.phases)])[phases]
+    return (shares[:, :, None] * features[:, None, :]).reshape(len(phases), -1)
+
+
+def fit_scale(values: np.ndarray, labels: np.ndarray) -> float:
+    """K minimising the cross-entropy of sigmoid(K * values)."""
+    from scipy.optimize import minimize_scalar
+
+    result = minimize_scalar(lambda k: cross_entropy(k * values, labels), bounds=(1e-6, 1.0),
+                             method="bounded", options={"xatol": 1e-9})
+    return float(result.x)
+
+
+def fit_weights(design: np.ndarray, labels: np.ndarray, start: np.ndarray, l2: float) -> np.ndarray:
+    """Logistic-regression coefficients (in logits per unit of each column), from `start`."""
+    from scipy.optimize import minimize
+
+    scale = design.std(axis=0)
+    scale[scale == 0] = 1.0
+    standard = design / scale
+
+    def objective(theta: np.ndarray) -> tuple[float, np.ndarray]:
+        values = standard @ theta
+        probability = 0.5 * (1 + np.tanh(values / 2))
+        loss = cross_entropy(values, labels) + l2 * float(theta @ theta)
+        gradient = standard.T @ (probability - labels) / len(labels) + 2 * l2 * theta
+        return loss, gradient
+
+    result = minimize(objective, start * scale, jac=True, method="L-BFGS-B",
+                      options={"maxiter": 2000, "gtol": 1e-9})
+    return result.x / scale
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="scripts/tune", description=__doc__.split("\n\n")[0])
+    parser.add_argument("game")
+    parser.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR")
+    parser.add_argument("--anchors", default=None,
+                        help="the anchor phases, comma-separated (default: those of weights.json)")
+    parser.add_argument("--l2", type=float, default=1e-5, help="L2 penalty on standardised weights")
+    parser.add_argument("--write", action="store_true", help="replace the game's weights.json")
+    args = parser.parse_args(argv)
+
+    started = time.monotonic()
+    samples = Samples(args.game, args.runs)
+    current = samples.weights
+    train, held = ~samples.held, samples.held
+    values = np.einsum("nf,nf->n", current.table()[samples.phases].astype(float), samples.features)
+    scale = fit_scale(values[train], samples.labels[train])
+    anchors = ([int(text) for text in args.anchors.split(",")] if args.anchors else current.anchor_list)
+    shape = Weights(current.features, current.phase, current.phases,
+                    {point: (0,) * len(current.features) for point in anchors})
+    design = blended(shape, samples.phases, samples.features)
+    start = np.array([np.array(current.table()[point], dtype=float) * scale for point in shape.anchor_list]).ravel()
+    theta = fit_weights(design[train], samples.labels[train], start, args.l2)
+    fitted = theta.reshape(len(anchors), -1) / scale
+    new = Weights(current.features, current.phase, current.phases,
+                  {point: tuple(int(round(value)) for value in row)
+                   for point, row in zip(shape.anchor_list, fitted)})
+    new_values = np.einsum("nf,nf->n", new.table()[samples.phases].astype(float), samples.features)
+    losses = {name: {"before": round(cross_entropy(scale * values[part], samples.labels[part]), 5),
+                     "after": round(cross_entropy(scale * new_values[part], samples.labels[part]), 5)}
+              for name, part in (("train", train), ("held_out", held))}
+    source = {"how": "scripts/tune: logistic regression of self-play results", "runs": [run.name for run in args.runs],
+              "games": samples.games, "positions": int(len(samples.labels)),
+              "held_out_positions": int(held.sum()), "scale_per_unit": round(scale, 8),
+              "cross_entropy": losses, "l2": args.l2}
+    new = Weights(new.features, new.phase, new.phases, new.anchors, source)
+
+    print(f"{args.game}: {samples.games} games, {len(samples.labels)} positions "
+          f"({held.sum()} held out), K = {scale:.6f} per unit, {time.monotonic() - started:.1f} s")
+    for name, loss in losses.items():
+        print(f"  cross-entropy {name:<9} current {loss['before']:.5f}  fitted {loss['after']:.5f}")
+    width = max(len(name) for name in current.features)
+    print(f"  {'feature':<{width}} " + " ".join(f"{point:>7}" for point in new.anchor_list))
+    for index, name in enumerate(current.features):
+        print(f"  {name:<{width}} " + " ".join(f"{new.anchors[point][index]:>7}" for point in new.anchor_list))
+    path = Path(importlib.import_module(f"games.{args.game}.evaluation").__file__).with_name(FILE_NAME)
+    if args.write:
+        path.write_text(new.to_json())
+        print(f"wrote {path}")
+    else:
+        print(new.to_json(), end="")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,89 @@
+"""Evaluation weights as data (`games.weights`) and their fit to self-play games
+(`scripts/tune`)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from games.weights import Weights, read_weights
+from tests.conftest import ROOT
+
+
+def tune_module():
+    spec = importlib.util.spec_from_file_location("tune", ROOT / "scripts" / "tune.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+def test_the_table_blends_neighbouring_anchors() -> None:
+    weights = Weights(("a", "b"), "empties", 11, {10: (100, 0), 5: (50, 10), 0: (0, 20)})
+    table = weights.table()
+    assert table.shape == (11, 2) and table.dtype == np.int64
+    assert table[10].tolist() == [100, 0] and table[5].tolist() == [50, 10] and table[0].tolist() == [0, 20]
+    assert table[7].tolist() == [70, 6] and table[2].tolist() == [20, 16]
+    assert weights.blend(7).tolist() == pytest.approx([0, 0.6, 0.4])
+    # Beyond the outer anchors, their weights.
+    edge = Weights(("a",), "phase", 6, {2: (10,), 4: (30,)})
+    assert edge.table()[:, 0].tolist() == [10, 10, 10, 20, 30, 30]
+
+
+def test_a_weights_file_round_trips_and_bad_files_are_refused(tmp_path: Path) -> None:
+    weights = Weights(("a", "b"), "empties", 11, {10: (1, 2), 0: (3, 4)}, {"how": "by hand"})
+    path = tmp_path / "weights.json"
+    path.write_text(weights.to_json())
+    assert read_weights(path, ("a", "b")) == weights
+    with pytest.raises(ValueError, match="features"):
+        read_weights(path, ("a", "c"))
+    data = json.loads(path.read_text())
+    data["anchors"]["11"] = [1, 2]
+    path.write_text(json.dumps(data))
+    with pytest.raises(ValueError, match="outside"):
+        read_weights(path, ("a", "b"))
+    data["anchors"] = {"3": [1]}
+    path.write_text(json.dumps(data))
+    with pytest.raises(ValueError, match="one weight per feature"):
+        read_weights(path, ("a", "b"))
+
+
+def test_the_fit_recovers_known_phase_weights() -> None:
+    tune = tune_module()
+    rng = np.random.default_rng(1)
+    shape = Weights(("x", "y"), "phase", 11, {0: (0, 0), 10: (0, 0)})
+    count = 60_000
+    phases = rng.integers(0, 11, count)
+    features = rng.integers(-5, 6, (count, 2)).astype(float)
+    true = np.array([[0.4, -0.1], [0.05, 0.3]])  # logits per unit at phases 0 and 10
+    design = tune.blended(shape, phases, features)
+    labels = (rng.random(count) < 1 / (1 + np.exp(-design @ true.ravel()))).astype(float)
+    theta = tune.fit_weights(design, labels, np.zeros(4), 0.0)
+    assert theta == pytest.approx(true.ravel(), abs=0.03)
+    assert tune.fit_scale(design @ true.ravel() * 100, labels) == pytest.approx(0.01, rel=0.05)
+
+
+def test_tune_fits_a_selfplay_run_end_to_end(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    subprocess.run([sys.executable, "-m", "adapters.codingame.arena.selfplay", "othello", "--games", "20",
+                    "--nodes", "500", "--jobs", "2", "--out", str(run), "--quiet"],
+                   check=True, capture_output=True, timeout=600)
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "tune.py"), "othello", str(run)],
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    assert "othello: 20 games" in result.stdout and "cross-entropy held_out" in result.stdout
+    fitted = json.loads(result.stdout[result.stdout.index("{"):])
+    path = tmp_path / "weights.json"
+    path.write_text(json.dumps(fitted))
+    from games.othello.evaluation import FEATURES, WEIGHTS_DATA
+
+    weights = read_weights(path, FEATURES)
+    assert weights.anchor_list == WEIGHTS_DATA.anchor_list
+    assert weights.source["games"] == 20 and weights.source["positions"] > 500
+    losses = weights.source["cross_entropy"]["train"]
+    assert losses["after"] <= losses["before"] + 1e-4
