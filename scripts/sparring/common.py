@@ -19,6 +19,9 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 os.environ.setdefault("ENGINE_NO_NUMBA", "1")
+# One BLAS thread: a bot has one core of a two-core match, and idle BLAS threads spin.
+for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
 
 from adapters.codingame import turn_format  # noqa: E402
 from adapters.codingame.common import Turn, read_turn  # noqa: E402
