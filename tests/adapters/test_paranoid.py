@@ -16,9 +16,11 @@ from adapters.codingame import bots, turn_format  # noqa: E402
 
 FMT = turn_format("isolation")
 GAME = FMT.GAME
-#: Slack over the budget for a busy machine (the search itself checks its clock every
-#: 128 nodes, a fraction of a millisecond).
-SLACK = 0.1
+#: Slack over the budget: on average (the search checks its clock every 128 nodes, a
+#: fraction of a millisecond), and for any one move on a busy machine, where the process
+#: may wait for a core.
+AVERAGE_SLACK = 0.02
+MOVE_SLACK = 0.25
 
 
 def test_paranoid_plays_legal_moves_within_its_budget():
@@ -26,14 +28,14 @@ def test_paranoid_plays_legal_moves_within_its_budget():
     state = GAME.initial_state({"seed": "7"})
     history: list[tuple[int, str]] = []
     paranoid_turns = 0
+    times: list[float] = []
     while state.outcome() is None:
         player = state.to_move
         legal = FMT.referee_moves(state, history)
         if player == 0:
             started = time.perf_counter()
             token = bots.paranoid_move(GAME, state, legal, rng)
-            elapsed = time.perf_counter() - started
-            assert elapsed <= bots.PARANOID_BUDGET + SLACK, f"{elapsed * 1000:.1f} ms for a move"
+            times.append(time.perf_counter() - started)
             assert token in legal
             paranoid_turns += 1
         else:
@@ -41,6 +43,8 @@ def test_paranoid_plays_legal_moves_within_its_budget():
         history.append((player, token))
         state = state.play(GAME.parse_move(state, token))
     assert paranoid_turns >= 3
+    assert sum(times) / len(times) <= bots.PARANOID_BUDGET + AVERAGE_SLACK, times
+    assert max(times) <= bots.PARANOID_BUDGET + MOVE_SLACK, times
 
 
 def test_paranoid_answers_a_codingame_turn():
