@@ -1,0 +1,67 @@
+"""The paranoid Knight Isolation bot: legal moves within its time budget, through the
+CodinGame turn input too, and a clear refusal of other games."""
+
+from __future__ import annotations
+
+import io
+import os
+import random
+import time
+
+import pytest
+
+os.environ.setdefault("ENGINE_NO_NUMBA", "1")
+
+from adapters.codingame import bots, turn_format  # noqa: E402
+
+FMT = turn_format("isolation")
+GAME = FMT.GAME
+#: Slack over the budget: on average (the search checks its clock every 128 nodes, a
+#: fraction of a millisecond), and for any one move on a busy machine, where the process
+#: may wait for a core.
+AVERAGE_SLACK = 0.02
+MOVE_SLACK = 0.25
+
+
+def test_paranoid_plays_legal_moves_within_its_budget():
+    rng = random.Random(5)
+    state = GAME.initial_state({"seed": "7"})
+    history: list[tuple[int, str]] = []
+    paranoid_turns = 0
+    times: list[float] = []
+    while state.outcome() is None:
+        player = state.to_move
+        legal = FMT.referee_moves(state, history)
+        if player == 0:
+            started = time.perf_counter()
+            token = bots.paranoid_move(GAME, state, legal, rng)
+            times.append(time.perf_counter() - started)
+            assert token in legal
+            paranoid_turns += 1
+        else:
+            token = rng.choice(legal)
+        history.append((player, token))
+        state = state.play(GAME.parse_move(state, token))
+    assert paranoid_turns >= 3
+    assert sum(times) / len(times) <= bots.PARANOID_BUDGET + AVERAGE_SLACK, times
+    assert max(times) <= bots.PARANOID_BUDGET + MOVE_SLACK, times
+
+
+def test_paranoid_answers_a_codingame_turn():
+    state = GAME.initial_state({"seed": "2"})
+    lines = FMT.format_turn(state, state.to_move, True, [])
+    stdout = io.StringIO()
+    turns = bots.play("isolation", bots.paranoid_move, random.Random(1),
+                      stdin=io.StringIO("\n".join(lines) + "\n"), stdout=stdout)
+    assert turns == 1
+    assert stdout.getvalue().strip() in FMT.referee_moves(state, [])
+
+
+def test_paranoid_refuses_other_games():
+    othello = turn_format("othello").GAME
+    state = othello.initial_state({})
+    with pytest.raises(ValueError, match="only Knight Isolation"):
+        bots.paranoid_move(othello, state, ["d3"], random.Random(0))
+    with pytest.raises(SystemExit) as exit_info:
+        bots.main(["paranoid", "othello"])
+    assert exit_info.value.code == 2
