@@ -2,8 +2,8 @@
 
 A tuned evaluation is a weighted sum of features (`FEATURES`, computed by the game's
 `features` kernel) with weights that depend on the game's phase (a small integer the
-game defines, such as Othello's empty squares). The file gives the weights at a few
-phases, the *anchors*; every phase between two anchors takes the linear blend of
+game defines, such as the empty squares of a board that fills up). The file gives the
+weights at a few phases, the *anchors*; every phase between two anchors takes the linear blend of
 their weights, and phases beyond the last anchor on either side take that anchor's.
 
     {

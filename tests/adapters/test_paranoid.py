@@ -12,7 +12,14 @@ import pytest
 
 os.environ.setdefault("ENGINE_NO_NUMBA", "1")
 
+import importlib.util  # noqa: E402
+
 from adapters.codingame import bots, turn_format  # noqa: E402
+from tests.conftest import ROOT  # noqa: E402
+
+_SPEC = importlib.util.spec_from_file_location("paranoid", ROOT / "scripts" / "sparring" / "paranoid.py")
+paranoid = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(paranoid)  # type: ignore[union-attr]
 
 FMT = turn_format("isolation")
 GAME = FMT.GAME
@@ -34,7 +41,7 @@ def test_paranoid_plays_legal_moves_within_its_budget():
         legal = FMT.referee_moves(state, history)
         if player == 0:
             started = time.perf_counter()
-            token = bots.paranoid_move(GAME, state, legal, rng)
+            token = paranoid.paranoid_move(GAME, state, legal, rng)
             times.append(time.perf_counter() - started)
             assert token in legal
             paranoid_turns += 1
@@ -43,15 +50,15 @@ def test_paranoid_plays_legal_moves_within_its_budget():
         history.append((player, token))
         state = state.play(GAME.parse_move(state, token))
     assert paranoid_turns >= 3
-    assert sum(times) / len(times) <= bots.PARANOID_BUDGET + AVERAGE_SLACK, times
-    assert max(times) <= bots.PARANOID_BUDGET + MOVE_SLACK, times
+    assert sum(times) / len(times) <= paranoid.PARANOID_BUDGET + AVERAGE_SLACK, times
+    assert max(times) <= paranoid.PARANOID_BUDGET + MOVE_SLACK, times
 
 
 def test_paranoid_answers_a_codingame_turn():
     state = GAME.initial_state({"seed": "2"})
     lines = FMT.format_turn(state, state.to_move, True, [])
     stdout = io.StringIO()
-    turns = bots.play("isolation", bots.paranoid_move, random.Random(1),
+    turns = bots.play("isolation", paranoid.paranoid_move, random.Random(1),
                       stdin=io.StringIO("\n".join(lines) + "\n"), stdout=stdout)
     assert turns == 1
     assert stdout.getvalue().strip() in FMT.referee_moves(state, [])
@@ -61,7 +68,7 @@ def test_paranoid_refuses_other_games():
     othello = turn_format("othello").GAME
     state = othello.initial_state({})
     with pytest.raises(ValueError, match="only Knight Isolation"):
-        bots.paranoid_move(othello, state, ["d3"], random.Random(0))
+        paranoid.paranoid_move(othello, state, ["d3"], random.Random(0))
     with pytest.raises(SystemExit) as exit_info:
-        bots.main(["paranoid", "othello"])
+        paranoid.main(["othello"])
     assert exit_info.value.code == 2

@@ -6,8 +6,8 @@
     engine-arena replay RECORD.json [-o PAGE.html]
 
 A bot is a command line (split as a shell would, run without a shell) or a shortcut:
-`random` and `greedy` (the example bots), `paranoid` (the example Knight Isolation
-searcher), `engine` (`engine-cg GAME` with its own engine). `NAME=CMD` names a bot in the table. Seats missing from the list are filled
+`random` and `greedy` (the example bots), `engine` (`engine-cg GAME` with its own
+engine). `NAME=CMD` names a bot in the table. Seats missing from the list are filled
 with `greedy`, then `random`.
 
 With `--sprt` the match is a sequential test of the first bot against the others:
@@ -38,7 +38,7 @@ _NAMED = re.compile(r"^([A-Za-z][\w.+-]*)=(\S.*)$")
 def shortcut(name: str, game: str) -> str | None:
     """The command of a shortcut bot name, or None."""
     python = shlex.quote(sys.executable)
-    if name in ("random", "greedy", "paranoid"):
+    if name in ("random", "greedy"):
         return f"{python} -m adapters.codingame.bots {name} {game}"
     if name == "engine":
         script = Path(sys.executable).parent / "engine-cg"
@@ -81,7 +81,7 @@ def parse_match_arguments(argv: list[str]) -> argparse.Namespace:
                     "'engine-arena replay RECORD.json -o PAGE.html' draws a recorded game.")
     parser.add_argument("game", type=game_name, metavar="GAME", help="the game, by its engine name")
     parser.add_argument("--bot", action="append", default=[], metavar="CMD",
-                        help="a bot: a command, random, greedy, paranoid or engine; NAME=CMD names it "
+                        help="a bot: a command, random, greedy or engine; NAME=CMD names it "
                              "(repeat: one per player)")
     parser.add_argument("--games", type=int, default=None,
                         help="games to play (default 10, or every opening once with every seat "
