@@ -76,10 +76,12 @@ class Weights:
         return np.array(rows, dtype=np.int64)
 
     def to_json(self) -> str:
-        return json.dumps({"features": list(self.features), "phase": self.phase, "phases": self.phases,
-                           "anchors": {str(point): list(self.anchors[point]) for point in
-                                       sorted(self.anchors, reverse=True)},
-                           "source": dict(self.source)}, indent=1) + "\n"
+        """The file's text: one line per anchor, so that a diff shows what moved."""
+        anchors = ",\n".join(f'  "{point}": {json.dumps(list(self.anchors[point]))}'
+                              for point in sorted(self.anchors, reverse=True))
+        return (f'{{\n "features": {json.dumps(list(self.features))},\n "phase": {json.dumps(self.phase)},\n'
+                f' "phases": {self.phases},\n "anchors": {{\n{anchors}\n }},\n'
+                f' "source": {json.dumps(dict(self.source), indent=1).replace(chr(10), chr(10) + " ")}\n}}\n')
 
 
 def read_weights(path: Path, features: Sequence[str]) -> Weights:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import sys
 import time
 from pathlib import Path
@@ -111,8 +112,15 @@ def fit_weights(design: np.ndarray, labels: np.ndarray, start: np.ndarray, l2: f
         return loss, gradient
 
     result = minimize(objective, start * scale, jac=True, method="L-BFGS-B",
-                      options={"maxiter": 2000, "gtol": 1e-9})
+                      options={"maxiter": 5000, "gtol": 1e-10, "ftol": 1e-14})
     return result.x / scale
+
+
+def run_summary(run: Path) -> dict:
+    """What made a self-play run: its name and the parameters in its run.json."""
+    parameters = json.loads((run / "run.json").read_text())
+    return {"name": run.name, **{key: parameters[key] for key in ("go", "seed", "random_plies")
+                                 if key in parameters}}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -135,8 +143,8 @@ def main(argv: list[str] | None = None) -> int:
     shape = Weights(current.features, current.phase, current.phases,
                     {point: (0,) * len(current.features) for point in anchors})
     design = blended(shape, samples.phases, samples.features)
-    start = np.array([np.array(current.table()[point], dtype=float) * scale for point in shape.anchor_list]).ravel()
-    theta = fit_weights(design[train], samples.labels[train], start, args.l2)
+    # The problem is convex: starting from zero makes the fit a function of the data alone.
+    theta = fit_weights(design[train], samples.labels[train], np.zeros(design.shape[1]), args.l2)
     fitted = theta.reshape(len(anchors), -1) / scale
     new = Weights(current.features, current.phase, current.phases,
                   {point: tuple(int(round(value)) for value in row)
@@ -145,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     losses = {name: {"before": round(cross_entropy(scale * values[part], samples.labels[part]), 5),
                      "after": round(cross_entropy(scale * new_values[part], samples.labels[part]), 5)}
               for name, part in (("train", train), ("held_out", held))}
-    source = {"how": "scripts/tune: logistic regression of self-play results", "runs": [run.name for run in args.runs],
+    source = {"how": "scripts/tune: logistic regression of self-play results", "runs": [run_summary(run) for run in args.runs],
               "games": samples.games, "positions": int(len(samples.labels)),
               "held_out_positions": int(held.sum()), "scale_per_unit": round(scale, 8),
               "cross_entropy": losses, "l2": args.l2}

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import gzip
 import json
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -137,3 +139,24 @@ def test_player_configuration_text() -> None:
     assert Player.parse("plain", command).options == ()
     with pytest.raises(ValueError):
         Player.parse("bad name:Hash=1", command)
+
+
+def test_sigterm_stops_a_run_that_resumes(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    arguments = ["othello", "--games", "400", "--nodes", "3000", "--jobs", "2", "--out", str(out), "--quiet"]
+    process = subprocess.Popen([*SELFPLAY, *arguments], stderr=subprocess.PIPE, text=True)
+    pending = out / "pending.jsonl"
+    deadline = time.monotonic() + 300
+    while not (pending.exists() and pending.read_text().count("\n") >= 2) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGTERM)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130 and "run the same command again to resume" in stderr
+    kept = {record["index"] for record in read_records(out)}
+    assert 2 <= len(kept) < 400
+    # The run goes on from there: a larger --games is an extension of the same run.
+    more = max(kept) + 3
+    result = subprocess.run([*SELFPLAY, "othello", "--games", str(more), *arguments[3:]],
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    assert {record["index"] for record in read_records(out)} == set(range(more))

@@ -37,6 +37,7 @@ import json
 import os
 import random
 import shlex
+import signal
 import subprocess
 import sys
 import time
@@ -459,6 +460,8 @@ def main(argv: list[str] | None = None) -> int:
                                          args.random_plies, openings) if task.index not in store.done]
     print(f"engine-selfplay: {args.game}, {len(store.done)} of {args.games} games already in {out}, "
           f"playing {len(tasks)}", file=sys.stderr)
+    # A scheduler's SIGTERM stops the run as Ctrl-C does: the finished games are kept.
+    signal.signal(signal.SIGTERM, _interrupt)
     progress = _progress(args.games, len(store.done), args.quiet)
     match = Match(players, fmt.PLAYERS, args.sprt, read_records(out))
     try:
@@ -533,6 +536,10 @@ class Match:
         if self.sprt is not None:
             lines.append(self.sprt.report(self.llr, self.name))
         return lines
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def _progress(total: int, initial: int, quiet: bool):
