@@ -18,22 +18,27 @@ And for the side to move:
 - domino parity: an isolated pair of opposite stones is a game of value `*` (whoever
   moves there ends it) and two of them cancel, so an odd number of them is a bonus.
 
-Weights in centi-stones: fitted to self-play results and to solved endgames, then checked
-in matches (scripts/strength).
+Weights in centi-stones, as data (`weights.json`, by the number of stones on the board:
+a reserve stone is worth 2 per stone above 24, nothing below): fitted to self-play
+results and to solved endgames, then checked in matches.
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 from games.clobber.rules import FULL, NOT_FILE_A, NOT_FILE_H, U1, U8, WHITE
 from games.kernel import kernel, popcount
+from games.weights import load_weights
 
-MOVER_WEIGHT = 100
-#: A reserve stone is worth RESERVE_WEIGHT per stone on the board above RESERVE_FLOOR.
-RESERVE_WEIGHT = 2
-RESERVE_FLOOR = 24
-DANGLING_WEIGHT = 130
-TEMPO = 40
-ODD_DOMINOES = 100
+#: The terms, in the order of the weights, each the side to move's count minus the other
+#: side's: movers, reserves, dangling stones (counted against their owner), and the
+#: side to move's tempo and odd-dominoes bonus (1 or 0).
+FEATURES = ("movers", "reserves", "dangling", "tempo", "odd_dominoes")
+#: The weights, by number of stones on the board (`weights.json`, see `games.weights`).
+WEIGHTS_DATA = load_weights(__file__, FEATURES)
+#: WEIGHTS[stones, term].
+WEIGHTS = WEIGHTS_DATA.table()
 
 
 @kernel(inline=True)
@@ -53,39 +58,41 @@ def _contacts(own, opp):
     return movers, movers & (twice ^ FULL)
 
 
-@kernel
-def evaluate_sides(white, black, side):
-    """White's value of a position with `side` to move (Black's is minus it)."""
-    occupied = white | black
-    white_movers, white_lone = _contacts(white, black)
-    black_movers, black_lone = _contacts(black, white)
-    live = white_movers | black_movers
+@kernel(inline=True)
+def terms(own, opp):
+    """The terms (`FEATURES`) for the side owning `own`, to move."""
+    occupied = own | opp
+    own_movers, own_lone = _contacts(own, opp)
+    opp_movers, opp_lone = _contacts(opp, own)
+    live = own_movers | opp_movers
     if live != occupied:
         while True:
             grown = (live | _neighbours(live)) & occupied
             if grown == live:
                 break
             live = grown
-    white_dangling = white_lone & (_neighbours(white) ^ FULL)
-    black_dangling = black_lone & (_neighbours(black) ^ FULL)
-    value = MOVER_WEIGHT * (popcount(white_movers) - popcount(black_movers))
-    stones = popcount(occupied)
-    if stones > RESERVE_FLOOR:
-        value += (RESERVE_WEIGHT * (stones - RESERVE_FLOOR)
-                  * (popcount(white & live & (white_movers ^ FULL))
-                     - popcount(black & live & (black_movers ^ FULL))))
-    value -= DANGLING_WEIGHT * (popcount(white_dangling) - popcount(black_dangling))
-    dominoes = popcount(white_dangling & _neighbours(black_dangling))
-    tempo = TEMPO + (ODD_DOMINOES if dominoes & 1 else 0)
-    if side == WHITE:
-        return value + tempo
-    return value - tempo
+    own_dangling = own_lone & (_neighbours(own) ^ FULL)
+    opp_dangling = opp_lone & (_neighbours(opp) ^ FULL)
+    dominoes = popcount(own_dangling & _neighbours(opp_dangling))
+    return (np.int64(popcount(own_movers) - popcount(opp_movers)),
+            np.int64(popcount(own & live & (own_movers ^ FULL)) - popcount(opp & live & (opp_movers ^ FULL))),
+            np.int64(popcount(opp_dangling) - popcount(own_dangling)),
+            np.int64(1), np.int64(dominoes & 1))
 
 
 @kernel
 def evaluate(s):
-    """The value for the side to move."""
-    value = evaluate_sides(s[0], s[1], s[2])
-    if s[2] == WHITE:
-        return value
-    return -value
+    """The value for the side to move: its terms times the weights of the number of
+    stones on the board."""
+    own, opp = (s[0], s[1]) if s[2] == WHITE else (s[1], s[0])
+    weights = WEIGHTS[popcount(own | opp)]
+    t = terms(own, opp)
+    return (weights[0] * t[0] + weights[1] * t[1] + weights[2] * t[2] + weights[3] * t[3]
+            + weights[4] * t[4])
+
+
+@kernel
+def features(s):
+    """The phase (stones on the board) and the terms of `evaluate`, for tuning."""
+    own, opp = (s[0], s[1]) if s[2] == WHITE else (s[1], s[0])
+    return popcount(own | opp), terms(own, opp)

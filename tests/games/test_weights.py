@@ -70,20 +70,20 @@ def test_the_fit_recovers_known_phase_weights() -> None:
 
 def test_tune_fits_a_selfplay_run_end_to_end(tmp_path: Path) -> None:
     run = tmp_path / "run"
-    subprocess.run([sys.executable, "-m", "adapters.codingame.arena.selfplay", "othello", "--games", "20",
+    subprocess.run([sys.executable, "-m", "adapters.codingame.arena.selfplay", "clobber", "--games", "20",
                     "--nodes", "500", "--jobs", "2", "--out", str(run), "--quiet"],
                    check=True, capture_output=True, timeout=600)
-    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "tune.py"), "othello", str(run)],
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "tune.py"), "clobber", str(run)],
                             capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr
-    assert "othello: 20 games" in result.stdout and "cross-entropy held_out" in result.stdout
+    assert "clobber: 20 games" in result.stdout and "cross-entropy held_out" in result.stdout
     fitted = json.loads(result.stdout[result.stdout.index("{"):])
     path = tmp_path / "weights.json"
     path.write_text(json.dumps(fitted))
-    from games.othello.evaluation import FEATURES, WEIGHTS_DATA
+    from games.clobber.evaluation import FEATURES, WEIGHTS_DATA
 
     weights = read_weights(path, FEATURES)
     assert weights.anchor_list == WEIGHTS_DATA.anchor_list
-    assert weights.source["games"] == 20 and weights.source["positions"] > 500
+    assert weights.source["games"] == 20 and weights.source["positions"] > 300
     losses = weights.source["cross_entropy"]["train"]
     assert losses["after"] <= losses["before"] + 1e-4
