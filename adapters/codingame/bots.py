@@ -84,6 +84,13 @@ def play(game_name: str, choose: Chooser, rng: random.Random, stdin=None, stdout
         turns += 1
 
 
+def arena_seed(seed: int | None) -> int | None:
+    """`seed`, else the arena's ARENA_SEED, else None (a random seed)."""
+    if seed is None and os.environ.get("ARENA_SEED", "").lstrip("-").isdigit():
+        return int(os.environ["ARENA_SEED"])
+    return seed
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m adapters.codingame.bots",
                                      description="Example CodinGame bots: random and greedy.")
@@ -92,10 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=None,
                         help="RNG seed (default: $ARENA_SEED, else random)")
     args = parser.parse_args(argv)
-    seed = args.seed
-    if seed is None and os.environ.get("ARENA_SEED", "").lstrip("-").isdigit():
-        seed = int(os.environ["ARENA_SEED"])
-    play(args.game, BOTS[args.bot], random.Random(seed))
+    play(args.game, BOTS[args.bot], random.Random(arena_seed(args.seed)))
     return 0
 
 

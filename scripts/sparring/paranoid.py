@@ -24,7 +24,7 @@ from typing import Sequence
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 os.environ.setdefault("ENGINE_NO_NUMBA", "1")
 
-from adapters.codingame.bots import play  # noqa: E402
+from adapters.codingame.bots import arena_seed, play  # noqa: E402
 from games.base import Game, Position  # noqa: E402
 
 GAME_NAME = "isolation"
@@ -187,10 +187,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=None,
                         help="RNG seed (default: $ARENA_SEED, else random)")
     args = parser.parse_args(argv)
-    seed = args.seed
-    if seed is None and os.environ.get("ARENA_SEED", "").lstrip("-").isdigit():
-        seed = int(os.environ["ARENA_SEED"])
-    play(GAME_NAME, paranoid_move, random.Random(seed))
+    play(GAME_NAME, paranoid_move, random.Random(arena_seed(args.seed)))
     return 0
 
 

@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 from adapters.codingame import game_name, turn_format
-from adapters.codingame.arena.openings import OpeningError, read_openings
+from adapters.codingame.arena.openings import OpeningError, openings_option
 from adapters.codingame.arena.pool import Runs, ray_argument
 from adapters.codingame.arena.referee import GameSpec, plan, play_game, seat_orders
 from adapters.codingame.arena.stats import Sprt, sprt_units, table, tally
@@ -108,11 +108,7 @@ def parse_match_arguments(argv: list[str]) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.games is not None and args.games < 1 or args.jobs < 1 or args.time_scale <= 0:
         parser.error("--games and --jobs must be at least 1, --time-scale positive")
-    if args.sprt is not None:
-        try:
-            args.sprt = Sprt.parse(args.sprt)
-        except ValueError as error:
-            parser.error(str(error))
+    args.sprt = Sprt.option(args.sprt, parser)
     return args
 
 
@@ -125,17 +121,11 @@ def match(argv: list[str]) -> int:
         return 2
     bots = resolve_bots(args.bot, args.game, fmt.PLAYERS)
     group = len(seat_orders(fmt.PLAYERS))
-    openings: list[tuple[str, ...]] = []
-    if args.openings is not None:
-        if fmt.GAME.parameters:
-            print(f"engine-arena: {args.game} varies its games by their seed; --openings is for "
-                  "games with one start position", file=sys.stderr)
-            return 2
-        try:
-            openings = read_openings(args.openings, fmt.GAME, fmt.GAME.initial_state({}))
-        except OpeningError as error:
-            print(f"engine-arena: {error}", file=sys.stderr)
-            return 2
+    try:
+        openings = openings_option(args.openings, fmt.GAME)
+    except OpeningError as error:
+        print(f"engine-arena: {error}", file=sys.stderr)
+        return 2
     games = args.games or (10_000 if args.sprt else len(openings) * group if openings else 10)
     out = args.out or Path("arena-out") / f"{args.game}-{time.strftime('%Y%m%d-%H%M%S')}"
     out.mkdir(parents=True, exist_ok=True)

@@ -60,6 +60,17 @@ def read_openings(path: Path, game: Game, start: Position) -> list[tuple[str, ..
     return openings
 
 
+def openings_option(path: Path | None, game: Game) -> list[tuple[str, ...]]:
+    """The openings of an `--openings` file (none without one); refused for a game that
+    varies its start by a seed."""
+    if path is None:
+        return []
+    if game.parameters:
+        raise OpeningError(f"{game.name} varies its games by their seed; --openings is for games "
+                           "with one start position")
+    return read_openings(path, game, game.initial_state({}))
+
+
 def random_opening(game: Game, start: Position, plies: int, rng: random.Random) -> tuple[str, ...]:
     """`plies` uniformly random legal moves from `start` (fewer if the game would end)."""
     moves: list[str] = []

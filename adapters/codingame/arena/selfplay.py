@@ -47,7 +47,7 @@ from typing import Iterator, Sequence
 import attrs
 
 from adapters.codingame import game_name, turn_format
-from adapters.codingame.arena.openings import OpeningError, play_opening, random_opening, read_openings
+from adapters.codingame.arena.openings import OpeningError, openings_option, play_opening, random_opening
 from adapters.codingame.arena.pool import Runs, ray_argument
 from adapters.codingame.arena.stats import Sprt, elo, group_units, wilson
 from games.base import GameError
@@ -391,11 +391,7 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
     for value in (args.nodes, args.movetime, args.depth):
         if value is not None and value < 1:
             parser.error("a move's limit must be at least 1")
-    if args.sprt is not None:
-        try:
-            args.sprt = Sprt.parse(args.sprt)
-        except ValueError as error:
-            parser.error(str(error))
+    args.sprt = Sprt.option(args.sprt, parser)
     return args
 
 
@@ -433,17 +429,11 @@ def main(argv: list[str] | None = None) -> int:
     if len(players) not in (1, fmt.PLAYERS) or len({player.name for player in players}) != len(players):
         print(f"engine-selfplay: give one engine or {fmt.PLAYERS} with different names", file=sys.stderr)
         return 2
-    openings: list[tuple[str, ...]] = []
-    if args.openings is not None:
-        if fmt.GAME.parameters:
-            print(f"engine-selfplay: {args.game} varies its games by seed; use --random-plies",
-                  file=sys.stderr)
-            return 2
-        try:
-            openings = read_openings(args.openings, fmt.GAME, fmt.GAME.initial_state({}))
-        except OpeningError as error:
-            print(f"engine-selfplay: {error}", file=sys.stderr)
-            return 2
+    try:
+        openings = openings_option(args.openings, fmt.GAME)
+    except OpeningError as error:
+        print(f"engine-selfplay: {error}", file=sys.stderr)
+        return 2
     out = args.out or Path("selfplay-out") / args.game
     out.mkdir(parents=True, exist_ok=True)
     wanted = manifest(args, players, openings)

@@ -200,6 +200,17 @@ class Sprt:
             raise ValueError("--sprt needs 0 < alpha, beta < 1 and elo1 > elo0")
         return sprt
 
+    @classmethod
+    def option(cls, words: Sequence[str] | None, parser) -> "Sprt | None":
+        """The test of a `--sprt` option (None without one); `parser.error` on a bad one."""
+        if words is None:
+            return None
+        try:
+            return cls.parse(words)
+        except ValueError as error:
+            parser.error(str(error))
+            raise
+
     @property
     def bounds(self) -> tuple[float, float]:
         """(lower, upper): accept H0 at or below the lower, H1 at or above the upper."""
