@@ -234,14 +234,17 @@ def _result(state, forfeit: int | None, players: int) -> dict:
 # ---- the run: tasks, storage, resume -------------------------------------------------
 
 def plan_tasks(game: str, players: Sequence[Player], games: int, seed: int, go: str,
-               random_plies: int, openings: Sequence[tuple[str, ...]]) -> list[SelfplayTask]:
-    """Every game of a run: seat orders rotate within a group of games that share a seed
-    and an opening (every order once); one player plays every seat."""
+               random_plies: int, openings: Sequence[tuple[str, ...]],
+               done: frozenset[int] = frozenset()) -> list[SelfplayTask]:
+    """The games of a run not in `done`: seat orders rotate within a group of games that
+    share a seed and an opening (every order once); one player plays every seat."""
     fmt = turn_format(game)
     orders = (list(itertools.permutations(range(fmt.PLAYERS))) if len(players) > 1
               else [(0,) * fmt.PLAYERS])
     tasks = []
     for index in range(games):
+        if index in done:
+            continue
         group = index // len(orders)
         game_seed = seed + group
         if openings:
@@ -446,8 +449,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         run_file.write_text(json.dumps(wanted, indent=1) + "\n")
     store = Store(out, args.shard_size)
-    tasks = [task for task in plan_tasks(args.game, players, args.games, args.seed, go_command(args),
-                                         args.random_plies, openings) if task.index not in store.done]
+    tasks = plan_tasks(args.game, players, args.games, args.seed, go_command(args), args.random_plies,
+                       openings, frozenset(store.done))
     print(f"engine-selfplay: {args.game}, {len(store.done)} of {args.games} games already in {out}, "
           f"playing {len(tasks)}", file=sys.stderr)
     # A scheduler's SIGTERM stops the run as Ctrl-C does: the finished games are kept.
@@ -467,7 +470,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\nengine-selfplay: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print(f"\nengine-selfplay: interrupted; run the same command again to resume", file=sys.stderr)
+        print("\nengine-selfplay: interrupted; run the same command again to resume", file=sys.stderr)
         return 130
     finally:
         progress.close()
