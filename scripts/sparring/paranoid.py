@@ -26,6 +26,7 @@ os.environ.setdefault("ENGINE_NO_NUMBA", "1")
 
 from adapters.codingame.bots import arena_seed, play  # noqa: E402
 from games.base import Game, Position  # noqa: E402
+from games.isolation.rules import KNIGHT  # noqa: E402
 
 GAME_NAME = "isolation"
 
@@ -42,19 +43,8 @@ _PLACE = 10_000
 _MAX_TURNS = 62
 
 
-def _knight_jumps() -> list[int]:
-    jumps = []
-    for square in range(64):
-        rank, file = divmod(square, 8)
-        mask = 0
-        for step_rank, step_file in ((1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2)):
-            if 0 <= rank + step_rank < 8 and 0 <= file + step_file < 8:
-                mask |= 1 << ((rank + step_rank) * 8 + file + step_file)
-        jumps.append(mask)
-    return jumps
-
-
-_JUMPS = _knight_jumps()
+#: The squares a knight jumps to from each square, as Python ints (the rules' table).
+_JUMPS = [int(mask) for mask in KNIGHT]
 
 
 class _OutOfTime(Exception):
