@@ -46,7 +46,8 @@ GUARD_MS = 6
 SEARCH_MARGIN_MS = 12
 #: What a `go` says while the compiled searches load: a search with a deadline runs on
 #: the Python core at once, one without waits for them (see `search.specialised`).
-LOADING_NOW = "info string compiled core still loading: searching on the Python core until it is ready"
+LOADING_NOW = ("info string compiled core still loading: the search waits for it for most of its time,"
+               " and searches on the Python core until it is ready after that")
 LOADING_WAIT = "info string compiled core still loading: the search starts when it is ready"
 #: After `stop`, the loop waits this long for the search's own final report.
 STOP_GRACE_MS = 100

@@ -22,12 +22,14 @@ takes and returns fixed types so that a game's kernels compile once.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import sys
 import time
 import types
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 _ROOT = Path(__file__).resolve().parent.parent
 #: The packages whose files define kernels.
@@ -63,11 +65,32 @@ def _import_numba() -> str | None:
     if os.environ.get("ENGINE_NO_NUMBA"):
         return "ENGINE_NO_NUMBA is set"
     try:
-        import numba
+        with _scipy_hidden():
+            import numba
+            # Imported by numba the first time it loads compiled code: here, with scipy
+            # hidden, it finds no BLAS (no kernel does linear algebra).
+            import numba.np.arraymath  # noqa: F401
     except ImportError as error:  # depends on the installation
         return f"numba cannot be imported ({error})"
     numba.config.CACHE_DIR = str(cache_dir())
     return None
+
+
+@contextlib.contextmanager
+def _scipy_hidden() -> Iterator[None]:
+    """Within the block, scipy cannot be imported (unless it already was).
+
+    Where scipy is installed, numba imports it to check its version (80 ms), and its
+    array maths imports scipy.linalg to look for a BLAS (0.2 s), the latter in the middle
+    of loading a game's compiled code, which a CodinGame first turn waits for."""
+    if "scipy" in sys.modules:
+        yield
+        return
+    sys.modules["scipy"] = None  # type: ignore[assignment]  # an import of it fails
+    try:
+        yield
+    finally:
+        del sys.modules["scipy"]
 
 
 #: Why kernels cannot be compiled in this process, or None when they are.

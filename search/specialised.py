@@ -10,7 +10,8 @@ and `compiled`, which form it is.
 Compiled code loads from numba's cache in a fraction of a second, and compiles in
 seconds to a minute the first time after a change. `load_in_background(game)` starts
 that in a thread; `ready_searches(game, compiled, stop)` gives the compiled searches once
-they are loaded, and while they load the interpreted ones to a search with a deadline.
+they are loaded, waiting for them while the search's limits allow, and the interpreted
+ones when they are not there in time.
 """
 
 from __future__ import annotations
@@ -30,6 +31,9 @@ LOG = logging.getLogger("engine.search")
 
 #: How often a search waiting for the compiled code looks at its stop signal.
 LOAD_POLL_S = 0.005
+#: A search with a deadline that finds the compiled code loading waits for it, leaving
+#: this share of its time to the Python core should the load not end in time.
+INTERPRETED_SHARE = 0.25
 
 _lock = threading.Lock()
 _made: dict[tuple[str, bool], SimpleNamespace] = {}
@@ -116,20 +120,42 @@ def wait_loaded(game: Game, timeout: float) -> bool:
 def ready_searches(game: Game, compiled: bool, stop: StopSignal | None = None) -> SimpleNamespace:
     """The searches a search of `game` runs now: compiled when asked and loaded (loaded
     here and now when no background load is under way). While a background load runs,
-    a search with a deadline runs interpreted at once; one without (`stop` given, no
-    deadline armed on it) waits for the load, until `stop` stops it or arms a deadline,
-    and then runs interpreted only if the load has not finished."""
+    a search under `stop` waits for it (see `_wait_for_load`: until stopped, or until
+    most of the time to its deadline has gone), and runs interpreted only if the load
+    has not finished by then; without `stop` it runs interpreted at once."""
     if compiled and COMPILING and game.name not in _loaded:
         thread = _loading.get(game.name)
         if thread is None:
             warm(game)
         else:
-            while (stop is not None and stop.deadline_ns is None and not stop.stopped
-                   and thread.is_alive()):
-                thread.join(LOAD_POLL_S)
+            if stop is not None:
+                _wait_for_load(thread, stop)
             if game.name not in _loaded:
                 return searches(game, False)
     return searches(game, compiled)
+
+
+def _wait_for_load(thread: threading.Thread, stop: StopSignal) -> None:
+    """Wait for the loading `thread` while `stop` lets a search wait: until it is
+    stopped, or, once a deadline is armed, until only INTERPRETED_SHARE of the time to
+    it is left (counted from when this wait first sees that deadline).
+
+    Waiting, rather than searching on the Python core at once, leaves the interpreter to
+    the load: a search run by the interpreter beside it takes turns with it for Python's
+    global lock, which made a 0.3 s load take 0.9 s and kept the event loop from writing
+    the watchdog's answer in time."""
+    deadline_seen: int | None = None
+    wait_until = 0
+    while thread.is_alive() and not stop.stopped:
+        deadline = stop.deadline_ns
+        if deadline is not None:
+            now = time.monotonic_ns()
+            if deadline != deadline_seen:
+                deadline_seen = deadline
+                wait_until = deadline - int(INTERPRETED_SHARE * max(deadline - now, 0))
+            if now >= wait_until:
+                return
+        thread.join(LOAD_POLL_S)
 
 
 def upgraded(game: Game, kernels: SimpleNamespace, compiled: bool) -> SimpleNamespace:

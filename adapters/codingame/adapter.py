@@ -9,9 +9,10 @@ own engine on stdio (the `engine` command beside this Python, else
 `engine --tcp` daemon.
 
 The first turn's clock may already run while this process starts (a referee sends the
-first input at once), and the engine takes a few hundred milliseconds to start. So this
-module imports almost nothing: it starts the engine first, then loads the rest while the
-engine loads, and it tells the player when the process started.
+first input at once), and the engine takes a few hundred milliseconds to start and a few
+more to load the game's compiled code. So this module imports almost nothing: it starts
+the engine and writes it the game at once, then loads the rest while the engine loads,
+and it tells the player when the process started.
 """
 
 from __future__ import annotations
@@ -48,6 +49,14 @@ def default_engine_command() -> list[str]:
     return [sys.executable, "-m", "daemon.main", "--log-level", "warning"]
 
 
+def engine_preamble(game: str) -> bytes:
+    """The first commands to the engine: the game (its compiled code starts loading at
+    once), pondering, and `uci`, whose `uciok` tells the process is up without waiting for
+    that load. Written into the pipe as the engine starts, they are read as soon as it
+    reads its input."""
+    return f"setgame {game}\nsetoption name Ponder value true\nuci\n".encode()
+
+
 def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="engine-cg",
@@ -78,6 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             early = subprocess.Popen(args.engine_command, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, bufsize=0)
+            early.stdin.write(engine_preamble(args.game))  # type: ignore[union-attr]
         except OSError as error:
             sys.stderr.write(f"engine-cg: cannot start the engine {args.engine_command}: {error}\n")
     # This process reads turns with the games' rules interpreted and never compiles them:

@@ -32,6 +32,7 @@ import time
 import attrs
 
 from adapters.codingame import turn_format
+from adapters.codingame.adapter import engine_preamble
 from adapters.codingame.common import TurnFormat, TurnFormatError
 from adapters.codingame.link import Answer, EngineLink
 from adapters.codingame.timing import Budget, budget
@@ -173,20 +174,22 @@ class Adapter:
         self._starting = asyncio.ensure_future(self._open())
 
     async def _open(self) -> EngineLink:
+        # The engine the command started, with its preamble written (none with --connect).
+        early = self.early is not None and len(self._starts) == 1
         if self.args.connect:
             host, _, port = self.args.connect.rpartition(":")
             client = await EngineClient.connect(host or "127.0.0.1", int(port))
-        elif self.early is not None and len(self._starts) == 1:
+        elif early:
             client = await EngineClient.attach(self.early)
         else:
             client = await EngineClient.spawn(self.args.engine_command, env=self.args.engine_env)
         try:
-            # Ready once the process answers: `isready` after `setgame` would also wait
-            # for the game's compiled code to load (0.2 s, more on a busy machine), and a
-            # first turn can search while it loads (interpreted until it is there).
-            await client.ready(STARTUP_TIMEOUT)
-            await client.send(f"setgame {self.game.name}")
-            await client.send("setoption name Ponder value true")
+            if not early:
+                await client.send_raw(engine_preamble(self.game.name))
+            # Ready once the process answers `uci`: `isready` would also wait for the
+            # game's compiled code to load (0.3 s, more on a busy machine), and a search
+            # can wait for it within its own time (see search.specialised).
+            await client.until("uciok", STARTUP_TIMEOUT)
         except BaseException:
             if client.process is not None and client.process.returncode is None:
                 client.process.kill()

@@ -3,7 +3,7 @@
     python -m tests.adapters.fake_engine MODE [LOG]
 
 Modes:
-- predictable: answers `isready`; `go` with the first legal move (string order) and, as
+- predictable: answers `uci` and `isready`; `go` with the first legal move (string order) and, as
   the ponder move, the first reply to it; `go ponder` waits for `ponderhit` (then answers
   the same way) or `stop`. Every line received is appended to LOG.
 - silent: reads everything, answers nothing.
@@ -35,6 +35,8 @@ def main() -> int:
         tokens = line.split()
         if tokens[0] == "isready":
             reply("readyok")
+        elif tokens[0] == "uci":
+            reply("uciok")
         elif tokens[0] == "setgame":
             game = find_game(tokens[1])
             state = game.initial_state({})

@@ -1,0 +1,90 @@
+"""Loading the compiled code: a search that finds it loading waits for it within its
+limits, and loading it does not pull in scipy."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from games.kernel import COMPILING
+from search.limits import StopSignal
+from search.specialised import INTERPRETED_SHARE, _wait_for_load
+
+
+def loader(seconds: float) -> threading.Thread:
+    """A thread that stands in for a load of `seconds`."""
+    thread = threading.Thread(target=time.sleep, args=(seconds,), daemon=True)
+    thread.start()
+    return thread
+
+
+def waited(thread: threading.Thread, stop: StopSignal) -> float:
+    started = time.monotonic()
+    _wait_for_load(thread, stop)
+    return time.monotonic() - started
+
+
+def test_a_search_without_deadline_waits_for_the_load_to_end() -> None:
+    thread = loader(0.2)
+    assert waited(thread, StopSignal()) >= 0.19
+    assert not thread.is_alive()
+
+
+def test_stop_ends_the_wait() -> None:
+    stop = StopSignal()
+    threading.Timer(0.1, stop.stop).start()
+    thread = loader(5)
+    assert waited(thread, stop) < 2
+    assert thread.is_alive()
+
+
+def test_a_deadline_leaves_its_last_share_to_the_python_core() -> None:
+    stop = StopSignal()
+    stop.arm(time.monotonic_ns() + 400_000_000, None, None)
+    thread = loader(5)
+    elapsed = waited(thread, stop)
+    assert 0.4 * (1 - INTERPRETED_SHARE) - 0.01 <= elapsed < 0.4
+    assert thread.is_alive()
+
+
+def test_a_load_that_ends_in_time_ends_the_wait() -> None:
+    stop = StopSignal()
+    stop.arm(time.monotonic_ns() + 5_000_000_000, None, None)
+    thread = loader(0.1)
+    assert waited(thread, stop) < 3
+    assert not thread.is_alive()
+
+
+def test_a_deadline_armed_during_the_wait_counts_from_then() -> None:
+    """A ponder search waits unarmed; `ponderhit` arms its clock."""
+    stop = StopSignal()
+
+    def ponderhit() -> None:
+        stop.arm(time.monotonic_ns() + 400_000_000, None, None)
+
+    threading.Timer(0.2, ponderhit).start()
+    thread = loader(5)
+    elapsed = waited(thread, stop)
+    assert 0.2 + 0.4 * (1 - INTERPRETED_SHARE) - 0.01 <= elapsed < 0.6 + 0.5
+    assert thread.is_alive()
+
+
+@pytest.mark.skipif(not COMPILING, reason="numba is not available")
+def test_loading_a_games_compiled_code_leaves_scipy_alone() -> None:
+    """Where scipy is installed, numba would import it (0.3 s in all) for linear algebra
+    that no kernel does."""
+    pytest.importorskip("scipy")
+    code = ("import sys\n"
+            "from games import find_game\n"
+            "from search.specialised import warm\n"
+            "warm(find_game('clobber'))\n"
+            "print('scipy' in sys.modules)\n"
+            "import scipy.linalg\n"
+            "print(scipy.linalg.det([[2.0]]))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "2.0"]
