@@ -1,6 +1,6 @@
 """The `engine-cg` command: a CodinGame bot that lets the engine choose its moves.
 
-    engine-cg GAME [--connect HOST:PORT] [--engine CMD] [--stats]
+    engine-cg GAME [--connect HOST:PORT] [--engine CMD] [--option NAME=VALUE] [--stats]
 
 It reads the CodinGame input of GAME on stdin and prints one move a line on stdout (see
 `adapters.codingame.player` for how a turn is played). Without --connect it starts its
@@ -23,6 +23,7 @@ import shlex
 import subprocess
 import sys
 import time
+from typing import Sequence
 
 from adapters.codingame import game_name
 
@@ -49,12 +50,22 @@ def default_engine_command() -> list[str]:
     return [sys.executable, "-m", "daemon.main", "--log-level", "warning"]
 
 
-def engine_preamble(game: str) -> bytes:
+def engine_preamble(game: str, options: Sequence[tuple[str, str]] = ()) -> bytes:
     """The first commands to the engine: the game (its compiled code starts loading at
-    once), pondering, and `uci`, whose `uciok` tells the process is up without waiting for
-    that load. Written into the pipe as the engine starts, they are read as soon as it
-    reads its input."""
-    return f"setgame {game}\nsetoption name Ponder value true\nuci\n".encode()
+    once), pondering and the user's `options` (NAME, VALUE), and `uci`, whose `uciok`
+    tells the process is up without waiting for that load. Written into the pipe as the
+    engine starts, they are read as soon as it reads its input."""
+    lines = [f"setgame {game}", "setoption name Ponder value true"]
+    lines += [f"setoption name {name} value {value}" for name, value in options]
+    return "".join(line + "\n" for line in [*lines, "uci"]).encode()
+
+
+def engine_option(text: str) -> tuple[str, str]:
+    """NAME=VALUE, as given to --option."""
+    name, equals, value = text.partition("=")
+    if not equals or not name.strip() or not value.strip() or "\n" in text:
+        raise argparse.ArgumentTypeError(f"wants NAME=VALUE, got {text!r}")
+    return name.strip(), value.strip()
 
 
 def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
@@ -67,6 +78,9 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
                         help="use a running 'engine --tcp' daemon instead of starting one")
     parser.add_argument("--engine", metavar="CMD",
                         help="the engine command to start (default: engine beside this Python)")
+    parser.add_argument("--option", metavar="NAME=VALUE", type=engine_option, action="append",
+                        default=[], help="set an engine option (repeat for several), e.g. "
+                        "MultiPlayerSearch=brs; one the engine refuses is reported on stderr")
     parser.add_argument("--stats", action="store_true",
                         help="write a timing line per turn on stderr")
     args = parser.parse_args(argv)
@@ -87,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             early = subprocess.Popen(args.engine_command, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, bufsize=0)
-            early.stdin.write(engine_preamble(args.game))  # type: ignore[union-attr]
+            early.stdin.write(engine_preamble(args.game, args.option))  # type: ignore[union-attr]
         except OSError as error:
             sys.stderr.write(f"engine-cg: cannot start the engine {args.engine_command}: {error}\n")
     # This process reads turns with the games' rules interpreted and never compiles them:

@@ -185,11 +185,13 @@ class Adapter:
             client = await EngineClient.spawn(self.args.engine_command, env=self.args.engine_env)
         try:
             if not early:
-                await client.send_raw(engine_preamble(self.game.name))
+                await client.send_raw(engine_preamble(self.game.name, self.args.option))
             # Ready once the process answers `uci`: `isready` would also wait for the
             # game's compiled code to load (0.3 s, more on a busy machine), and a search
             # can wait for it within its own time (see search.specialised).
-            await client.until("uciok", STARTUP_TIMEOUT)
+            for line in await client.until("uciok", STARTUP_TIMEOUT):
+                if line.startswith("error"):
+                    log(f"the engine refused a start-up command: {line}")
         except BaseException:
             if client.process is not None and client.process.returncode is None:
                 client.process.kill()

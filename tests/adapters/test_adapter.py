@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import collections
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -149,3 +150,26 @@ def test_ponderhit_when_the_opponent_plays_the_expected_reply(tmp_path: Path) ->
     assert heads == ["go", "go ponder", "ponderhit", "go ponder", "ponderhit", "go ponder",
                      "stop", "go", "go ponder", "stop"]
     assert all(line.startswith("go ponder movetime ") for line in commands if line.startswith("go ponder"))
+
+
+def test_options_reach_the_engine_before_the_game_and_refusals_are_reported(tmp_path: Path) -> None:
+    log = tmp_path / "engine.log"
+    bot = run(feed("clobber", f"{ADAPTER} clobber --option Hash=8 --engine '{FAKE_ENGINE} predictable {log}'",
+                   first_records("clobber", 2)))
+    commands = log.read_text().splitlines()
+    assert commands[:4] == ["setgame clobber", "setoption name Ponder value true",
+                            "setoption name Hash value 8", "uci"], commands
+    assert not any("fallback" in line for line in bot.stderr), bot.stderr
+
+    bot = run(feed("clobber", f"{ADAPTER} clobber --option NoSuchOption=1", first_records("clobber", 2)))
+    refused = [line for line in bot.stderr if "refused a start-up command" in line]
+    assert refused and "NoSuchOption" in refused[0], bot.stderr
+    assert not any("fallback" in line for line in bot.stderr), bot.stderr
+
+
+@pytest.mark.parametrize("option", ["Hash", "=8", "Hash="])
+def test_a_malformed_option_is_refused_on_the_command_line(option: str) -> None:
+    done = subprocess.run([sys.executable, "-m", "adapters.codingame.adapter", "clobber", "--option", option],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert "NAME=VALUE" in done.stderr
