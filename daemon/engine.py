@@ -19,6 +19,7 @@ from typing import Callable
 import attrs
 
 from daemon import cores
+from daemon.book import BookMove, game_book
 from daemon.runner import SearchRun, run_blocking
 from games import find_game
 from games.base import Game, IllegalMoveError, NotationError, Position
@@ -347,6 +348,10 @@ class Engine:
             self._winding_down = None
         stop = StopSignal()
         active = ActiveSearch(position, limits, stop)
+        book = self._book_move(position, limits)
+        if book is not None:
+            self._answer_from_book(active, book)
+            return
         if not active.pondering:
             self._arm(active, received_ns)
         if self.loading:
@@ -355,6 +360,31 @@ class Engine:
         active.run = SearchRun(
             self.searcher.search(position, stop), stop, lambda report: self._on_report(active, report)
         )
+
+    def _book_move(self, position: Position, limits: Limits) -> BookMove | None:
+        """The book's move for a `go` that plays (a time limit, or ponder) rather than
+        analyses (depth, nodes, infinite), with OwnBook on; else None."""
+        if not self.options["OwnBook"]:
+            return None
+        if not (limits.ponder or limits.movetime is not None
+                or any(clock is not None for clock in limits.clocks)):
+            return None
+        return game_book(position.game).probe(position)
+
+    def _answer_from_book(self, active: ActiveSearch, book: BookMove) -> None:
+        """Answer `active` with the book's move, its ponder move the book's reply if it
+        has one: at once, or at ponderhit or stop for a ponder search."""
+        root = active.root
+        after = root.play(book.move)
+        reply = game_book(root.game).probe(after) if after.legal_moves() else None
+        pv = (book.move,) if reply is None else (book.move, reply.move)
+        self.write(f"info string book {book.text} score {book.score} depth {book.depth}")
+        report = SearchReport(book.depth, book.depth, book.score, 0, 0, 0, pv, True)
+        self.active = active
+        if active.pondering:
+            active.held = report
+        else:
+            self._emit(active, report)
 
     async def finish_bounded_search(self) -> None:
         """Wait for the running search if its limits will end it by themselves."""

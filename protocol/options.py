@@ -79,6 +79,7 @@ def session_options(multiplayer_searches: Sequence[str], cores: Sequence[str]) -
         OptionSpec("Hash", "spin", 16, 1, 4096),
         OptionSpec("HashFile", "string", ""),
         OptionSpec("Ponder", "check", False),
+        OptionSpec("OwnBook", "check", True),
         OptionSpec("MoveOverhead", "spin", 10, 0, 5000),
         OptionSpec("MultiPlayerSearch", "combo", multiplayer_searches[0], choices=tuple(multiplayer_searches)),
         OptionSpec("Core", "combo", cores[0], choices=tuple(cores)),
