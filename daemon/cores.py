@@ -39,6 +39,12 @@ def perft(core: str, position: Position, depth: int) -> int:
     return int(kernels.leaves(position.s, depth))
 
 
+def prepare_compiler() -> None:
+    """Start setting up numba's compiler in the background, before any game is chosen
+    (see `search.specialised.prepare_compiler`)."""
+    specialised.prepare_compiler()
+
+
 def prepare(core: str, game: Game) -> None:
     """Start loading `game`'s compiled searches in the background: until they are
     there, its searches run interpreted."""

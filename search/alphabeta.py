@@ -401,14 +401,18 @@ class AlphaBeta:
         being True when the search must end here: stopped, out of time or nodes, at
         `stop.max_depth`, a proven result, or a forced move under a deadline.
         """
+        from search.specialised import standing_in
+
         best_move, best_score, completed = moves[0], 0, 0
         for depth in range(1, limit + 1):
             if stop.max_depth is not None and depth > stop.max_depth and completed:
                 return best_move, best_score, completed, True
             # The first iteration always completes unless stopped outright, so that every
-            # search reports a searched move whatever its time or node budget.
+            # search reports a searched move whatever its time or node budget; but for the
+            # interpreted stand-in of compiled code still loading (see standing_in).
+            first = depth == 1 and not standing_in(self._kernels, self.compiled)
             try:
-                score, move = self._root(root, moves, depth, hard_only=depth == 1)
+                score, move = self._root(root, moves, depth, hard_only=first)
             except Aborted:
                 # The unfinished iteration's best so far: its first move searched to the
                 # full depth, or a later one proved better than it.

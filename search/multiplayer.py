@@ -421,7 +421,7 @@ class MultiPlayerSearch:
         Yields a report per completed iteration and a final one whose pv[0] is the move
         (pv is empty when the root has no move).
         """
-        from search.specialised import ready_searches
+        from search.specialised import ready_searches, standing_in
 
         self._kernels = ready_searches(self.game, self.compiled, stop)
         self.nodes = 0
@@ -443,9 +443,10 @@ class MultiPlayerSearch:
             if stop.max_depth is not None and depth > stop.max_depth and completed:
                 break
             try:
-                score = self._root_search(root, depth, hard_only=depth == 1)
+                first = depth == 1 and not standing_in(self._kernels, self.compiled)
+                score = self._root_search(root, depth, hard_only=first)
             except Aborted:
-                if self._root_best is not None and completed:
+                if self._root_best is not None:
                     best_move = self._root_best
                 break
             assert self._root_best is not None

@@ -33,12 +33,14 @@ LOG = logging.getLogger("engine.search")
 LOAD_POLL_S = 0.005
 #: A search with a deadline that finds the compiled code loading waits for it, leaving
 #: this share of its time to the Python core should the load not end in time.
-INTERPRETED_SHARE = 0.25
+INTERPRETED_SHARE = 0.15
 
 _lock = threading.Lock()
 _made: dict[tuple[str, bool], SimpleNamespace] = {}
 _loading: dict[str, threading.Thread] = {}
 _loaded: set[str] = set()
+#: The thread of `prepare_compiler`, once started.
+_preparing: threading.Thread | None = None
 
 
 def search_modules(game: Game) -> tuple[ModuleType, ...]:
@@ -77,9 +79,29 @@ def _specialise(game: Game, compiled: bool) -> SimpleNamespace:
     return SimpleNamespace(**made)
 
 
+def prepare_compiler() -> None:
+    """Start setting up numba's compiler in a background thread, for any game: its
+    typing and target contexts, which the first load of compiled code would otherwise
+    build first (0.14 s of a 0.23 s load). A daemon calls it as it starts, before it
+    knows its game; loads wait for it."""
+    global _preparing
+    if not COMPILING or _preparing is not None:
+        return
+    from numba.core.registry import cpu_target
+
+    def prepare() -> None:
+        cpu_target.typing_context.refresh()
+        cpu_target.target_context.refresh()
+
+    _preparing = threading.Thread(target=prepare, name="prepare-compiler", daemon=True)
+    _preparing.start()
+
+
 def warm(game: Game) -> None:
     """Load `game`'s compiled searches (compiling them the first time) by calling each
     entry point once; from then on `ready_searches` gives them."""
+    if _preparing is not None:
+        _preparing.join()
     made = searches(game, True)
     start = game.initial_state({})
     for module in search_modules(game):
@@ -166,6 +188,14 @@ def upgraded(game: Game, kernels: SimpleNamespace, compiled: bool) -> SimpleName
     if compiled and not kernels.compiled and game.name in _loaded:
         return searches(game, True)
     return kernels
+
+
+def standing_in(kernels: SimpleNamespace, compiled: bool) -> bool:
+    """Whether `kernels` are the interpreted searches standing in, late in a search's
+    time, for compiled ones still loading (see `ready_searches`). Such a search does not
+    insist on finishing its first iteration past its deadline: it answers with the best
+    move of that iteration so far."""
+    return compiled and COMPILING and not kernels.compiled
 
 
 def _warm_logged(game: Game) -> None:

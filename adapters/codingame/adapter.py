@@ -51,13 +51,14 @@ def default_engine_command() -> list[str]:
 
 
 def engine_preamble(game: str, options: Sequence[tuple[str, str]] = ()) -> bytes:
-    """The first commands to the engine: the game (its compiled code starts loading at
-    once), pondering and the user's `options` (NAME, VALUE), and `uci`, whose `uciok`
-    tells the process is up without waiting for that load. Written into the pipe as the
+    """The first commands to the engine: pondering, the user's `options` (NAME, VALUE)
+    and the game, whose compiled code starts loading at once; then `uci`, whose `uciok`
+    (after any refusal of an option) tells the process is up and has taken the game, so
+    that the first `go` is read as soon as it is sent. Written into the pipe as the
     engine starts, they are read as soon as it reads its input."""
-    lines = [f"setgame {game}", "setoption name Ponder value true"]
+    lines = ["setoption name Ponder value true"]
     lines += [f"setoption name {name} value {value}" for name, value in options]
-    return "".join(line + "\n" for line in [*lines, "uci"]).encode()
+    return "".join(line + "\n" for line in [*lines, f"setgame {game}", "uci"]).encode()
 
 
 def engine_option(text: str) -> tuple[str, str]:

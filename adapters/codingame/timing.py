@@ -26,12 +26,12 @@ import attrs
 from adapters.codingame.common import TurnFormat
 
 #: First turn: the engine's movetime ends this long before the limit (ms) ...
-FIRST_TURN_MARGIN_MS = 150
+FIRST_TURN_MARGIN_MS = 110
 #: ... and the adapter prints a fallback this long before it.
-FIRST_TURN_GUARD_MS = 60
+FIRST_TURN_GUARD_MS = 50
 #: While the engine is starting, a turn waits for it as long as a search of this many
 #: ms would still fit: first turns, later turns.
-FIRST_TURN_LEAST_SEARCH_MS = 100
+FIRST_TURN_LEAST_SEARCH_MS = 30
 LEAST_SEARCH_MS = 30
 
 

@@ -2,7 +2,7 @@
 """Measure the engine's strength against outside programs, as a CodinGame bot.
 
     scripts/strength [--games 20] [--only NAME ...] [--no-install]
-                     [--seed S] [--out DIR] [--list]
+                     [--seed S] [--out DIR] [--list] [--tally DIR]
 
 Each match is the arena's (`engine-arena`): `engine` (`engine-cg GAME`) against one
 opponent, both fed CodinGame's turn input under CodinGame's time limits, seats swapped
@@ -88,7 +88,7 @@ def opponents() -> list[Opponent]:
         Opponent("clobber", "openspiel-mcts", (f"{mcts} clobber",), "openspiel"),
         Opponent("abalone", "pyai-abalone", (pyai,), "abalone"),
         Opponent("isolation", "greedy+greedy", ("greedy", "greedy"), None, "rank"),
-        Opponent("isolation", "paranoid+greedy", (f"paranoid={paranoid}", "greedy"), None, "firsts"),
+        Opponent("isolation", "paranoid+greedy", (paranoid, "greedy"), None, "firsts"),
     ]
 
 
@@ -178,6 +178,8 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=0, help="the arena's first seed (default 0)")
     parser.add_argument("--out", type=Path, default=None, help="folder of the game records")
     parser.add_argument("--list", action="store_true", help="list the rows and their commands, play nothing")
+    parser.add_argument("--tally", type=Path, metavar="DIR",
+                        help="play nothing: print the table of the records in DIR (an --out of an earlier run)")
     args = parser.parse_args(argv)
     if args.games < 1:
         parser.error("--games must be at least 1")
@@ -195,6 +197,8 @@ def main(argv: list[str] | None = None) -> int:
     if not rows_wanted:
         print(f"strength: no row matches {args.only}", file=sys.stderr)
         return 2
+    if args.tally is not None:
+        return tally_records(rows_wanted, args.tally)
     if args.list:
         for opponent in rows_wanted:
             print(f"{opponent.game:<10} {opponent.name:<16} {' ; '.join(opponent.commands)}")
@@ -215,16 +219,42 @@ def main(argv: list[str] | None = None) -> int:
     def progress(text: str) -> None:
         print(f"\r{text}   ", end="", file=sys.stderr, flush=True)
 
-    rows = []
+    rows, failed = [], False
     for opponent in playable:
-        engine, results = play_match(opponent, args.games, args.seed,
-                                     out / f"{opponent.game}-{opponent.name}", progress)
+        try:
+            engine, results = play_match(opponent, args.games, args.seed,
+                                         out / f"{opponent.game}-{opponent.name}", progress)
+        except Exception as error:  # noqa: BLE001 - one broken match must not lose the others
+            print(f"\nstrength: {opponent.game} vs {opponent.name} failed: {type(error).__name__}: {error}",
+                  file=sys.stderr)
+            rows.append([opponent.game, opponent.name, "failed", f"{type(error).__name__}", "-"])
+            failed = True
+            continue
         print(file=sys.stderr)
         rows.append(row(opponent, engine, results))
     print(f"engine vs outside programs: {args.games} games a match at CodinGame's time limits,"
           f" seats swapped; records in {out}")
     print_table(rows)
-    return 1 if missing else 0
+    return 1 if missing or failed else 0
+
+
+def tally_records(opponents_wanted: list[Opponent], folder: Path) -> int:
+    """Print the table of the records a run left in `folder` (finished or not)."""
+    rows = []
+    for opponent in opponents_wanted:
+        paths = sorted((folder / f"{opponent.game}-{opponent.name}").glob("game-*.json"))
+        records = [json.loads(path.read_text()) for path in paths]
+        if not records:
+            continue
+        names = [ENGINE] + [name for name in records[0]["seats"] if name != ENGINE]
+        results = tally(records, list(dict.fromkeys(names)))
+        rows.append(row(opponent, results[ENGINE], results))
+    if not rows:
+        print(f"strength: no records in {folder}", file=sys.stderr)
+        return 1
+    print(f"engine vs outside programs: the records in {folder}")
+    print_table(rows)
+    return 0
 
 
 if __name__ == "__main__":

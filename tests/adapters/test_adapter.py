@@ -157,8 +157,8 @@ def test_options_reach_the_engine_before_the_game_and_refusals_are_reported(tmp_
     bot = run(feed("clobber", f"{ADAPTER} clobber --option Hash=8 --engine '{FAKE_ENGINE} predictable {log}'",
                    first_records("clobber", 2)))
     commands = log.read_text().splitlines()
-    assert commands[:4] == ["setgame clobber", "setoption name Ponder value true",
-                            "setoption name Hash value 8", "uci"], commands
+    assert commands[:4] == ["setoption name Ponder value true", "setoption name Hash value 8",
+                            "setgame clobber", "uci"], commands
     assert not any("fallback" in line for line in bot.stderr), bot.stderr
 
     bot = run(feed("clobber", f"{ADAPTER} clobber --option NoSuchOption=1", first_records("clobber", 2)))
