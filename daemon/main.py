@@ -143,9 +143,9 @@ def main(argv: list[str] | None = None) -> int:
     else:
         cores.prepare_compiler()
     # Everything imported so far lives as long as the process (numba alone is hundreds
-    # of thousands of objects): out of the collector's way, a full collection takes
-    # about a millisecond instead of 30-40 ms, which a search on the Python core (while
-    # the compiled code loads) would otherwise trigger in the middle of a 75 ms turn.
+    # of thousands of objects): frozen, no full collection walks it again, as one could
+    # in the middle of a turn before the game's loaded code is frozen in turn (such
+    # collections took 36-42 ms with numba's code loaded, see specialised.warm).
     gc.freeze()
     with asyncio.Runner(loop_factory=_loop_factory()) as runner:
         code = runner.run(Daemon(core).main(args))
