@@ -18,6 +18,8 @@ from adapters.codingame import turn_format
 from adapters.codingame.arena.selfplay import Player, read_records
 
 SELFPLAY = [sys.executable, "-m", "adapters.codingame.arena.selfplay"]
+#: What Ray prints when its driver aborts on an internal check of its own.
+RAY_INTERNAL_FAILURE = "You have likely discovered a bug in Ray"
 
 
 def selfplay(out: Path, *arguments: str, code: int = 0) -> subprocess.CompletedProcess:
@@ -104,7 +106,13 @@ def test_ray_tasks_play_the_same_games_as_local_processes(tmp_path: Path) -> Non
                  "--engine", "par:MultiPlayerSearch=paranoid", "--engine", "brs:MultiPlayerSearch=brs",
                  "--engine", "maxn:MultiPlayerSearch=maxn")
     selfplay(tmp_path / "local", *arguments)
-    selfplay(tmp_path / "ray", *arguments, "--ray", "local")
+    ray_run = [*SELFPLAY, *arguments, "--ray", "local", "--out", str(tmp_path / "ray"), "--quiet"]
+    result = subprocess.run(ray_run, capture_output=True, text=True, timeout=600)
+    if result.returncode != 0 and RAY_INTERNAL_FAILURE in result.stderr:
+        # Ray's own driver aborted on one of its internal checks (once in some ten runs
+        # on a loaded two-core machine): the run resumes where it stopped, as any run.
+        result = subprocess.run(ray_run, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
     local, ray = moves_of(tmp_path / "local"), moves_of(tmp_path / "ray")
     assert local == ray and len(local) == 6
     assert sorted(tuple(seats) for seats, _, _ in local.values()) == sorted(
