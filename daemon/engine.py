@@ -45,8 +45,9 @@ GUARD_MS = 6
 #: The search's own deadline keeps at least this many ms of a budget back, so that it
 #: answers before the loop has to force it (GUARD_MS).
 SEARCH_MARGIN_MS = 12
-#: What a `go` says while the compiled searches load: a search with a deadline runs on
-#: the Python core at once, one without waits for them (see `search.specialised`).
+#: What a `go` says while the compiled searches load: a search with a deadline waits for
+#: them for most of its time, then runs on the Python core; one without waits for them
+#: (see `search.specialised.ready_searches`).
 LOADING_NOW = ("info string compiled core still loading: the search waits for it for most of its time,"
                " and searches on the Python core until it is ready after that")
 LOADING_WAIT = "info string compiled core still loading: the search starts when it is ready"

@@ -37,10 +37,11 @@ from games.base import Game, Position  # noqa: E402
 from search.limits import Limits  # noqa: E402
 
 
-def book_positions(game: Game, start: Position, plies: int, choose) -> dict[str, tuple[Position, str]]:
-    """Board text to (position, move) for every book-side position within `plies` of
-    `start`, for each player as the book side; `choose(position)` gives the book move."""
-    chosen: dict[str, tuple[Position, str]] = {}
+def book_positions(game: Game, start: Position, plies: int, choose) -> dict[str, dict]:
+    """Board text to book entry for every book-side position within `plies` of `start`,
+    for each player as the book side; `choose(position)` gives a position's entry (its
+    `move` in the game's notation, and how it was chosen)."""
+    chosen: dict[str, dict] = {}
     for side in range(game.num_players):
         frontier = [start]
         for _ in range(plies):
@@ -52,9 +53,8 @@ def book_positions(game: Game, start: Position, plies: int, choose) -> dict[str,
                 if position.to_move == side:
                     board = game.format_board(position)
                     if board not in chosen:
-                        chosen[board] = (position, choose(position))
-                    move = game.parse_move(position, chosen[board][1])
-                    following.append(position.play(move))
+                        chosen[board] = choose(position)
+                    following.append(position.play(game.parse_move(position, chosen[board]["move"])))
                 else:
                     following.extend(position.play(move) for move in moves)
             # One position per board: transpositions are searched once.
@@ -67,22 +67,20 @@ def build(game: Game, plies: int, movetime: int) -> list[dict]:
     engine = Engine(lambda line: None, cores.default_core())
     engine.set_game(game.name, {})
     asyncio.run(engine.wait_loaded(600))
-    entries: dict[str, dict] = {}
     progress = tqdm(desc=f"{game.name} book", unit="pos", file=sys.stderr)
 
-    def choose(position: Position) -> str:
+    def choose(position: Position) -> dict:
         engine.hash_clear()
         board = game.format_board(position)
         engine.set_position(tuple(board.split()), (), "book")
         final = asyncio.run(engine.analyse(Limits(movetime=movetime)))[-1]
-        move = game.format_move(position, final.pv[0])
-        entries[board] = {"board": board, "move": move, "score": final.score, "depth": final.depth}
         progress.update()
-        return move
+        return {"board": board, "move": game.format_move(position, final.pv[0]),
+                "score": final.score, "depth": final.depth}
 
-    book_positions(game, game.initial_state({}), plies, choose)
+    chosen = book_positions(game, game.initial_state({}), plies, choose)
     progress.close()
-    return [entries[board] for board in sorted(entries)]
+    return [chosen[board] for board in sorted(chosen)]
 
 
 def write_book(path: Path, game: Game, entries: list[dict], source: dict) -> None:
@@ -113,8 +111,8 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     entries = build(game, args.plies, args.movetime)
     out = args.out or book_path(game)
-    source = {"plies": args.plies, "movetime_ms": args.movetime, "positions": len(entries), "core": cores.default_core(),
-              "seconds": round(time.monotonic() - started)}
+    source = {"plies": args.plies, "movetime_ms": args.movetime, "positions": len(entries),
+              "core": cores.default_core(), "seconds": round(time.monotonic() - started)}
     write_book(out, game, entries, source)
     print(f"{game.name}: {len(entries)} positions in {source['seconds']} s -> {out}")
     return 0
