@@ -6,6 +6,8 @@ each game's result on the evaluation's features, with weights by game phase.
 RUN_DIR is an `engine-selfplay` run. Every recorded position (after the opening, and
 not already proved: no `mate` score) is one sample: its features (the game's
 `features` kernel) and the result for the player to move (1 win, 0.5 draw, 0 loss).
+A position whose `features` phase is negative is left out: the evaluation values it by a
+rule of its own (Lines of Action's win in one move), not by its weights.
 The weights at each anchor phase are fitted together, a phase between two anchors using
 the linear blend of their weights as the evaluation does; the model is
 P(win) = 1 / (1 + exp(-K * value)) with the value in the evaluation's own units:
@@ -62,8 +64,10 @@ class Samples:
                         continue
                     position = game.parse_board(move["board"].split())
                     phase, terms = evaluation.features(position.s)
+                    if phase < 0:  # valued by a rule of the evaluation, not by its weights
+                        continue
                     phases.append(int(phase))
-                    rows.append([int(term) for term in terms])
+                    rows.append([float(term) for term in terms])
                     labels.append(points[move["player"]])
                     held.append(record["index"] % HOLDOUT == 0)
         if not rows:

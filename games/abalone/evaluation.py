@@ -25,6 +25,9 @@ a pending push-off lost (0.29 at 60, 0.375 at 30 against none) and is gone. The 
 above scored 0.833 against the starting scale, and a 2-ply search with them won 20 of
 20 games against a uniformly random player, each by six marbles to none.
 
+The weights are data (`weights.json`, read by `games.weights`), by the number of marbles
+pushed off so far; `scripts/tune abalone` fits them to self-play games.
+
 Every term is a popcount of a few shifted and ANDed boards: no loop over cells. The boards
 are two words each (`games.abalone.hexboard`).
 """
@@ -59,14 +62,18 @@ from games.abalone.hexboard import (
     shr,
     split,
 )
+import numpy as np
+
 from games.abalone.rules import BLACK
 from games.kernel import kernel
+from games.weights import load_weights
 
-MATERIAL_WEIGHT = 100
-CENTRE_WEIGHT = 6
-COHESION_WEIGHT = 2
-DANGER_WEIGHT = 10
-PUSH_WEIGHT = 3
+#: The terms, in the order of the weights, each black's minus white's (see above).
+FEATURES = ("material", "centre", "cohesion", "danger", "pushes")
+#: The weights, by marbles pushed off so far (`weights.json`, see `games.weights`).
+WEIGHTS_DATA = load_weights(__file__, FEATURES)
+#: WEIGHTS[pushed off, term].
+WEIGHTS = WEIGHTS_DATA.table()
 
 #: RING<k>_LO, RING<k>_HI: the cells at hex distance k from the centre.
 RING1_LO, RING1_HI = split(RINGS[1])
@@ -155,11 +162,10 @@ def _adjacent(bl, bh):
     return total + bit_count(bl & sl, bh & sh)
 
 
-@kernel
-def evaluate(s):
-    """The value for the side to move: black's value (the terms above), negated when
-    white is to move; otherwise the side to move does not change it."""
-    bl, bh, wl, wh, side, _, black_score, white_score, _ = s
+@kernel(inline=True)
+def terms(s):
+    """Black's terms (`FEATURES`) of the kernel state `s`."""
+    bl, bh, wl, wh, _, _, black_score, white_score, _ = s
     el = ON_LO ^ bl ^ wl
     eh = ON_HI ^ bh ^ wh
     black_pushes, wdl, wdh = _attacks(bl, bh, wl, wh, el, eh)
@@ -169,9 +175,29 @@ def evaluate(s):
               + 2 * (bit_count(wl & RING2_LO, wh & RING2_HI) - bit_count(bl & RING2_LO, bh & RING2_HI))
               + 3 * (bit_count(wl & RING3_LO, wh & RING3_HI) - bit_count(bl & RING3_LO, bh & RING3_HI))
               + 4 * (bit_count(wl & RING4_LO, wh & RING4_HI) - bit_count(bl & RING4_LO, bh & RING4_HI)))
-    cohesion = _adjacent(bl, bh) - _adjacent(wl, wh)
-    value = (MATERIAL_WEIGHT * (black_score - white_score) + CENTRE_WEIGHT * centre
-             + COHESION_WEIGHT * cohesion
-             + DANGER_WEIGHT * (bit_count(wdl, wdh) - bit_count(bdl, bdh))
-             + PUSH_WEIGHT * (black_pushes - white_pushes))
-    return value if side == BLACK else -value
+    return (np.int64(black_score - white_score), np.int64(centre),
+            np.int64(_adjacent(bl, bh) - _adjacent(wl, wh)),
+            np.int64(bit_count(wdl, wdh) - bit_count(bdl, bdh)),
+            np.int64(black_pushes - white_pushes))
+
+
+@kernel
+def evaluate(s):
+    """The value for the side to move: black's value (its terms times the weights of the
+    marbles pushed off so far), negated when white is to move; otherwise the side to move
+    does not change it."""
+    weights = WEIGHTS[s[6] + s[7]]
+    t = terms(s)
+    value = (weights[0] * t[0] + weights[1] * t[1] + weights[2] * t[2] + weights[3] * t[3]
+             + weights[4] * t[4])
+    return value if s[4] == BLACK else -value
+
+
+@kernel
+def features(s):
+    """The phase (marbles pushed off) and the terms of `evaluate` for the side to move,
+    for tuning."""
+    t = terms(s)
+    if s[4] == BLACK:
+        return s[6] + s[7], t
+    return s[6] + s[7], (-t[0], -t[1], -t[2], -t[3], -t[4])

@@ -12,7 +12,8 @@ A player stays in as long as it has squares to jump to, so every term measures r
 - trapped: a knight with no exit at all is out at its next turn.
 
 Players already out get OUT_VALUE, below any player still in, plus their score (the
-later out, the better). Weights in centi-squares, set by hand.
+later out, the better). Weights in centi-squares, set by hand, as data (`weights.json`,
+read by `games.weights`, by the number of free squares).
 
 Once no two knights can meet again, the position is decided by the moves each knight
 has left in its own region (see `endgame`): the values are then the final scores the
@@ -24,10 +25,15 @@ from __future__ import annotations
 from games.isolation.endgame import final_scores, moves_left, region, region_apart
 from games.isolation.rules import KNIGHT, SQUARE, U0, knight_spread
 from games.kernel import kernel, popcount
+from games.weights import load_weights
 
-TERRITORY_WEIGHT = 100
-MOBILITY_WEIGHT = 40
-TRAPPED_PENALTY = 3000
+#: The terms of a player still in, in the order of the weights: its territory, its
+#: exits, and 1 if it has none.
+FEATURES = ("territory", "mobility", "trapped")
+#: The weights, by free squares (`weights.json`, see `games.weights`).
+WEIGHTS_DATA = load_weights(__file__, FEATURES)
+#: WEIGHTS[free squares, term].
+WEIGHTS = WEIGHTS_DATA.table()
 OUT_VALUE = -20000
 OUT_SCORE_STEP = 1000
 #: The value of one rank of final score in a decided position (terminal positions of
@@ -68,14 +74,14 @@ def _decided(s, free, out):
 
 
 @kernel(inline=True)
-def _value(alive_bit, knight, owned, free, score):
+def _value(alive_bit, knight, owned, free, score, weights):
     """The value of one player: its knight on `knight`, `owned` its territory."""
     if not alive_bit:
         return OUT_VALUE + OUT_SCORE_STEP * score
     exits = popcount(KNIGHT[knight] & free)
-    value = TERRITORY_WEIGHT * popcount(owned) + MOBILITY_WEIGHT * exits
+    value = weights[0] * popcount(owned) + weights[1] * exits
     if exits == 0:
-        value -= TRAPPED_PENALTY
+        value += weights[2]
     return value
 
 
@@ -107,6 +113,7 @@ def evaluate(s, out):
         o1 |= f1
         o2 |= f2
         unclaimed &= ~reach
-    out[0] = _value(alive & 1, k0, o0, free, s[6])
-    out[1] = _value(alive & 2, k1, o1, free, s[7])
-    out[2] = _value(alive & 4, k2, o2, free, s[8])
+    weights = WEIGHTS[popcount(free)]
+    out[0] = _value(alive & 1, k0, o0, free, s[6], weights)
+    out[1] = _value(alive & 2, k1, o1, free, s[7], weights)
+    out[2] = _value(alive & 4, k2, o2, free, s[8], weights)

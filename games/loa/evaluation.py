@@ -49,10 +49,13 @@ join every group: the landing square must touch every other group (a square touc
 most 4 separate groups, so with more than 5 groups there is none); only those few moves
 get the full flood-fill test.
 
-Weights in centi-checkers, chosen by hand and then adjusted by fixed-depth self-play
+Weights in centi-checkers, as data (`weights.json`, read by `games.weights`, by the
+number of checkers on the board): chosen by hand and then adjusted by fixed-depth self-play
 matches of this evaluation against copies with one weight changed (80-game matches from
 randomised openings): a larger concentration and mobility weight won, a larger Euler
-weight lost clearly, the others were within the noise.
+weight lost clearly, the others were within the noise. `scripts/tune loa` fits them to
+self-play games. The win in one, the horizon and the capture bonus inside the mobility are
+rules of the evaluation's shape, not weights.
 """
 
 from __future__ import annotations
@@ -83,20 +86,20 @@ from games.loa.bitboards import (
     wrapping_product,
 )
 from games.loa.rules import BLACK, MAX_PLIES
+from games.weights import load_weights
 
-CONCENTRATION = 400
-CENTRALISATION = 6
-CENTRE_OF_MASS = 6
-QUADS = 12
-EULER = 20
-MOBILITY = 8
+#: The terms, in the order of the weights (see above). Concentration and centralisation
+#: are averages over a side's checkers: the evaluation rounds each side's weighted
+#: average down to a centi-checker, and the Euler term is 4 x the Euler number.
+FEATURES = ("concentration", "centralisation", "centre_of_mass", "quads", "euler", "mobility",
+            "blocked", "walls", "threat", "tempo")
+#: The weights, by checkers on the board (`weights.json`, see `games.weights`).
+WEIGHTS_DATA = load_weights(__file__, FEATURES)
+#: WEIGHTS[checkers, term].
+WEIGHTS = WEIGHTS_DATA.table()
 #: Extra half moves a capture counts in the mobility.
 CAPTURE = 2
-BLOCKED = 15
-WALL = 25
 WIN_IN_ONE = 50_000
-THREAT = 150
-TEMPO = 10
 HORIZON = 20
 
 # ---- tables -----------------------------------------------------------------------------
@@ -281,8 +284,9 @@ def quads(board):
 
 @kernel(inline=True)
 def shape(board):
-    """(concentration surplus x CONCENTRATION / n, centralisation and centre of mass) of
-    a side's checkers."""
+    """(concentration surplus, centralisation table sum, the table at the centre of mass)
+    of a side's checkers: the surplus is the sum of the king-move distances to the centre
+    of mass minus the least possible for that many checkers."""
     count = popcount(board)
     files = popcount(board & FILE_BIT_0) + 2 * popcount(board & FILE_BIT_1) + 4 * popcount(board & FILE_BIT_2)
     ranks = popcount(board & RANK_BIT_0) + 2 * popcount(board & RANK_BIT_1) + 4 * popcount(board & RANK_BIT_2)
@@ -295,10 +299,7 @@ def shape(board):
         total += popcount(far)
     table = (popcount(board & TABLE_0) + 2 * popcount(board & TABLE_1) + 4 * popcount(board & TABLE_2)
              + 8 * popcount(board & TABLE_3) - 8 * count)
-    return (
-        -CONCENTRATION * (total - MIN_DISTANCE_SUM[count]) // count,
-        CENTRALISATION * table // count + CENTRE_OF_MASS * CENTRE_TABLE[centre],
-    )
+    return total - MIN_DISTANCE_SUM[count], table, CENTRE_TABLE[centre]
 
 
 @kernel(inline=True)
@@ -356,40 +357,73 @@ def connects_in_one(own, opp, euler4):
     return False
 
 
+@kernel(inline=True)
+def _parts(s):
+    """Whether the side to move connects in one move; if not, the integer parts of the
+    terms, black's then white's where a term has two: checkers, concentration surplus,
+    centralisation sum, the table at the centre of mass, quads, 4 x Euler number,
+    mobility, blocked checkers, walls; then the threat and the tempo from black's side."""
+    black = s[0]
+    white = s[1]
+    black_quads, black_euler4 = quads(black)
+    white_quads, white_euler4 = quads(white)
+    if s[2] == BLACK:
+        win = connects_in_one(black, white, black_euler4)
+        threat = -1 if not win and connects_in_one(white, black, white_euler4) else 0
+        tempo = 1
+    else:
+        win = connects_in_one(white, black, white_euler4)
+        threat = 1 if not win and connects_in_one(black, white, black_euler4) else 0
+        tempo = -1
+    black_mobility, black_blocked, white_mobility, white_blocked = mobility(black, white)
+    black_surplus, black_table, black_centre = shape(black)
+    white_surplus, white_table, white_centre = shape(white)
+    return (win, popcount(black), popcount(white), black_surplus, white_surplus, black_table, white_table,
+            black_centre - white_centre, black_quads - white_quads, black_euler4, white_euler4,
+            black_mobility - white_mobility, black_blocked - white_blocked,
+            walls(black, white) - walls(white, black), threat, tempo)
+
+
 @kernel
 def evaluate(s):
     """The value of the kernel state `s` (`games.loa.rules`) for the side to move."""
-    black = s[0]
-    white = s[1]
-    side = s[2]
-    black_quads, black_euler4 = quads(black)
-    white_quads, white_euler4 = quads(white)
-    if side == BLACK:
-        if connects_in_one(black, white, black_euler4):
-            return np.int64(WIN_IN_ONE)
-        threat = -THREAT if connects_in_one(white, black, white_euler4) else 0
-        tempo = TEMPO
-    else:
-        if connects_in_one(white, black, white_euler4):
-            return np.int64(WIN_IN_ONE)
-        threat = THREAT if connects_in_one(black, white, black_euler4) else 0
-        tempo = -TEMPO
-    black_mobility, black_blocked, white_mobility, white_blocked = mobility(black, white)
-    black_concentration, black_table = shape(black)
-    white_concentration, white_table = shape(white)
+    (win, black_count, white_count, black_surplus, white_surplus, black_table, white_table, centre,
+     quad_count, black_euler4, white_euler4, mobility_count, blocked, wall_count, threat, tempo) = _parts(s)
+    if win:
+        return np.int64(WIN_IN_ONE)
+    w = WEIGHTS[black_count + white_count]
     value = (
-        black_concentration - white_concentration
-        + black_table - white_table
-        + QUADS * (black_quads - white_quads)
-        - (EULER * black_euler4 >> 2) + (EULER * white_euler4 >> 2)
-        + MOBILITY * (black_mobility - white_mobility)
-        - BLOCKED * (black_blocked - white_blocked)
-        + WALL * (walls(black, white) - walls(white, black))
-        + threat
-        + tempo
+        -w[0] * black_surplus // black_count - (-w[0] * white_surplus // white_count)
+        + w[1] * black_table // black_count - w[1] * white_table // white_count
+        + w[2] * centre
+        + w[3] * quad_count
+        - (w[4] * black_euler4 >> 2) + (w[4] * white_euler4 >> 2)
+        + w[5] * mobility_count
+        - w[6] * blocked
+        + w[7] * wall_count
+        + w[8] * threat
+        + w[9] * tempo
     )
     left = MAX_PLIES - s[3]
     if left < HORIZON:
         # Truncated toward zero, so that the two colours stay exact opposites.
         value = value * left // HORIZON if value >= 0 else -(-value * left // HORIZON)
-    return np.int64(value) if side == BLACK else np.int64(-value)
+    return np.int64(value) if s[2] == BLACK else np.int64(-value)
+
+
+@kernel
+def features(s):
+    """The phase (checkers on the board) and the terms of `evaluate` for the side to move,
+    for tuning, as floats: their products with the weights sum to the value up to the
+    evaluation's rounding. A position the side to move wins in one move, which the
+    evaluation does not value by its weights, has phase -1."""
+    (win, black_count, white_count, black_surplus, white_surplus, black_table, white_table, centre,
+     quad_count, black_euler4, white_euler4, mobility_count, blocked, wall_count, threat, tempo) = _parts(s)
+    scale = min(1.0, (MAX_PLIES - s[3]) / HORIZON)
+    if s[2] != BLACK:
+        scale = -scale
+    terms = (scale * (white_surplus / white_count - black_surplus / black_count),
+             scale * (black_table / black_count - white_table / white_count),
+             scale * centre, scale * quad_count, scale * (white_euler4 - black_euler4) / 4,
+             scale * mobility_count, -scale * blocked, scale * wall_count, scale * threat, scale * tempo)
+    return (-1 if win else black_count + white_count), terms
