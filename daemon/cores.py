@@ -9,6 +9,8 @@ between them as it is, and a hash file written in either loads into both.
 
 from __future__ import annotations
 
+import numpy as np
+
 from games.base import Game, Position
 from games.kernel import NUMBA_MISSING
 from search import AlphaBeta, MultiPlayerSearch, new_searcher as new_game_searcher
@@ -33,10 +35,11 @@ def new_searcher(core: str, game: Game, table: TranspositionTable,
     return new_game_searcher(game, table, multiplayer, compiled=core == COMPILED)
 
 
-def perft(core: str, position: Position, depth: int) -> int:
-    """Perft of `position`, by the compiled kernels once loaded, else interpreted."""
+def perft(core: str, position: Position, depth: int, halt: np.ndarray) -> int:
+    """Perft of `position`, by the compiled kernels once loaded, else interpreted; ends
+    early with -1 once `halt[0]` is set (`search.perft.halt_flag`)."""
     kernels = specialised.ready_searches(position.game, core == COMPILED)
-    return int(kernels.leaves(position.s, depth))
+    return int(kernels.leaves(position.s, np.int64(depth), halt))
 
 
 def prepare_compiler() -> None:

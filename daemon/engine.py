@@ -1,5 +1,6 @@
 """The engine of one session: its game and position, options and transposition tables,
-the search under way with its time budget and watchdog, and the hash file's lifecycle.
+the search under way with its time budget and watchdog, the long job under way (perft,
+hash save or load), and the hash file's lifecycle.
 
 `daemon.session.Session` turns command lines into calls of an `Engine`; the engine says
 everything a search produces (`info` lines, `bestmove`, `info string`) through the
@@ -12,15 +13,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
+import threading
 import time
-from typing import Callable
+from typing import Awaitable, Callable
 
 import attrs
 
 from daemon import cores
+from daemon import runner
 from daemon.book import BookMove, game_book
-from daemon.runner import SearchRun, run_blocking
+from daemon.hashfiles import HashBudget, HashFiles, default_budget_mib
+from daemon.runner import SearchRun, SearchSlots, run_compute, run_file_job
 from games import find_game
 from games.base import Game, IllegalMoveError, NotationError, Position
 from protocol import commands as c
@@ -31,6 +34,7 @@ from search import AlphaBeta, MultiPlayerSearch
 from search.base import SearchReport
 from search.limits import Limits, StopSignal, move_budget_ms
 from search.multiplayer import ALGORITHMS
+from search.perft import halt_flag
 from search.tt import HashFileError, TranspositionTable, peek_game, unpack_move
 
 LOG = logging.getLogger("engine.session")
@@ -85,6 +89,34 @@ def deadlines(limits: Limits, to_move: int, overhead_ms: int, start_ns: int) -> 
     return Deadlines(stop_ns, answer_ns)
 
 
+def table_cost(hash_mib: int) -> int:
+    """The bytes a game's tables may take with `Hash` at `hash_mib`: the transposition
+    table, and half as much again for the exact solver's table."""
+    return (hash_mib << 20) * 3 // 2
+
+
+class Job:
+    """A long job of a session (perft, hash save or load) under way: it ends by itself,
+    or soon after `halt` (a stop, quit or disconnect)."""
+
+    def __init__(self, command: str):
+        self.command = command
+        #: Set to halt file I/O (polled between chunks).
+        self.event = threading.Event()
+        #: Set to halt a perft (polled by its kernel, `search.perft.leaves`).
+        self.flag = halt_flag()
+        self.task: asyncio.Future | None = None
+
+    def halt(self) -> None:
+        self.event.set()
+        self.flag[0] = 1
+
+    async def wait(self) -> None:
+        """Wait until the job has ended and written its reply."""
+        if self.task is not None:
+            await asyncio.wait({self.task})
+
+
 class ActiveSearch:
     """The bookkeeping of one `go` until its `bestmove` is written."""
 
@@ -111,8 +143,17 @@ class Engine:
     """One session's engine (see the module docstring). Methods raise ProtocolError,
     GameError or HashFileError for a request it refuses, changing nothing."""
 
-    def __init__(self, write: Callable[[str], None], core: str = cores.PYTHON):
+    def __init__(self, write: Callable[[str], None], core: str = cores.PYTHON,
+                 files: HashFiles | None = None, budget: HashBudget | None = None,
+                 slots: SearchSlots | None = None):
         self.write = write
+        #: Where hash files are (by default: any path, as for a local script).
+        self.files = files or HashFiles(None, allow_paths=True)
+        #: The daemon-wide bound on table memory, and this session's share of it by game.
+        self.budget = budget or HashBudget(default_budget_mib() << 20)
+        self._reserved: dict[str, int] = {}
+        self.slots = slots or runner.SEARCH_SLOTS
+        self.job: Job | None = None
         self.game: Game | None = None
         self.start: Position | None = None
         self.position: Position | None = None
@@ -144,9 +185,11 @@ class Engine:
         assert self.position is not None
         return game, self.position
 
-    def set_game(self, game_name: str, params: dict[str, str]) -> None:
+    def set_game(self, game_name: str, params: dict[str, str], name: str = "setgame") -> None:
         game = find_game(game_name)
         start = game.initial_state(params)
+        if game.name not in self.tables:
+            self.tables[game.name] = self._new_table(game, name)
         self.game, self.start, self.position = game, start, start
         self._adopt_tables()
 
@@ -167,19 +210,43 @@ class Engine:
         self.position = position
 
     def _adopt_tables(self) -> None:
-        """Give the current game a table (a kept one if any) and a searcher over it, and
-        start loading its compiled searches."""
+        """Give the current game a searcher over its table (which it has: `set_game`
+        made it), and start loading its compiled searches."""
         game = self.game
         if game is None:
             return
-        table = self.tables.get(game.name)
-        if table is None:
-            table = self.tables[game.name] = self._new_table(game)
+        table = self.tables[game.name]
         self.searcher = cores.new_searcher(self.core, game, table, str(self.options["MultiPlayerSearch"]))
         cores.prepare(self.core, game)
 
-    def _new_table(self, game: Game) -> TranspositionTable:
+    def _reserve_table(self, name: str) -> int:
+        """Reserve the cost of one game's tables at the `Hash` size against the daemon's
+        budget; the bytes reserved. Raises ProtocolError(busy) when they do not fit."""
+        cost = table_cost(int(self.options["Hash"]))
+        if not self.budget.reserve(cost):
+            raise ProtocolError(Code.BUSY, name, f"no room for a {self.options['Hash']} MiB table:"
+                                                 f" {self.budget.describe()} (--max-hash-mib)")
+        return cost
+
+    def _new_table(self, game: Game, name: str) -> TranspositionTable:
+        """A new table for `game` (which has none) at the `Hash` size, reserved."""
+        self._reserved[game.name] = self._reserve_table(name)
         return TranspositionTable(game.name, game.rules.KEY_SCHEME, int(self.options["Hash"]) << 20)
+
+    def _drop_tables(self) -> None:
+        """Drop every table, giving their memory back to the budget."""
+        self.tables.clear()
+        self.searcher = None
+        for cost in self._reserved.values():
+            self.budget.release(cost)
+        self._reserved.clear()
+
+    def close(self) -> None:
+        """End the session's work and free its tables at once (the session is over)."""
+        self.abandon_search()
+        self.abandon_job()
+        self._drop_tables()
+        self.game = self.start = self.position = None
 
     @property
     def loading(self) -> bool:
@@ -187,16 +254,70 @@ class Engine:
         return self.game is not None and cores.loading(self.core, self.game)
 
     async def wait_loaded(self, timeout: float) -> None:
-        """Wait up to `timeout` seconds for the current game's compiled searches."""
-        if self.game is not None:
-            await run_blocking(cores.wait_loaded, self.core, self.game, timeout)
+        """Wait up to `timeout` seconds for the current game's compiled searches (on the
+        loop: a wait holds no thread)."""
+        deadline = time.monotonic() + timeout
+        while self.loading and time.monotonic() < deadline:
+            await asyncio.sleep(0.005)
 
-    async def perft(self, name: str, depth: int) -> tuple[int, int]:
-        """(leaf count, elapsed ms) of perft `depth` from the position, off the loop."""
+    def start_job(self, command: str, work: Callable[[Job], Awaitable[str]],
+                  on_error: Callable[[Exception], None]) -> Job:
+        """Run `work(job)` as the session's long job: its reply line is written when it
+        ends, or `on_error(error)` is called. Only one runs at a time (the session waits
+        for it before any command but stop and quit)."""
+        assert self.job is None
+        job = Job(command)
+
+        async def run() -> None:
+            try:
+                self.write(await work(job))
+            except Exception as error:
+                on_error(error)
+            finally:
+                if self.job is job:
+                    self.job = None
+
+        self.job = job
+        job.task = asyncio.ensure_future(run())
+        return job
+
+    async def finish_job(self) -> None:
+        """Wait for the session's long job, if one runs, to end by itself."""
+        if self.job is not None:
+            await self.job.wait()
+
+    async def stop_job(self) -> None:
+        """Halt the session's long job, if one runs, and wait for its (error) reply."""
+        job = self.job
+        if job is not None:
+            job.halt()
+            await job.wait()
+
+    def abandon_job(self) -> None:
+        """Halt the session's long job without waiting (quit, disconnect)."""
+        if self.job is not None:
+            self.job.halt()
+
+    async def perft(self, name: str, depth: int, job: Job) -> tuple[int, int]:
+        """(leaf count, elapsed ms) of perft `depth` from the position, in a compute
+        thread holding one of the daemon's search slots; raises ProtocolError(stopped)
+        when `job` is halted first."""
         _, position = self.require_position(name)
+        self._take_slot(name)
         started = time.monotonic_ns()
-        nodes = await run_blocking(cores.perft, self.core, position, depth)
-        return int(nodes), (time.monotonic_ns() - started) // _MS
+        try:
+            nodes = await run_compute(cores.perft, self.core, position, depth, job.flag)
+        finally:
+            self.slots.give_back()
+        elapsed_ms = (time.monotonic_ns() - started) // _MS
+        if nodes < 0:
+            raise ProtocolError(Code.STOPPED, name, f"stopped after {elapsed_ms} ms")
+        return int(nodes), elapsed_ms
+
+    def _take_slot(self, name: str) -> None:
+        if not self.slots.take():
+            raise ProtocolError(Code.BUSY, name, f"{self.slots.limit} searches running, the daemon's"
+                                                 f" limit (--max-searches)")
 
     async def analyse(self, limits: Limits, name: str = "analyse") -> list[SearchReport]:
         """Every report of a search of the position to `limits` (no clock, no ponder),
@@ -219,7 +340,7 @@ class Engine:
         assert self.searcher is not None
         run, stop = method(self.searcher), StopSignal()
         self._limit(stop, limits, position, time.monotonic_ns())
-        return await run_blocking(lambda: list(run(position, stop)))
+        return await run_compute(lambda: list(run(position, stop)))
 
     # ---- options and hash files ----------------------------------------------------
 
@@ -227,9 +348,7 @@ class Engine:
         spec = find_option(OPTIONS, option)
         parsed = spec.parse(value)
         if spec.name == "Hash":
-            self.options["Hash"] = parsed
-            self.tables.clear()
-            self._adopt_tables()
+            self._resize_tables(int(parsed))
         elif spec.name in ("MultiPlayerSearch", "Core"):
             missing = cores.compiled_missing() if parsed == cores.COMPILED else None
             if spec.name == "Core" and missing:
@@ -237,29 +356,79 @@ class Engine:
             self.options[spec.name] = parsed
             self._adopt_tables()
         elif spec.name == "HashFile":
-            if parsed and os.path.exists(str(parsed)):
+            if parsed:
+                self.files.path(str(parsed))  # a name the daemon takes, or HashFileError
                 await self._load_hash_file(str(parsed))
             self.options["HashFile"] = parsed
         else:
             self.options[spec.name] = parsed
+
+    def _resize_tables(self, hash_mib: int) -> None:
+        """`setoption name Hash`: drop every table and make the current game's anew at
+        the new size, if the daemon's budget has room for it; else change nothing."""
+        cost = table_cost(hash_mib)
+        if cost > self.budget.limit:
+            raise ProtocolError(Code.BAD_VALUE, "setoption",
+                                f"Hash {hash_mib} needs {cost >> 20} MiB with the solver's table, more than"
+                                f" the daemon's hash budget of {self.budget.limit >> 20} MiB (--max-hash-mib)")
+        held = sum(self._reserved.values())
+        if self.game is not None and self.budget.used - held + cost > self.budget.limit:
+            raise ProtocolError(Code.BUSY, "setoption", f"no room for a {hash_mib} MiB table:"
+                                                        f" {self.budget.describe()} (--max-hash-mib)")
+        self._drop_tables()
+        self.options["Hash"] = hash_mib
+        if self.game is not None:
+            self.tables[self.game.name] = self._new_table(self.game, "setoption")
+            self._adopt_tables()
 
     def table(self, name: str) -> TranspositionTable:
         """The current game's table."""
         game = self.require_game(name)
         return self.tables[game.name]
 
-    async def hash_save(self, name: str, path: str) -> tuple[int, int]:
-        """(entries written, elapsed ms) of saving the current game's table, off the loop."""
-        table = self.table(name)
+    async def hash_save(self, name: str, file_name: str, job: Job | None = None) -> tuple[int, int]:
+        """(entries written, elapsed ms) of saving the current game's table to the hash
+        file `file_name`."""
+        return await self._save_table(self.table(name), file_name, job)
+
+    async def _save_table(self, table: TranspositionTable, file_name: str,
+                          job: Job | None = None) -> tuple[int, int]:
+        """(entries written, elapsed ms) of saving `table` to the hash file `file_name`,
+        in a file thread; saves of one file run one at a time."""
+        path = self.files.path(file_name)
+        halt = job.event if job is not None else None
+
+        def save() -> int:
+            with self.files.lock(path):
+                return table.save(path, halt, file_name)
+
         started = time.monotonic_ns()
-        count = await run_blocking(table.save, path)
+        try:
+            count = await run_file_job(save)
+        except HashFileError as error:
+            raise self.files.describe(error, file_name) from None
         return int(count), (time.monotonic_ns() - started) // _MS
 
-    async def hash_load(self, name: str, path: str) -> tuple[int, int]:
-        """(entries read, elapsed ms) of loading `path` into the current game's table."""
+    async def hash_load(self, name: str, file_name: str, job: Job | None = None) -> tuple[int, int]:
+        """(entries read, elapsed ms) of loading the hash file `file_name` into the
+        current game's table, in a file thread. The entries go to new cells while the
+        file is read: they are reserved against the budget until the old ones are freed."""
+        game = self.require_game(name)
         table = self.table(name)
+        path = self.files.path(file_name)
+        if not self.budget.reserve(table.memory_bytes):
+            raise ProtocolError(Code.BUSY, name, f"no room to load a {table.memory_bytes >> 20} MiB table:"
+                                                 f" {self.budget.describe()} (--max-hash-mib)")
         started = time.monotonic_ns()
-        count = await run_blocking(table.load, path)
+        try:
+            count = await run_file_job(table.load, path, job.event if job is not None else None,
+                                       self.budget.limit // 16, self.files.follow_links, file_name)
+        except HashFileError as error:
+            raise self.files.describe(error, file_name) from None
+        finally:
+            self.budget.release(table.memory_bytes)
+        if self.game is game:
+            self._adopt_tables()  # a new searcher: its solver's table starts empty too
         return int(count), (time.monotonic_ns() - started) // _MS
 
     def hash_clear(self) -> tuple[int, int]:
@@ -271,11 +440,26 @@ class Engine:
         self._adopt_tables()  # a new searcher: its solver's table starts empty too
         return count, (time.monotonic_ns() - started) // _MS
 
-    async def _load_hash_file(self, path: str) -> None:
-        """Load a hash file as its game's table; raises on any problem, changing nothing."""
-        game = find_game(await run_blocking(peek_game, path))
-        table = self._new_table(game)
-        count = await run_blocking(table.load, path)
+    async def _load_hash_file(self, file_name: str) -> None:
+        """Load the hash file `file_name`, if there is one, as its game's table; raises on
+        any other problem, changing nothing."""
+        path = self.files.path(file_name)
+        try:
+            game = find_game(await run_file_job(peek_game, path, self.files.follow_links, file_name))
+        except HashFileError as error:
+            if error.kind == "missing":
+                return  # created on quit
+            raise self.files.describe(error, file_name) from None
+        cost = self._reserve_table("setoption")
+        table = TranspositionTable(game.name, game.rules.KEY_SCHEME, int(self.options["Hash"]) << 20)
+        try:
+            count = await run_file_job(table.load, path, None, self.budget.limit // 16,
+                                       self.files.follow_links, file_name)
+        except HashFileError as error:
+            self.budget.release(cost)
+            raise self.files.describe(error, file_name) from None
+        self.budget.release(self._reserved.get(game.name, 0))
+        self._reserved[game.name] = cost
         self.tables[game.name] = table
         self._hash_file_game = game.name
         self._adopt_tables()
@@ -291,7 +475,7 @@ class Engine:
         if not path or table is None:
             return
         try:
-            count = await run_blocking(table.save, str(path))
+            count, _ = await self._save_table(table, str(path))
             LOG.info("hash saved %d entries to %s", count, path)
         except HashFileError as error:
             LOG.error("hash file not saved: %s", error)
@@ -353,13 +537,15 @@ class Engine:
         if book is not None:
             self._answer_from_book(active, book)
             return
+        self._take_slot(name)
         if not active.pondering:
             self._arm(active, received_ns)
         if self.loading:
             self.write(LOADING_NOW if stop.deadline_ns is not None else LOADING_WAIT)
         self.active = active
         active.run = SearchRun(
-            self.searcher.search(position, stop), stop, lambda report: self._on_report(active, report)
+            self.searcher.search(position, stop), stop, lambda report: self._on_report(active, report),
+            self.slots.give_back,
         )
 
     def _book_move(self, position: Position, limits: Limits) -> BookMove | None:

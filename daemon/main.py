@@ -1,26 +1,54 @@
 """The `engine` command: argument parsing, the event loop, stdio and TCP serving,
-signals."""
+authentication, the daemon's limits, signals."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import gc
+import hmac
+import ipaddress
 import logging
 import os
 import signal
+import ssl
 import stat
 import sys
+from pathlib import Path
 
-from daemon import cores
+from daemon import cores, runner
+from daemon.hashfiles import HashBudget, HashFiles, default_budget_mib
 from daemon.session import Session
-from daemon.transport import StdoutSink, StreamSink, stdin_lines, stream_lines
+from daemon.transport import StdoutSink, StreamSink, TooLong, stdin_lines, stream_lines
+from protocol.errors import Code, ProtocolError
 
 LOG = logging.getLogger("engine")
 
 #: How long the interpreter lets a thread hold the GIL (seconds). The default 5 ms would
 #: let a search thread delay `isready` and `stop` by that much per switch.
 SWITCH_INTERVAL = 0.001
+#: A TCP client that must authenticate has this long (seconds) to send its `auth` line.
+AUTH_TIMEOUT_S = 10.0
+#: The TLS handshake's time limit (seconds).
+TLS_HANDSHAKE_TIMEOUT_S = 10.0
+DEFAULT_MAX_SESSIONS = 64
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def is_loopback(host: str) -> bool:
+    """Whether `host` names only this machine (`localhost` or a loopback address)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
@@ -32,6 +60,22 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
                         help="listen on TCP PORT (0 picks a free port) instead of stdio")
     parser.add_argument("--host", default="127.0.0.1", metavar="ADDR",
                         help="address to listen on with --tcp (default 127.0.0.1)")
+    parser.add_argument("--token", type=Path, metavar="FILE",
+                        help="a file holding the token every TCP client must send first (auth <token>);"
+                             " required to listen on anything but loopback")
+    parser.add_argument("--tls-cert", type=Path, metavar="FILE", help="serve TCP over TLS with this certificate")
+    parser.add_argument("--tls-key", type=Path, metavar="FILE", help="the TLS certificate's private key")
+    parser.add_argument("--hash-dir", type=Path, metavar="DIR", default=os.environ.get("ENGINE_HASH_DIR") or None,
+                        help="where hash files are saved and loaded, by plain name (default:"
+                             " $ENGINE_HASH_DIR, else the user's data directory, engine/hash)")
+    parser.add_argument("--allow-hash-paths", action="store_true",
+                        help="stdio only: hash file names are paths, anywhere the user may write")
+    parser.add_argument("--max-sessions", type=_positive, default=DEFAULT_MAX_SESSIONS, metavar="N",
+                        help=f"TCP sessions at once (default {DEFAULT_MAX_SESSIONS})")
+    parser.add_argument("--max-searches", type=_positive, default=runner.default_max_searches(), metavar="N",
+                        help="searches and perfts running at once, over every session (default: 4 a core)")
+    parser.add_argument("--max-hash-mib", type=_positive, default=default_budget_mib(), metavar="MIB",
+                        help="the tables of every session together (default: half the memory)")
     parser.add_argument("--log-level", default="info",
                         choices=("debug", "info", "warning", "error"), help="stderr log level")
     parser.add_argument("--core", choices=cores.CORES, default=os.environ.get("ENGINE_CORE") or None,
@@ -43,31 +87,68 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
         parser.error(f"ENGINE_CORE must be one of {', '.join(cores.CORES)}, got {args.core!r}")
     if args.tcp is not None and not 0 <= args.tcp <= 65535:
         parser.error(f"port out of range: {args.tcp}")
+    if args.tcp is not None and args.allow_hash_paths:
+        parser.error("--allow-hash-paths is for a local user on stdio, not for --tcp")
+    if args.tcp is not None and not is_loopback(args.host) and args.token is None:
+        parser.error(f"refusing to listen on {args.host} without --token FILE: anyone who can reach"
+                     f" the port could run searches and write files (docs/remote.md)")
+    if (args.tls_cert is None) != (args.tls_key is None):
+        parser.error("--tls-cert and --tls-key go together")
     return args
 
 
-class Daemon:
-    """The live sessions of the process, so that a signal can save their hash files."""
+def read_token(path: Path) -> str:
+    """The token in `path` (its first line, without surrounding space); raises ValueError."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ValueError(f"cannot read the token file {path}: {error}") from None
+    token = (text.splitlines() or [""])[0].strip()
+    if not token or any(ch.isspace() for ch in token):
+        raise ValueError(f"the token file {path} must hold one token, without spaces, on its first line")
+    if len(token) < 16:
+        LOG.warning("the token in %s is short (%d characters): 32 random ones are better", path, len(token))
+    if path.stat().st_mode & 0o077:
+        LOG.warning("the token file %s can be read by other users: chmod 600 it", path)
+    return token
 
-    def __init__(self, core: str = cores.PYTHON) -> None:
+
+class Daemon:
+    """The live sessions of the process, so that a signal can save their hash files, and
+    what every session shares: the hash directory, the memory budget, the token."""
+
+    def __init__(self, core: str = cores.PYTHON, files: HashFiles | None = None,
+                 budget: HashBudget | None = None, token: str | None = None,
+                 max_sessions: int = DEFAULT_MAX_SESSIONS) -> None:
         self.core = core
+        self.files = files or HashFiles(None)
+        self.budget = budget or HashBudget(default_budget_mib() << 20)
+        self.token = token
+        self.max_sessions = max_sessions
         self.sessions: set[Session] = set()
+        self.tcp_sessions = 0
         self.terminated = asyncio.Event()
 
+    def _session(self, sink) -> Session:
+        return Session(sink, self.core, self.files, self.budget)
+
     def terminate(self) -> None:
-        """On SIGTERM or SIGINT: stop every search, then save the hash files (off the
-        loop) and end."""
-        LOG.info("terminating: stopping searches, saving hash files")
+        """On SIGTERM or SIGINT: stop every search and halt every job (a halted save
+        leaves no temporary file), then save the hash files (off the loop) and end."""
+        LOG.info("terminating: stopping searches and jobs, saving hash files")
         for session in list(self.sessions):
             session.engine.abandon_search()
+            session.engine.abandon_job()
         asyncio.ensure_future(self._save_and_end())
 
     async def _save_and_end(self) -> None:
-        await asyncio.gather(*(session.engine.save_hash_file() for session in list(self.sessions)))
+        sessions = list(self.sessions)
+        await asyncio.gather(*(session.engine.finish_job() for session in sessions))
+        await asyncio.gather(*(session.engine.save_hash_file() for session in sessions))
         self.terminated.set()
 
     async def serve_stdio(self) -> None:
-        session = Session(StdoutSink(), self.core)
+        session = self._session(StdoutSink())
         self.sessions.add(session)
         try:
             script = stat.S_ISREG(os.fstat(sys.stdin.fileno()).st_mode)
@@ -76,38 +157,73 @@ class Daemon:
             self.sessions.discard(session)
         session.engine.abandon_search()
         await session.engine.save_hash_file()
+        session.engine.close()
 
-    async def serve_tcp(self, host: str, port: int) -> None:
-        server = await asyncio.start_server(self._connection, host, port)
+    async def serve_tcp(self, host: str, port: int, tls: ssl.SSLContext | None = None) -> None:
+        server = await asyncio.start_server(
+            self._connection, host, port, ssl=tls,
+            ssl_handshake_timeout=TLS_HANDSHAKE_TIMEOUT_S if tls is not None else None)
         for sock in server.sockets:
             address = sock.getsockname()
-            LOG.info("listening on %s:%d", address[0], address[1])
+            LOG.info("listening on %s:%d%s%s", address[0], address[1], " (TLS)" if tls else "",
+                     ", token required" if self.token else "")
         async with server:
             await server.serve_forever()
 
     async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         sink = StreamSink(writer)
-        session = Session(sink, self.core)
-        self.sessions.add(session)
         peer = writer.get_extra_info("peername")
+        if self.tcp_sessions >= self.max_sessions:
+            LOG.warning("session refused, %d open already: %s", self.tcp_sessions, peer)
+            sink.write(ProtocolError(Code.BUSY, "-", f"{self.tcp_sessions} sessions open, the daemon's"
+                                                     f" limit (--max-sessions)").line())
+            sink.close()
+            return
+        self.tcp_sessions += 1
+        session = self._session(sink)
+        self.sessions.add(session)
         LOG.debug("session opened: %s", peer)
         try:
-            quit_asked = await session.run(stream_lines(reader), finish_on_eof=False)
-            session.engine.abandon_search()
-            if quit_asked:
-                await session.engine.save_hash_file()
+            lines = stream_lines(reader)
+            if await self._authenticated(lines, sink, peer):
+                quit_asked = await session.run(lines, finish_on_eof=False)
+                session.engine.abandon_search()
+                if quit_asked:
+                    await session.engine.save_hash_file()
+        except asyncio.CancelledError:
+            pass  # the daemon is ending: its sessions' hash files are saved by `terminate`
         finally:
-            session.engine.abandon_search()
+            session.engine.close()
             self.sessions.discard(session)
+            self.tcp_sessions -= 1
             sink.close()
             LOG.debug("session closed: %s", peer)
+
+    async def _authenticated(self, lines, sink: StreamSink, peer: object) -> bool:
+        """With a token: whether the connection's first line is `auth <token>` (else
+        one error, a log line, and the connection is to be closed). Without one: True,
+        an `auth` first line being taken without a word."""
+        if self.token is None:
+            return True
+        try:
+            first = await asyncio.wait_for(anext(lines, None), AUTH_TIMEOUT_S)
+        except asyncio.TimeoutError:
+            first = None
+        tokens = first.split() if isinstance(first, str) else []
+        given = tokens[1] if len(tokens) == 2 and tokens[0] == "auth" else ""
+        if hmac.compare_digest(given.encode(), self.token.encode()):
+            return True
+        name = "-" if first is None or isinstance(first, TooLong) or not tokens else tokens[0]
+        LOG.warning("authentication failed from %s", peer)
+        sink.write(ProtocolError(Code.UNAUTHORIZED, name, "the first line must be auth <token>").line())
+        return False
 
     async def main(self, args: argparse.Namespace) -> int:
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(signum, self.terminate)
         if args.tcp is not None:
-            serving = asyncio.ensure_future(self.serve_tcp(args.host, args.tcp))
+            serving = asyncio.ensure_future(self.serve_tcp(args.host, args.tcp, tls_context(args)))
         else:
             serving = asyncio.ensure_future(self.serve_stdio())
         ending = asyncio.ensure_future(self.terminated.wait())
@@ -119,6 +235,15 @@ class Daemon:
             LOG.error("cannot serve: %s", error)
             return 1
         return 0
+
+
+def tls_context(args: argparse.Namespace) -> ssl.SSLContext | None:
+    """The server's TLS context, if --tls-cert was given."""
+    if args.tls_cert is None:
+        return None
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(args.tls_cert, args.tls_key)
+    return context
 
 
 def _loop_factory():
@@ -134,6 +259,26 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(stream=sys.stderr, level=args.log_level.upper(),
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     sys.setswitchinterval(SWITCH_INTERVAL)
+    token = None
+    if args.token is not None:
+        try:
+            token = read_token(args.token)
+        except ValueError as error:
+            print(f"engine: {error}", file=sys.stderr)
+            return 2
+    if args.tls_cert is not None:
+        try:
+            tls_context(args)
+        except (OSError, ssl.SSLError) as error:
+            print(f"engine: cannot use the TLS certificate: {error}", file=sys.stderr)
+            return 2
+    files = HashFiles(args.hash_dir, args.allow_hash_paths)
+    try:
+        files.prepare()
+    except OSError as error:
+        LOG.warning("hash directory %s unusable (%s): hash save and load will fail", files.directory,
+                    error.strerror)
+    runner.configure(args.max_searches)
     core = args.core or cores.COMPILED
     missing = cores.compiled_missing()
     if missing:
@@ -147,8 +292,9 @@ def main(argv: list[str] | None = None) -> int:
     # in the middle of a turn before the game's loaded code is frozen in turn (such
     # collections took 36-42 ms with numba's code loaded, see specialised.warm).
     gc.freeze()
-    with asyncio.Runner(loop_factory=_loop_factory()) as runner:
-        code = runner.run(Daemon(core).main(args))
+    with asyncio.Runner(loop_factory=_loop_factory()) as loop_runner:
+        code = loop_runner.run(Daemon(core, files, HashBudget(args.max_hash_mib << 20), token,
+                                      args.max_sessions).main(args))
     sys.stdout.flush()
     return code
 

@@ -1,9 +1,19 @@
 """Runs searches and other long jobs off the event loop: the one place where threads
 meet asyncio.
 
+Two pools keep kinds of work apart:
+- compute (searches, perft): a thread per running job, up to `max_searches`; a job
+  takes one of the daemon's search slots first (`SEARCH_SLOTS`), and past the limit the
+  command is refused (`error busy`) rather than queued behind work that may never end.
+  Within the limit every job runs at once, and the system's scheduler shares the cores
+  among them: a new session's search starts at once, whatever the others do;
+- files (hash save and load): a few threads of their own, so that slow file I/O never
+  holds a search thread, nor a search a file job.
+
 A search runs in a worker thread and hands each report to the loop with
 `call_soon_threadsafe`; the loop formats and writes. Stopping is cooperative: the
-session sets the search's StopSignal, the worker notices within a few dozen nodes.
+session sets the search's StopSignal (a job's halt event), the worker notices within a
+few dozen nodes (a chunk of a file).
 """
 
 from __future__ import annotations
@@ -11,6 +21,8 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import logging
+import os
+import threading
 from typing import Callable, Iterator
 
 from search.base import SearchReport
@@ -18,16 +30,67 @@ from search.limits import StopSignal
 
 LOG = logging.getLogger("engine.runner")
 
-#: Worker threads shared by every session: one per running search, perft or file job.
-EXECUTOR = concurrent.futures.ThreadPoolExecutor(max_workers=64, thread_name_prefix="worker")
+#: Threads for hash file I/O, shared by every session.
+FILE_WORKERS = 4
+
+
+def machine_cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+class SearchSlots:
+    """The daemon's bound on searches and perfts running at once. Thread-safe."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.running = 0
+        self._guard = threading.Lock()
+
+    def take(self) -> bool:
+        """Take a slot if one is free; whether one was."""
+        with self._guard:
+            if self.running >= self.limit:
+                return False
+            self.running += 1
+            return True
+
+    def give_back(self) -> None:
+        with self._guard:
+            self.running = max(0, self.running - 1)
+
+
+def default_max_searches() -> int:
+    """Four searches a core: more than the cores, so that sessions share them (the
+    system's scheduler gives each running search its turn), but bounded."""
+    return 4 * machine_cores()
+
+
+#: The daemon's search slots and pools, sized to the machine until `configure` says otherwise.
+SEARCH_SLOTS = SearchSlots(default_max_searches())
+COMPUTE = concurrent.futures.ThreadPoolExecutor(max_workers=SEARCH_SLOTS.limit + 2, thread_name_prefix="search")
+FILES = concurrent.futures.ThreadPoolExecutor(max_workers=FILE_WORKERS, thread_name_prefix="files")
+
+
+def configure(max_searches: int) -> None:
+    """Size the search slots and the compute pool (before any session starts). Two
+    threads more than slots: a search that answered may still be winding down when its
+    session's next one starts."""
+    global COMPUTE
+    SEARCH_SLOTS.limit = max_searches
+    COMPUTE = concurrent.futures.ThreadPoolExecutor(max_workers=max_searches + 2, thread_name_prefix="search")
 
 
 class SearchRun:
-    """One search in a worker thread, feeding its reports to the event loop.
+    """One search in a compute thread, feeding its reports to the event loop.
 
     `on_report(report)` is called on the loop for every report, in order; the last one
     has `final` set. If the search raises, `on_report` receives None instead of a final
-    report, and the error is logged.
+    report, and the error is logged. `on_end`, if given, is called in the thread once
+    the search has ended (a search slot given back).
     """
 
     def __init__(
@@ -35,13 +98,15 @@ class SearchRun:
         reports: Iterator[SearchReport],
         stop: StopSignal,
         on_report: Callable[[SearchReport | None], None],
+        on_end: Callable[[], None] | None = None,
     ):
         self.stop = stop
         self._reports = reports
         self._on_report = on_report
+        self._on_end = on_end
         self._loop = asyncio.get_running_loop()
         self.done = asyncio.Event()
-        self.future = self._loop.run_in_executor(EXECUTOR, self._drive)
+        self.future = self._loop.run_in_executor(COMPUTE, self._drive)
 
     def _drive(self) -> None:
         final_seen = False
@@ -54,6 +119,8 @@ class SearchRun:
         except Exception:
             LOG.exception("search failed")
         finally:
+            if self._on_end is not None:
+                self._on_end()
             if not final_seen:
                 self._call(self._on_report, None)
             self._call(self.done.set)
@@ -71,7 +138,11 @@ class SearchRun:
         await self.done.wait()
 
 
-async def run_blocking(function: Callable[..., object], *arguments: object) -> object:
-    """Run a blocking job (perft, hash file I/O) in a worker thread and await it."""
-    return await asyncio.get_running_loop().run_in_executor(EXECUTOR, function, *arguments)
+async def run_compute(function: Callable[..., object], *arguments: object) -> object:
+    """Run a computation (perft, an analysis) in a compute thread and await it."""
+    return await asyncio.get_running_loop().run_in_executor(COMPUTE, function, *arguments)
 
+
+async def run_file_job(function: Callable[..., object], *arguments: object) -> object:
+    """Run hash file I/O in a file thread and await it."""
+    return await asyncio.get_running_loop().run_in_executor(FILES, function, *arguments)

@@ -1,10 +1,13 @@
 """One protocol session: a connection's command dispatch.
 
-The session consumes lines one at a time, turns each into a call of its `Engine`
-(`daemon.engine`: game, position, options, tables, searches) and writes the replies
-through its sink. Commands are applied in order; a command that fails writes one error
-line and changes nothing. While a search runs, only `isready`, `stop`, `ponderhit`,
-`uci` and `quit` are taken.
+A reader task takes the connection's lines as they come, into a bounded queue; the
+session applies them one at a time, in order, turning each into a call of its `Engine`
+(`daemon.engine`: game, position, options, tables, searches, jobs) and writing the
+replies through its sink. A command that fails writes one error line and changes
+nothing. While a search runs, only `isready`, `stop`, `ponderhit`, `uci` and `quit` are
+taken. A long job (perft, hash save or load) runs while the session goes on reading:
+every later command waits for it to end, so replies keep their order, but a `stop` or
+`quit` halts it the moment it is read, and so does the client's disconnecting.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import attrs
 
 from daemon import cores
 from daemon.engine import OPTIONS, Engine
+from daemon.hashfiles import HashBudget, HashFiles
 from daemon.transport import TooLong
 from games import all_games
 from games.base import (
@@ -41,6 +45,11 @@ ENGINE_AUTHOR = "the engine developers"
 
 #: `isready` waits at most this long (seconds) for the game's compiled code to load.
 LOAD_WAIT_S = 2.0
+#: Lines read ahead of the one being applied; past this, further lines are refused
+#: (`error busy`) until the session catches up.
+QUEUED_LINES = 256
+#: Commands that halt the session's long job as soon as they are read.
+_HALTING = ("stop", "quit")
 
 _WHILE_SEARCHING = (c.IsReady, c.Stop, c.PonderHit, c.Uci, c.Quit)
 
@@ -51,6 +60,9 @@ _GAME_ERROR_CODES = (
     (NotationError, Code.ILLEGAL_MOVE),
     (IllegalMoveError, Code.ILLEGAL_MOVE),
 )
+
+_HASH_FILE_ERROR_CODES = {"io": Code.IO, "missing": Code.IO, "format": Code.BAD_VALUE,
+                          "name": Code.BAD_VALUE, "stopped": Code.STOPPED}
 
 
 class Sink(Protocol):
@@ -66,9 +78,12 @@ class Sink(Protocol):
 class Session:
     """The state and command handlers of one connection."""
 
-    def __init__(self, sink: Sink, core: str = cores.PYTHON):
+    def __init__(self, sink: Sink, core: str = cores.PYTHON, files: HashFiles | None = None,
+                 budget: HashBudget | None = None):
         self.sink = sink
-        self.engine = Engine(self.write, core)
+        self.engine = Engine(self.write, core, files, budget)
+        #: The client is gone (a TCP connection closed): its work is abandoned.
+        self.vanished = False
 
     # ---- the line loop -------------------------------------------------------------
 
@@ -76,28 +91,67 @@ class Session:
                   script: bool = False) -> bool:
         """Serve lines until `quit` (returns True) or end of input (returns False).
 
-        At end of input a search with limits is finished first when `finish_on_eof`
-        (stdio), otherwise stopped unanswered (a vanished TCP client). In `script` mode
-        (stdin is a plain file) a search with limits ends before the next line is read,
-        so a file of commands runs like a script.
+        At end of input the lines read are applied, and a search with limits or a long
+        job is finished first, when `finish_on_eof` (stdio); otherwise the client has
+        vanished (TCP): its search and job are stopped unanswered at once, and of the
+        lines it left only a `quit` still counts. In `script` mode (stdin is a plain
+        file) a search with limits or a job ends before the next line is applied, so a
+        file of commands runs like a script.
         """
-        async for item in lines:
-            received_ns = time.monotonic_ns()
-            if isinstance(item, TooLong):
-                name = (split_tokens(item.head) or [""])[0]
-                self.write(ProtocolError(Code.SYNTAX, name, "line too long").line())
-                continue
-            if not await self.handle(item, received_ns):
-                return True
-            if script:
-                await self.engine.finish_bounded_search()
-            # Backpressure on a peer that does not read, and a turn for other sessions.
-            await self.sink.drain()
-            await asyncio.sleep(0)
+        queue: asyncio.Queue[tuple[str | TooLong, int] | None] = asyncio.Queue()
+        reader = asyncio.ensure_future(self._read(lines, queue, finish_on_eof))
+        try:
+            while (entry := await queue.get()) is not None:
+                item, received_ns = entry
+                if self.vanished:
+                    if isinstance(item, str) and isinstance(_parse_quietly(item), c.Quit):
+                        return True
+                    continue
+                if isinstance(item, TooLong):
+                    name = (split_tokens(item.head) or [""])[0]
+                    self.write(ProtocolError(Code.SYNTAX, name, "line too long").line())
+                    continue
+                if not await self.handle(item, received_ns):
+                    return True
+                if script:
+                    await self.engine.finish_bounded_search()
+                    await self.engine.finish_job()
+                # Backpressure on a peer that does not read, and a turn for other sessions.
+                await self.sink.drain()
+                await asyncio.sleep(0)
+        finally:
+            reader.cancel()
         if finish_on_eof:
             await self.engine.finish_bounded_search()
+            await self.engine.finish_job()
         self.engine.abandon_search()
+        self.engine.abandon_job()
         return False
+
+    async def _read(self, lines: AsyncIterator[str | TooLong],
+                    queue: asyncio.Queue[tuple[str | TooLong, int] | None], finish_on_eof: bool) -> None:
+        """Queue the lines as they come, with their arrival times; None at the end.
+
+        Reading goes on while a command is applied, so that a `stop` or `quit` halts a
+        long job at once and a disconnect is seen at once. Past QUEUED_LINES lines
+        waiting, a line is refused instead of queued: memory stays bounded."""
+        try:
+            async for item in lines:
+                received_ns = time.monotonic_ns()
+                first = (split_tokens(item.head if isinstance(item, TooLong) else item) or [""])[0]
+                if first in _HALTING and isinstance(item, str):
+                    self.engine.abandon_job()
+                if queue.qsize() >= QUEUED_LINES:
+                    self.write(ProtocolError(Code.BUSY, first, f"more than {QUEUED_LINES} commands"
+                                                               f" waiting: line dropped").line())
+                    continue
+                queue.put_nowait((item, received_ns))
+        finally:
+            if not finish_on_eof:
+                self.vanished = True
+                self.engine.abandon_search()
+                self.engine.abandon_job()
+            queue.put_nowait(None)
 
     def write(self, line: str) -> None:
         self.sink.write(line)
@@ -109,21 +163,34 @@ class Session:
             command = parse_line(line)
             if command is None:
                 return True
+            if self.engine.job is not None and not isinstance(command, (c.Stop, c.Quit)):
+                await self.engine.finish_job()
+                if self.vanished:
+                    return True
             if self.engine.active is not None and not isinstance(command, _WHILE_SEARCHING):
                 raise ProtocolError(Code.BUSY, name, "search running")
             return await self._dispatch(command, name, received_ns)
-        except ProtocolError as error:
+        except Exception as error:
+            self._report(error, name, line)
+        return True
+
+    def _report(self, error: Exception, name: str, line: str) -> None:
+        """Write the error line of a command that failed."""
+        if isinstance(error, ProtocolError):
             self.write(error.line())
-        except GameError as error:
+        elif isinstance(error, GameError):
             code = next(code for kind, code in _GAME_ERROR_CODES if isinstance(error, kind))
             self.write(ProtocolError(code, name, str(error)).line())
-        except HashFileError as error:
-            code = Code.IO if error.kind == "io" else Code.BAD_VALUE
-            self.write(ProtocolError(code, name, str(error)).line())
-        except Exception as error:  # a bug: report it, keep the session and the daemon
-            LOG.exception("internal error on %r", line)
+        elif isinstance(error, HashFileError):
+            self.write(ProtocolError(_HASH_FILE_ERROR_CODES[error.kind], name, str(error)).line())
+        else:  # a bug: report it, keep the session and the daemon
+            LOG.error("internal error on %r", line, exc_info=error)
             self.write(ProtocolError(Code.INTERNAL, name, f"{type(error).__name__}: {error}").line())
-        return True
+
+    def _job(self, name: str, line: str, work) -> None:
+        """Start `work(job)` (a coroutine function returning the reply line) as the
+        session's long job."""
+        self.engine.start_job(name, work, lambda error: self._report(error, name, line))
 
     async def _dispatch(self, command: c.Command, name: str, received_ns: int) -> bool:
         engine = self.engine
@@ -143,7 +210,7 @@ class Session:
             case c.Games():
                 self.write("games " + " ".join(all_games()))
             case c.SetGame(game_name, params):
-                engine.set_game(game_name, dict(params))
+                engine.set_game(game_name, dict(params), name)
             case c.NewGame():
                 engine.new_game(name)
             case c.Position(board, moves):
@@ -155,22 +222,37 @@ class Session:
             case c.Display():
                 self._display(name)
             case c.Perft(depth):
-                nodes, elapsed_ms = await engine.perft(name, depth)
-                self.write(format_perft(depth, nodes, elapsed_ms))
+                engine.require_position(name)
+
+                async def perft(job) -> str:
+                    return format_perft(depth, *await engine.perft(name, depth, job))
+
+                self._job(name, f"perft {depth}", perft)
             case c.Go():
                 await engine.go(command, name, received_ns)
             case c.Stop():
+                await engine.stop_job()
                 await engine.stop()
             case c.PonderHit():
                 engine.ponderhit(received_ns)
             case c.SetOption(option, value):
                 await engine.set_option(option, value)
             case c.HashSave(path):
-                count, elapsed_ms = await engine.hash_save(name, path)
-                self.write(f"info string hash saved {count} entries to {path} in {elapsed_ms} ms")
+                engine.table(name)
+
+                async def save(job) -> str:
+                    count, elapsed_ms = await engine.hash_save(name, path, job)
+                    return f"info string hash saved {count} entries to {path} in {elapsed_ms} ms"
+
+                self._job(name, f"hash save {path}", save)
             case c.HashLoad(path):
-                count, elapsed_ms = await engine.hash_load(name, path)
-                self.write(f"info string hash loaded {count} entries from {path} in {elapsed_ms} ms")
+                engine.table(name)
+
+                async def load(job) -> str:
+                    count, elapsed_ms = await engine.hash_load(name, path, job)
+                    return f"info string hash loaded {count} entries from {path} in {elapsed_ms} ms"
+
+                self._job(name, f"hash load {path}", load)
             case c.HashClear():
                 count, elapsed_ms = engine.hash_clear()
                 self.write(f"info string hash cleared {count} entries in {elapsed_ms} ms")
@@ -187,3 +269,11 @@ class Session:
         if outcome is not None:
             winner = "draw" if outcome.winner is None else game.player_names[outcome.winner]
             self.write(f"result {winner} {outcome.reason}")
+
+
+def _parse_quietly(line: str) -> c.Command | None:
+    """The command of a line, or None when it has none or is malformed."""
+    try:
+        return parse_line(line)
+    except ProtocolError:
+        return None

@@ -7,12 +7,14 @@
 
 The client knows lines, not games: it sends commands, reads replies, and offers the few
 waits a client needs (`until` a line prefix, `ready` for the `isready` barrier,
-`bestmove`).
+`bestmove`). An `error` line met while waiting raises EngineError at once, unless the
+wait is for the error itself.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ssl
 import subprocess
 import time
 from typing import Mapping, Sequence
@@ -22,6 +24,23 @@ import attrs
 
 class EngineClosed(Exception):
     """The engine closed the connection or exited before the awaited line."""
+
+
+class EngineError(Exception):
+    """The engine refused a command: its `error <code> <command> <message>` line.
+
+    Attributes:
+        code: the error code (docs/protocol.md), e.g. `illegal-move` or `busy`.
+        command: the command the engine names.
+        message: what is wrong.
+        line: the whole line.
+    """
+
+    def __init__(self, line: str):
+        fields = line.split(" ", 3) + ["", "", ""]
+        self.code, self.command, self.message = fields[1], fields[2], fields[3]
+        self.line = line
+        super().__init__(line)
 
 
 @attrs.frozen
@@ -69,10 +88,15 @@ class EngineClient:
         return cls(reader, asyncio.StreamWriter(transport, protocol, reader, loop))
 
     @classmethod
-    async def connect(cls, host: str, port: int) -> "EngineClient":
-        """Open a session with an engine listening on TCP."""
-        reader, writer = await asyncio.open_connection(host, port, limit=1 << 20)
-        return cls(reader, writer)
+    async def connect(cls, host: str, port: int, token: str | None = None,
+                      tls: ssl.SSLContext | None = None) -> "EngineClient":
+        """Open a session with an engine listening on TCP (over TLS with `tls`), sending
+        `auth <token>` first when a token is given."""
+        reader, writer = await asyncio.open_connection(host, port, limit=1 << 20, ssl=tls)
+        client = cls(reader, writer)
+        if token is not None:
+            await client.send(f"auth {token}")
+        return client
 
     async def send(self, line: str) -> None:
         self._writer.write(line.encode() + b"\n")
@@ -89,8 +113,10 @@ class EngineClient:
             raise EngineClosed("the engine closed its output")
         return data.decode().rstrip("\r\n")
 
-    async def until(self, prefix: str, timeout: float | None = 10) -> list[str]:
-        """Every line up to and including the first starting with `prefix`."""
+    async def until(self, prefix: str, timeout: float | None = 10, raise_errors: bool = True) -> list[str]:
+        """Every line up to and including the first starting with `prefix`. An `error`
+        line before it raises EngineError, unless `prefix` is `error` or `raise_errors`
+        is false (the error is then one of the lines returned)."""
         lines = []
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
@@ -99,15 +125,18 @@ class EngineClient:
             lines.append(line)
             if line.startswith(prefix):
                 return lines
+            if raise_errors and line.startswith("error "):
+                raise EngineError(line)
 
     async def ask(self, line: str, prefix: str, timeout: float | None = 10) -> list[str]:
         """Send `line` and return the replies up to the first line starting with `prefix`."""
         await self.send(line)
         return await self.until(prefix, timeout)
 
-    async def ready(self, timeout: float | None = 10) -> list[str]:
-        """The `isready` barrier: every line before `readyok`."""
-        return (await self.ask("isready", "readyok", timeout))[:-1]
+    async def ready(self, timeout: float | None = 10, raise_errors: bool = True) -> list[str]:
+        """The `isready` barrier: every line before `readyok` (see `until` for errors)."""
+        await self.send("isready")
+        return (await self.until("readyok", timeout, raise_errors))[:-1]
 
     async def bestmove(self, go: str = "go", timeout: float | None = 60) -> Bestmove:
         """Send a `go` command and wait for its `bestmove`."""

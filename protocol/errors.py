@@ -21,6 +21,10 @@ class Code(str, enum.Enum):
     UNSUPPORTED = "unsupported"
     IO = "io"
     INTERNAL = "internal"
+    #: A long job (perft, hash save or load) ended by `stop`, `quit` or a disconnect.
+    STOPPED = "stopped"
+    #: A TCP connection whose first line is not `auth <token>` with the daemon's token.
+    UNAUTHORIZED = "unauthorized"
 
 
 class ProtocolError(Exception):

@@ -19,9 +19,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -34,6 +32,7 @@ from daemon.book import BOOK_FORMAT, book_path  # noqa: E402
 from daemon.engine import Engine  # noqa: E402
 from games import all_games, find_game  # noqa: E402
 from games.base import Game, Position  # noqa: E402
+from games.files import atomic_file  # noqa: E402
 from search.limits import Limits  # noqa: E402
 
 
@@ -84,18 +83,12 @@ def build(game: Game, plies: int, movetime: int) -> list[dict]:
 
 
 def write_book(path: Path, game: Game, entries: list[dict], source: dict) -> None:
-    """Write the book atomically: a temporary file beside `path`, then a rename."""
+    """Write the book atomically (`games.files.atomic_file`)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(json.dumps({"format": BOOK_FORMAT, "game": game.name, "source": source}) + "\n")
-            for entry in entries:
-                out.write(json.dumps(entry) + "\n")
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
+    with atomic_file(path, "w", encoding="utf-8") as out:
+        out.write(json.dumps({"format": BOOK_FORMAT, "game": game.name, "source": source}) + "\n")
+        for entry in entries:
+            out.write(json.dumps(entry) + "\n")
 
 
 def main(argv: list[str] | None = None) -> int:

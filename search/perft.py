@@ -30,9 +30,11 @@ def layout(kernels) -> dict[str, object]:
             "move_count": kernels.get("move_count", no_move_count)}
 
 
-def _leaves(s, depth, moves, ply):
+def _leaves(s, depth, moves, ply, halt):
     if depth <= 0:
         return 1
+    if depth >= 3 and halt[0] != 0:
+        return 0
     row = moves[ply]
     count = legal_moves(s, row)
     if depth == 1:
@@ -44,23 +46,30 @@ def _leaves(s, depth, moves, ply):
             # its moves computed.
             total += move_count(play(s, row[i]))
         else:
-            total += _leaves(play(s, row[i]), depth - 1, moves, ply + 1)
+            total += _leaves(play(s, row[i]), depth - 1, moves, ply + 1, halt)
     return total
 
 
-def leaves(s, depth):
+def leaves(s, depth, halt):
     """Leaf count at exactly `depth` plies from the kernel state `s`; a finished
-    position (no move) adds 0 below it."""
+    position (no move) adds 0 below it. Once `halt[0]` is non-zero (another thread may
+    set it) the count ends within a few thousand nodes and is -1."""
     moves = np.empty((max(depth, 1) + 1, MAX_MOVES), dtype=np.int64)
-    return _leaves(s, np.int64(depth), moves, np.int64(0))
+    total = _leaves(s, np.int64(depth), moves, np.int64(0), halt)
+    return -1 if halt[0] != 0 else total
 
 
 TEMPLATES = (_leaves, leaves)
 
 
+def halt_flag() -> np.ndarray:
+    """A fresh halt flag for `leaves`: set element 0 to stop the count."""
+    return np.zeros(1, dtype=np.int64)
+
+
 def warm(kernels, position: Position) -> None:
     """Call `leaves` once, so that numba loads it from its cache (or compiles it)."""
-    kernels.leaves(position.s, np.int64(2))
+    kernels.leaves(position.s, np.int64(2), halt_flag())
 
 
 def perft(position: Position, depth: int, compiled: bool = COMPILING) -> int:
@@ -68,4 +77,4 @@ def perft(position: Position, depth: int, compiled: bool = COMPILING) -> int:
     compiled kernels (loading them first) or interpreted ones."""
     from search.specialised import searches
 
-    return int(searches(position.game, compiled).leaves(position.s, np.int64(depth)))
+    return int(searches(position.game, compiled).leaves(position.s, np.int64(depth), halt_flag()))

@@ -18,8 +18,11 @@ from an older search, or by an entry searched at least as deep.
 
 from __future__ import annotations
 
+import errno
+import io
 import mmap
 import os
+import stat
 import struct
 import threading
 import time
@@ -27,6 +30,7 @@ import zlib
 
 import numpy as np
 
+from games.files import atomic_file
 from games.text import quote
 from games.kernel import kernel
 
@@ -46,10 +50,12 @@ _HEADER = struct.Struct("<10sIIQ")  # magic, format version, key scheme, entry c
 
 
 class HashFileError(Exception):
-    """A hash file cannot be used: unreadable (`io`) or not a valid table (`format`).
+    """A hash file cannot be used or written.
 
     Attributes:
-        kind: "io" when the file system failed, "format" when the contents are wrong.
+        kind: `missing` when there is no regular file to read at the path, `io` when the
+            file system failed, `format` when the contents are wrong, `stopped` when the
+            job was halted before the end.
     """
 
     def __init__(self, kind: str, message: str):
@@ -237,87 +243,154 @@ class TranspositionTable:
         search would, replacing as it would."""
         _store_all(self.cells, keys.astype(np.uint64), entries.astype(np.uint64), self.generation)
 
-    def save(self, path: str) -> int:
-        """Write every entry to `path` atomically; returns the number written.
-        Raises HashFileError."""
+    def save(self, path: str, halt: threading.Event | None = None, label: str | None = None) -> int:
+        """Write every entry to `path` atomically (`games.files.atomic_file`); returns the
+        number written. Raises HashFileError, leaving any file at `path` as it was:
+        `stopped` when `halt` was set before the end. Messages name the file `label`
+        (by default its path)."""
         used = self.cells[self.cells[:, 1] != 0]
-        write_hash_body(path, self.game, self.key_scheme, len(used), used.astype("<u8").tobytes())
+        write_hash_file(path, self.game, self.key_scheme, used.astype("<u8", copy=False), halt, label)
         return len(used)
 
-    def load(self, path: str) -> int:
+    def load(self, path: str, halt: threading.Event | None = None, max_entries: int | None = None,
+             follow_links: bool = True, label: str | None = None) -> int:
         """Replace the contents with the entries of `path`; returns their count.
-        Raises HashFileError, leaving the table as it was."""
-        pairs = np.frombuffer(read_hash_body(path, self.game, self.key_scheme), dtype="<u8").reshape(-1, 2)
-        self.clear()
-        self.absorb(pairs[:, 0], pairs[:, 1])
-        return len(pairs)
+
+        The entries go into new cells, which replace the table's only once the whole
+        file has checked out, so any HashFileError leaves the table as it was: `missing`
+        when `path` is no regular file to read (or a link, unless `follow_links`), `io`
+        when reading fails, `format` when it is no table of this game or holds more than
+        `max_entries`, `stopped` when `halt` was set before the end. Messages name the
+        file `label` (by default its path)."""
+        mapped = threading.Event()
+        cells = _new_cells(self.slots, mapped)
+        count = read_hash_file(path, self.game, self.key_scheme, cells, self.generation, halt,
+                               max_entries, follow_links, label)
+        self.cells, self._mapped = cells, mapped
+        return count
 
 
-def write_hash_body(path: str, game: str, key_scheme: int, count: int, body: bytes) -> None:
-    """Write a hash file of `game` holding `count` entries, `body` being their (key,
-    packed entry) pairs as little-endian 64-bit words, atomically: the file is written
-    beside `path` under a temporary name, synced, then renamed over `path`, so a crash
-    never leaves a half-written table. Raises HashFileError("io")."""
+#: Bytes written or read at a time, between looks at the halt event.
+CHUNK_BYTES = 1 << 22
+
+
+def _halted(halt: threading.Event | None, label: str) -> None:
+    if halt is not None and halt.is_set():
+        raise HashFileError("stopped", f"stopped before {quote(label)} was done")
+
+
+def write_hash_file(path: str, game: str, key_scheme: int, pairs: np.ndarray,
+                    halt: threading.Event | None = None, label: str | None = None) -> None:
+    """Write a hash file of `game` holding `pairs`, its (key, packed entry) rows of
+    little-endian 64-bit words, atomically (`games.files.atomic_file`): a crash or a
+    halt never leaves a half-written table at `path`. Raises HashFileError (`io`,
+    `stopped`), naming the file `label` (by default its path)."""
+    label = label or path
     name = game.encode()
-    blob = _HEADER.pack(FILE_MAGIC, FILE_VERSION, key_scheme, count) + bytes([len(name)]) + name + body
-    blob += struct.pack("<I", zlib.crc32(blob))
-    temporary = f"{path}.tmp{os.getpid()}"
+    header = _HEADER.pack(FILE_MAGIC, FILE_VERSION, key_scheme, len(pairs)) + bytes([len(name)]) + name
+    body = memoryview(np.ascontiguousarray(pairs).view(np.uint8).reshape(-1))
     try:
-        with open(temporary, "wb") as handle:
-            handle.write(blob)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
+        with atomic_file(path) as out:
+            out.write(header)
+            checksum = zlib.crc32(header)
+            for start in range(0, len(body), CHUNK_BYTES):
+                _halted(halt, label)
+                chunk = body[start:start + CHUNK_BYTES]
+                out.write(chunk)
+                checksum = zlib.crc32(chunk, checksum)
+            out.write(struct.pack("<I", checksum))
     except OSError as error:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise HashFileError("io", f"cannot write {quote(path)}: {error.strerror}") from None
+        raise HashFileError("io", f"cannot write {quote(label)}: {error.strerror}") from None
 
 
-def read_hash_body(path: str, game: str, key_scheme: int) -> memoryview:
-    """The entries of a hash file, checked for `game` and `key_scheme`, as the bytes of
-    their (key, packed entry) pairs of little-endian 64-bit words.
-
-    Raises HashFileError("io") when the file cannot be read and HashFileError("format")
-    when it is not a complete, uncorrupted table of that game and key scheme.
-    """
+def _open_regular(path: str, follow_links: bool, label: str) -> tuple[io.BufferedReader, int]:
+    """A regular file opened for reading, and its size. A FIFO or a device is refused
+    without ever blocking: the open does not wait for a writer, and nothing is read
+    before the file is known to be regular. Raises HashFileError(`missing`, `io`)."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    if not follow_links:
+        flags |= os.O_NOFOLLOW
     try:
-        with open(path, "rb") as handle:
-            blob = handle.read()
+        handle = os.open(path, flags)
     except OSError as error:
-        raise HashFileError("io", f"cannot read {quote(path)}: {error.strerror}") from None
-    if len(blob) < _HEADER.size + 1 + 4 or not blob.startswith(FILE_MAGIC):
-        raise HashFileError("format", f"{quote(path)} is not a hash file")
-    if zlib.crc32(blob[:-4]) != struct.unpack_from("<I", blob, len(blob) - 4)[0]:
-        raise HashFileError("format", f"{quote(path)} is corrupt or truncated (checksum)")
-    _, version, scheme, count = _HEADER.unpack_from(blob)
-    if version != FILE_VERSION:
-        raise HashFileError("format", f"{quote(path)} has format version {version}, expected {FILE_VERSION}")
-    offset = _HEADER.size
-    name = blob[offset + 1: offset + 1 + blob[offset]].decode("utf-8", "replace")
-    offset += 1 + blob[offset]
-    if name != game:
-        raise HashFileError("format", f"{quote(path)} holds a {quote(name)} table, not {quote(game)}")
-    if scheme != key_scheme:
-        raise HashFileError("format", f"{quote(path)} has key scheme {scheme}, expected {key_scheme}")
-    if offset + count * SLOT_BYTES + 4 != len(blob):
-        raise HashFileError("format", f"{quote(path)} is truncated: {count} entries announced")
-    return memoryview(blob)[offset:offset + count * SLOT_BYTES]
+        kind = "missing" if error.errno in (errno.ENOENT, errno.ENOTDIR, errno.ELOOP) else "io"
+        raise HashFileError(kind, f"cannot read {quote(label)}: {error.strerror}") from None
+    status = os.fstat(handle)
+    if not stat.S_ISREG(status.st_mode):
+        os.close(handle)
+        raise HashFileError("missing", f"cannot read {quote(label)}: not a regular file")
+    return os.fdopen(handle, "rb"), status.st_size
 
 
-def peek_game(path: str) -> str:
-    """The game a hash file says it holds; raises HashFileError like `read_hash_body`."""
-    try:
-        with open(path, "rb") as handle:
-            head = handle.read(_HEADER.size + 256)
-    except OSError as error:
-        raise HashFileError("io", f"cannot read {quote(path)}: {error.strerror}") from None
+def _read_header(handle: io.BufferedReader, label: str) -> tuple[int, int, str, bytes]:
+    """(key scheme, entry count, game, the header's bytes) of an open hash file."""
+    head = handle.read(_HEADER.size + 1)
     if len(head) < _HEADER.size + 1 or not head.startswith(FILE_MAGIC):
-        raise HashFileError("format", f"{quote(path)} is not a hash file")
-    length = head[_HEADER.size]
-    return head[_HEADER.size + 1: _HEADER.size + 1 + length].decode("utf-8", "replace")
+        raise HashFileError("format", f"{quote(label)} is not a hash file")
+    _, version, scheme, count = _HEADER.unpack_from(head)
+    if version != FILE_VERSION:
+        raise HashFileError("format", f"{quote(label)} has format version {version}, expected {FILE_VERSION}")
+    name = handle.read(head[_HEADER.size])
+    if len(name) != head[_HEADER.size]:
+        raise HashFileError("format", f"{quote(label)} is truncated in its header")
+    return scheme, count, name.decode("utf-8", "replace"), head + name
+
+
+def read_hash_file(path: str, game: str, key_scheme: int, cells: np.ndarray, generation: int,
+                   halt: threading.Event | None = None, max_entries: int | None = None,
+                   follow_links: bool = True, label: str | None = None) -> int:
+    """Store the entries of the hash file `path` into `cells` (as `tt_store` would, at
+    `generation`); their count. The header, and the file's size against the entry
+    count it states, are checked before any entry is read; the body is read a chunk at a
+    time, so memory stays at one chunk whatever the file.
+
+    Raises HashFileError: `missing` (no regular file at `path`), `io` (reading failed),
+    `format` (not a complete, uncorrupted table of `game` and `key_scheme` with at most
+    `max_entries` entries), `stopped` (`halt` was set). `cells` may then hold part of
+    the file. Messages name the file `label` (by default its path)."""
+    label = label or path
+    handle, size = _open_regular(path, follow_links, label)
+    try:
+        with handle:
+            scheme, count, name, header = _read_header(handle, label)
+            if name != game:
+                raise HashFileError("format", f"{quote(label)} holds a {quote(name)} table, not {quote(game)}")
+            if scheme != key_scheme:
+                raise HashFileError("format", f"{quote(label)} has key scheme {scheme}, expected {key_scheme}")
+            if max_entries is not None and count > max_entries:
+                raise HashFileError("format", f"{quote(label)} holds {count} entries, more than the"
+                                              f" {max_entries} the hash budget allows")
+            if len(header) + count * SLOT_BYTES + 4 != size:
+                raise HashFileError("format", f"{quote(label)} is truncated: {count} entries announced")
+            checksum = zlib.crc32(header)
+            chunk = bytearray(CHUNK_BYTES)
+            left = count * SLOT_BYTES
+            while left:
+                _halted(halt, label)
+                view = memoryview(chunk)[:min(left, CHUNK_BYTES)]
+                if handle.readinto(view) != len(view):
+                    raise HashFileError("format", f"{quote(label)} is truncated: {count} entries announced")
+                checksum = zlib.crc32(view, checksum)
+                pairs = np.frombuffer(view, dtype="<u8").reshape(-1, 2)
+                _store_all(cells, pairs[:, 0].astype(np.uint64), pairs[:, 1].astype(np.uint64), generation)
+                left -= len(view)
+            trailer = handle.read(4)
+    except OSError as error:
+        raise HashFileError("io", f"cannot read {quote(label)}: {error.strerror}") from None
+    if len(trailer) != 4 or struct.unpack("<I", trailer)[0] != checksum:
+        raise HashFileError("format", f"{quote(label)} is corrupt or truncated (checksum)")
+    return count
+
+
+def peek_game(path: str, follow_links: bool = True, label: str | None = None) -> str:
+    """The game a hash file says it holds; raises HashFileError like `read_hash_file`."""
+    label = label or path
+    handle, _ = _open_regular(path, follow_links, label)
+    try:
+        with handle:
+            return _read_header(handle, label)[2]
+    except OSError as error:
+        raise HashFileError("io", f"cannot read {quote(label)}: {error.strerror}") from None
 
 
 def unpack_move(data: int) -> int | None:

@@ -8,6 +8,8 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
+import threading
 from pathlib import Path
 from typing import Iterator
 
@@ -19,6 +21,8 @@ VECTORS = DATA / "vectors"
 
 # Engines the tests start import this checkout's code, whichever install is on the path.
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+# ... and keep their hash files in a directory of the test run's own, not the user's.
+os.environ["ENGINE_HASH_DIR"] = tempfile.mkdtemp(prefix="engine-test-hash-")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -64,8 +68,25 @@ def run(coroutine):
     return asyncio.run(coroutine)
 
 
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of a process, from /proc."""
+    with open(f"/proc/{pid}/stat") as handle:
+        fields = handle.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def resident_mib(pid: int) -> float:
+    """A process's resident memory (VmRSS), in MiB, from /proc."""
+    with open(f"/proc/{pid}/status") as handle:
+        for line in handle:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    raise RuntimeError(f"no VmRSS for {pid}")
+
+
 class TcpEngine:
-    """A real `engine --tcp 0` process; `port` is read from its log on stderr."""
+    """A real `engine --tcp 0` process; `port` is read from its log on stderr, which a
+    thread then keeps reading into `log` (so that the daemon never blocks on it)."""
 
     def __init__(self, *extra: str):
         self.process = subprocess.Popen(
@@ -83,6 +104,12 @@ class TcpEngine:
             if match:
                 self.port = int(match.group(1))
                 break
+        threading.Thread(target=self._drain, daemon=True).start()
+
+    def _drain(self) -> None:
+        assert self.process.stderr is not None
+        for raw in self.process.stderr:
+            self.log.append(raw.decode("utf-8", "replace"))
 
     def stop(self) -> None:
         if self.process.poll() is None:

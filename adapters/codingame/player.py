@@ -189,7 +189,7 @@ class Adapter:
             # Ready once the process answers `uci`: `isready` would also wait for the
             # game's compiled code to load (0.3 s, more on a busy machine), and a search
             # can wait for it within its own time (see search.specialised).
-            for line in await client.until("uciok", STARTUP_TIMEOUT):
+            for line in await client.until("uciok", STARTUP_TIMEOUT, raise_errors=False):
                 if line.startswith("error"):
                     log(f"the engine refused a start-up command: {line}")
         except BaseException:

@@ -46,10 +46,10 @@ def test_both_cores_search_the_same_tree(game: str) -> None:
 
 
 def test_tables_and_hash_files_cross_cores(tmp_path) -> None:
-    path = tmp_path / "clobber.hash"
+    path = "clobber.hash"
 
     async def scenario():
-        async with StdioEngine() as engine:
+        async with StdioEngine("--hash-dir", str(tmp_path)) as engine:
             await engine.send("setgame clobber")
             await engine.ask("go depth 4", "bestmove")
             saved = await engine.ask(f"hash save {path}", "info string hash saved")

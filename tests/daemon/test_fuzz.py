@@ -15,7 +15,7 @@ from games import find_game
 from tests.conftest import engine_command
 
 CODES = {"unknown-command", "syntax", "bad-value", "no-game", "bad-position", "illegal-move",
-         "busy", "unsupported", "io", "internal"}
+         "busy", "unsupported", "io", "internal", "stopped"}
 REPLY_WORDS = {"readyok", "bestmove", "error", "info", "id", "option", "uciok", "games", "moves",
                "board", "board-text", "result", "perft"}
 

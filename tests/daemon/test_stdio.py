@@ -7,7 +7,10 @@ import signal
 import subprocess
 import time
 
+import pytest
+
 from games import all_games, find_game
+from protocol.client import EngineError
 from tests.conftest import StdioEngine, engine_command, run
 
 CLOBBER = find_game("clobber")
@@ -62,8 +65,12 @@ def test_positions_moves_display_and_perft() -> None:
             (perft,) = await engine.ask("perft 3", "perft")
             assert perft.startswith("perft 3 nodes 1182276 time ")
             await engine.send("position startpos moves a2a3 b1b2")
-            assert await engine.ready() == ["error illegal-move position move 2: illegal move 'b1b2'"]
-            await engine.send("position startpos moves a2a3 a1a2")
+            with pytest.raises(EngineError) as refused:
+                await engine.ready()
+            assert (refused.value.code, refused.value.command) == ("illegal-move", "position")
+            assert refused.value.message == "move 2: illegal move 'b1b2'"
+            assert await engine.ready() == []
+            await engine.send("position startpos moves a2a3 a1b1")
             (text,) = [line for line in await engine.ask("d", "board-text") if line.startswith("board-text")]
             board = text.split(" ", 1)[1]
             await engine.send(f"position board {board}")
@@ -92,13 +99,16 @@ def test_failed_commands_change_nothing() -> None:
                 ("setoption name Hash value lots", "error bad-value setoption Hash must be an integer"),
                 ("setoption name Colour value red", "error bad-value setoption unknown option 'Colour'"),
                 ("go wtime x", "error bad-value go wtime must be an integer"),
-                ("hash load /nonexistent/file.hash", "error io hash cannot read"),
+                ("hash load /nonexistent/file.hash",
+                 "error bad-value hash '/nonexistent/file.hash' is not a hash file name"),
+                ("hash load ../up.hash", "error bad-value hash '../up.hash' is not a hash file name"),
+                ("hash load missing.hash", "error io hash no hash file 'missing.hash'"),
             ]
             for command, prefix in bad:
                 replies = await engine.ready()
                 assert replies == []
                 await engine.send(command)
-                replies = await engine.ready()
+                replies = await engine.ready(raise_errors=False)
                 assert len(replies) == 1 and replies[0].startswith(prefix), (command, replies)
             assert await engine.ask("d", "board-text") == before
     run(scenario())
@@ -286,46 +296,47 @@ def test_quit_ends_the_process_even_while_searching() -> None:
 
 def test_hash_commands_and_hash_file_option(tmp_path) -> None:
     path = tmp_path / "clobber.hash"
+    folder = ("--hash-dir", str(tmp_path))
 
     async def scenario():
-        async with StdioEngine() as engine:
+        async with StdioEngine(*folder) as engine:
             await engine.send("setgame clobber")
             await engine.bestmove("go depth 3")
-            (saved,) = await engine.ask(f"hash save {path}", "info string")
+            (saved,) = await engine.ask("hash save clobber.hash", "info string")
             count = int(saved.split()[4])
             assert saved.startswith("info string hash saved ") and count > 100
-            (loaded,) = await engine.ask(f"hash load {path}", "info string")
+            (loaded,) = await engine.ask("hash load clobber.hash", "info string")
             assert loaded.startswith(f"info string hash loaded {count} entries")
             (cleared,) = await engine.ask("hash clear", "info string")
             assert cleared.startswith(f"info string hash cleared {count} entries in ")
             cold = await engine.bestmove("go depth 3")
-            await engine.ask(f"hash load {path}", "info string")
+            await engine.ask("hash load clobber.hash", "info string")
             warm = await engine.bestmove("go depth 3")
             nodes = [int(info.split(" nodes ")[1].split()[0]) for info in (cold.infos[-1], warm.infos[-1])]
             assert nodes[1] < nodes[0], "a loaded table saves work"
-            await engine.send(f"setoption name HashFile value {tmp_path / 'auto.hash'}")
+            await engine.send("setoption name HashFile value auto.hash")
         assert (tmp_path / "auto.hash").exists(), "quit saves the HashFile"
 
-        async with StdioEngine() as engine:
-            await engine.send(f"setoption name HashFile value {tmp_path / 'auto.hash'}")
+        async with StdioEngine(*folder) as engine:
+            await engine.send("setoption name HashFile value auto.hash")
             assert await engine.ready() == [], "setoption is silent"
             await engine.send("setgame clobber")
-            (saved,) = await engine.ask(f"hash save {tmp_path / 'copy.hash'}", "info string")
+            (saved,) = await engine.ask("hash save copy.hash", "info string")
             assert int(saved.split()[4]) > 100, "the HashFile was loaded when set"
             path.write_bytes(path.read_bytes()[:-10])
-            replies = await engine.ask(f"hash load {path}", "error")
+            replies = await engine.ask("hash load clobber.hash", "error")
             assert replies[-1].startswith("error bad-value hash ") and "truncated" in replies[-1]
             (othello := tmp_path / "other.hash").write_bytes(b"ENGINE-TT\n" + b"\0" * 40)
-            replies = await engine.ask(f"setoption name HashFile value {othello}", "error")
+            replies = await engine.ask("setoption name HashFile value other.hash", "error")
             assert replies[-1].startswith("error bad-value setoption ")
     run(scenario())
 
 
 def test_sigterm_saves_the_hash_file(tmp_path) -> None:
     path = tmp_path / "term.hash"
-    process = subprocess.Popen(engine_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                               stderr=subprocess.DEVNULL)
-    process.stdin.write(f"setgame clobber\nsetoption name HashFile value {path}\ngo depth 2\n".encode())
+    process = subprocess.Popen([*engine_command(), "--hash-dir", str(tmp_path)], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    process.stdin.write(b"setgame clobber\nsetoption name HashFile value term.hash\ngo depth 2\n")
     process.stdin.flush()
     while not process.stdout.readline().startswith(b"bestmove"):
         pass

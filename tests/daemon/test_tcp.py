@@ -3,24 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 
 from games import find_game
 from protocol.client import EngineClient
-from tests.conftest import TcpEngine, run
+from tests.conftest import TcpEngine, cpu_seconds, run
 
 CLOBBER = find_game("clobber")
 START = CLOBBER.initial_state({})
 LEGAL = {CLOBBER.format_move(START, move) for move in START.legal_moves()}
 TRANSPORT_SLACK = 0.03
-
-
-def cpu_seconds(pid: int) -> float:
-    """User plus system CPU time of a process, from /proc."""
-    with open(f"/proc/{pid}/stat") as handle:
-        fields = handle.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def test_sessions_are_independent(tcp_engine: TcpEngine) -> None:

@@ -81,6 +81,12 @@ def test_memory_stays_within_the_hash_option() -> None:
     assert capacity_for(memory) == table.slots
 
 
+def test_an_empty_table_saves_and_loads(tmp_path) -> None:
+    path = str(tmp_path / "empty.hash")
+    assert TranspositionTable("clobber", 1, 1 << 20).save(path) == 0
+    assert filled().load(path) == 0
+
+
 def test_save_and_load_round_trip(tmp_path) -> None:
     table = filled()
     path = str(tmp_path / "t.hash")
@@ -128,7 +134,67 @@ def test_files_of_another_game_or_key_scheme_are_refused(tmp_path) -> None:
 def test_file_system_errors_are_io_errors(tmp_path) -> None:
     with pytest.raises(HashFileError) as error:
         filled().load(str(tmp_path / "missing.hash"))
-    assert error.value.kind == "io"
+    assert error.value.kind == "missing"
     with pytest.raises(HashFileError) as error:
         filled().save(str(tmp_path / "no" / "such" / "dir.hash"))
     assert error.value.kind == "io"
+
+
+def test_only_regular_files_are_read_and_never_block(tmp_path) -> None:
+    """A FIFO with no writer, a device and a directory are refused at once, the table kept."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    table = filled(50)
+    before = contents(table)
+    for path in (str(fifo), "/dev/zero", str(tmp_path)):
+        with pytest.raises(HashFileError) as error:
+            table.load(path)
+        assert error.value.kind == "missing", path
+    assert contents(table) == before
+
+
+def test_links_are_refused_unless_followed(tmp_path) -> None:
+    path = tmp_path / "t.hash"
+    filled().save(str(path))
+    (tmp_path / "link.hash").symlink_to(path)
+    table = TranspositionTable("clobber", 1, 1 << 20)
+    assert table.load(str(tmp_path / "link.hash")) > 0
+    with pytest.raises(HashFileError) as error:
+        table.load(str(tmp_path / "link.hash"), follow_links=False)
+    assert error.value.kind == "missing"
+
+
+def test_the_entry_count_is_checked_before_the_body_is_read(tmp_path) -> None:
+    path = tmp_path / "t.hash"
+    filled().save(str(path))
+    table = filled(50)
+    before = contents(table)
+    with pytest.raises(HashFileError, match="more than the 10 the hash budget allows"):
+        table.load(str(path), max_entries=10)
+    # A header that announces far more entries than the file holds.
+    blob = bytearray(path.read_bytes())
+    blob[18:26] = (1 << 40).to_bytes(8, "little")
+    path.write_bytes(bytes(blob))
+    with pytest.raises(HashFileError, match="truncated"):
+        table.load(str(path))
+    assert contents(table) == before
+
+
+def test_a_halted_save_or_load_leaves_everything_as_it_was(tmp_path) -> None:
+    import threading
+
+    path = tmp_path / "t.hash"
+    table = filled()
+    table.save(str(path))
+    saved = path.read_bytes()
+    halt = threading.Event()
+    halt.set()
+    with pytest.raises(HashFileError) as error:
+        filled(50).save(str(path), halt)
+    assert error.value.kind == "stopped"
+    assert path.read_bytes() == saved and os.listdir(tmp_path) == ["t.hash"]
+    other = filled(50)
+    before = contents(other)
+    with pytest.raises(HashFileError) as error:
+        other.load(str(path), halt)
+    assert error.value.kind == "stopped" and contents(other) == before

@@ -51,6 +51,7 @@ from adapters.codingame.arena.openings import OpeningError, openings_option, pla
 from adapters.codingame.arena.pool import Runs, ray_argument
 from adapters.codingame.arena.stats import Sprt, elo, group_units, wilson
 from games.base import GameError
+from games.files import atomic_file
 from protocol.client import EngineClient, EngineClosed
 
 #: The version of the record format (docs/selfplay.md).
@@ -295,10 +296,8 @@ class Store:
             return
         number = len(list(self.out.glob("shard-*.jsonl.gz")))
         path = self.out / f"shard-{number:05d}.jsonl.gz"
-        temporary = path.with_suffix(".tmp")
-        with gzip.open(temporary, "wt") as shard:
+        with atomic_file(path) as raw, gzip.open(raw, "wt") as shard:
             shard.write("".join(line + "\n" for line in self.pending))
-        os.replace(temporary, path)
         self.pending = []
         self._file.close()
         self._file = self.pending_path.open("w")
