@@ -27,6 +27,8 @@ LOG = logging.getLogger("engine")
 #: How long the interpreter lets a thread hold the GIL (seconds). The default 5 ms would
 #: let a search thread delay `isready` and `stop` by that much per switch.
 SWITCH_INTERVAL = 0.001
+#: Serving TCP, searches run this much nicer than the event loop's thread.
+SEARCH_NICENESS = 10
 #: A TCP client that must authenticate has this long (seconds) to send its `auth` line.
 AUTH_TIMEOUT_S = 10.0
 #: The TLS handshake's time limit (seconds).
@@ -278,7 +280,9 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as error:
         LOG.warning("hash directory %s unusable (%s): hash save and load will fail", files.directory,
                     error.strerror)
-    runner.configure(args.max_searches)
+    # Serving many sessions, the loop's thread must come first for the system's scheduler:
+    # searches yield the cores to it (on stdio the one session's search comes first).
+    runner.configure(args.max_searches, SEARCH_NICENESS if args.tcp is not None else 0)
     core = args.core or cores.COMPILED
     missing = cores.compiled_missing()
     if missing:

@@ -75,13 +75,27 @@ COMPUTE = concurrent.futures.ThreadPoolExecutor(max_workers=SEARCH_SLOTS.limit +
 FILES = concurrent.futures.ThreadPoolExecutor(max_workers=FILE_WORKERS, thread_name_prefix="files")
 
 
-def configure(max_searches: int) -> None:
+def configure(max_searches: int, search_niceness: int = 0) -> None:
     """Size the search slots and the compute pool (before any session starts). Two
     threads more than slots: a search that answered may still be winding down when its
-    session's next one starts."""
+    session's next one starts. With `search_niceness`, compute threads run at that much
+    lower a priority than the event loop's thread, so that the loop answers every
+    session at once however many searches share the cores."""
     global COMPUTE
     SEARCH_SLOTS.limit = max_searches
-    COMPUTE = concurrent.futures.ThreadPoolExecutor(max_workers=max_searches + 2, thread_name_prefix="search")
+    COMPUTE = concurrent.futures.ThreadPoolExecutor(
+        max_workers=max_searches + 2, thread_name_prefix="search",
+        initializer=_lower_priority if search_niceness else None,
+        initargs=(search_niceness,) if search_niceness else ())
+
+
+def _lower_priority(niceness: int) -> None:
+    """Lower the calling thread's priority by `niceness` (Linux: a thread has its own)."""
+    try:
+        thread = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, thread, os.getpriority(os.PRIO_PROCESS, thread) + niceness)
+    except (AttributeError, OSError) as error:
+        LOG.debug("search threads keep their priority: %s", error)
 
 
 class SearchRun:
