@@ -234,9 +234,12 @@ class Engine:
         return TranspositionTable(game.name, game.rules.KEY_SCHEME, int(self.options["Hash"]) << 20)
 
     def _drop_tables(self) -> None:
-        """Drop every table, giving their memory back to the budget."""
+        """Drop every table, giving their memory back to the budget (and to the system,
+        from a file thread: `runner.release`)."""
+        doomed = [*self.tables.values(), self.searcher]
         self.tables.clear()
         self.searcher = None
+        runner.release(doomed)
         for cost in self._reserved.values():
             self.budget.release(cost)
         self._reserved.clear()

@@ -152,6 +152,18 @@ class SearchRun:
         await self.done.wait()
 
 
+#: The thread that drops closed sessions' tables (a file thread could be waiting its
+#: turn to save a file, and memory would wait with it).
+RELEASE = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="release")
+
+
+def release(objects: list) -> None:
+    """Drop `objects` (tables and searchers), which the caller holds no other reference
+    to, in a thread of their own: unmapping their memory takes milliseconds that the
+    event loop must not spend."""
+    RELEASE.submit(objects.clear)
+
+
 async def run_compute(function: Callable[..., object], *arguments: object) -> object:
     """Run a computation (perft, an analysis) in a compute thread and await it."""
     return await asyncio.get_running_loop().run_in_executor(COMPUTE, function, *arguments)

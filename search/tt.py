@@ -23,8 +23,10 @@ import errno
 import io
 import mmap
 import os
+import queue
 import stat
 import struct
+import sys
 import threading
 import zlib
 
@@ -153,8 +155,9 @@ def _store_all(cells, pair_keys, pair_data, generation):
 
 #: madvise(MADV_POPULATE_WRITE), Linux 5.14 and later: map pages without touching them.
 _POPULATE_WRITE = 23
-#: Bytes mapped per madvise call.
-_POPULATE_CHUNK = 1 << 23
+#: Bytes mapped per madvise call: the call holds the process's memory map lock, which
+#: creating or dropping another table waits for.
+_POPULATE_CHUNK = 1 << 20
 
 
 def _libc_madvise() -> ctypes._CFuncPtr | None:
@@ -183,9 +186,36 @@ def fresh_memory(size: int, mapped: threading.Event | None = None) -> mmap.mmap:
     ahead of the searches (otherwise each page faults when a search first writes it: 30
     ms of a first search at 16 MiB, measured); `mapped` is set when it is done."""
     memory = mmap.mmap(-1, size)
-    threading.Thread(target=_populate, args=(memory, mapped or threading.Event()), name="table-pages",
-                     daemon=True).start()
+    _populating().put((memory, mapped or threading.Event()))
     return memory
+
+
+_populate_queue: queue.SimpleQueue | None = None
+_populate_guard = threading.Lock()
+
+
+def _populating() -> queue.SimpleQueue:
+    """The queue of the one thread that maps in new tables' pages, started on first use
+    (a thread per table made every new session's table cost a thread start to whoever
+    asked for it: the event loop)."""
+    global _populate_queue
+    with _populate_guard:
+        if _populate_queue is None:
+            _populate_queue = queue.SimpleQueue()
+            threading.Thread(target=_populate_forever, args=(_populate_queue,), name="table-pages",
+                             daemon=True).start()
+        return _populate_queue
+
+
+def _populate_forever(work: queue.SimpleQueue) -> None:
+    while True:
+        memory, mapped = work.get()
+        # A table dropped before its turn (only this thread still holds its memory) is
+        # not mapped in: it is unmapped here instead.
+        if sys.getrefcount(memory) > 2:
+            _populate(memory, mapped)
+        mapped.set()
+        del memory
 
 
 def _populate(memory: mmap.mmap, mapped: threading.Event) -> None:

@@ -198,3 +198,11 @@ def test_a_halted_save_or_load_leaves_everything_as_it_was(tmp_path) -> None:
     with pytest.raises(HashFileError) as error:
         other.load(str(path), halt)
     assert error.value.kind == "stopped" and contents(other) == before
+
+
+def test_a_header_cut_inside_the_game_name_is_truncated_not_another_game(tmp_path) -> None:
+    path = tmp_path / "t.hash"
+    filled().save(str(path))
+    path.write_bytes(path.read_bytes()[:30])  # the name 'clobber' cut to 'clo'
+    with pytest.raises(HashFileError, match="truncated in its header"):
+        peek_game(str(path))
