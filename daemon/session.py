@@ -134,9 +134,12 @@ class Session:
 
         Reading goes on while a command is applied, so that a `stop` or `quit` halts a
         long job at once and a disconnect is seen at once. Past QUEUED_LINES lines
-        waiting, a line is refused instead of queued: memory stays bounded."""
+        waiting, a line is refused instead of queued, and reading waits while the client
+        leaves its replies unread (a connection lost ends that wait): memory stays
+        bounded."""
         try:
             async for item in lines:
+                await self.sink.drain()
                 received_ns = time.monotonic_ns()
                 first = (split_tokens(item.head if isinstance(item, TooLong) else item) or [""])[0]
                 if first in _HALTING and isinstance(item, str):

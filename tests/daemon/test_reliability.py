@@ -426,3 +426,26 @@ def test_sigterm_ends_every_session_cleanly(hash_dir: Path) -> None:
     assert "Traceback" not in log and "CancelledError" not in log, log
     assert [path.name for path in hash_dir.iterdir()] == ["term.hash"]
     assert (hash_dir / "term.hash").stat().st_size > 1000
+
+
+def test_a_flood_of_commands_from_a_client_that_never_reads_stays_bounded(hash_dir: Path) -> None:
+    """20,000 `moves` (about 11 MB of replies) and junk lines, never read: the daemon reads
+    no further than its bounds allow, its memory stays put, and others are served."""
+    engine = daemon(hash_dir)
+
+    async def scenario() -> None:
+        greedy = await connect(engine)
+        await greedy.send("setgame clobber")
+        await greedy.ready()
+        before = resident_mib(engine.process.pid)
+        for index in range(20_000):
+            greedy._writer.write(b"moves\n" if index % 2 else b"junk line\n")
+        await asyncio.sleep(2.0)
+        assert resident_mib(engine.process.pid) - before < 50
+        assert await isready_ms(engine) < 500
+        greedy._writer.transport.abort()
+
+    try:
+        run(scenario())
+    finally:
+        engine.stop()
