@@ -39,9 +39,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from games import all_games  # noqa: E402
 from protocol.client import EngineClient, EngineClosed, EngineError  # noqa: E402
 
-GAMES = ("clobber", "othello", "loa", "abalone", "isolation")
+GAMES = tuple(all_games())
 #: Seconds a reply may take before its session counts as lost.
 REPLY_TIMEOUT = 30.0
 

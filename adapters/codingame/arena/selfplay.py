@@ -52,7 +52,7 @@ from adapters.codingame.arena.pool import Runs, ray_argument
 from adapters.codingame.arena.stats import Sprt, elo, group_units, wilson
 from games.base import GameError
 from games.files import atomic_file
-from protocol.client import EngineClient, EngineClosed
+from protocol.client import EngineClient, EngineClosed, EngineError
 
 #: The version of the record format (docs/selfplay.md).
 FORMAT = 1
@@ -125,8 +125,7 @@ async def _engine(player: Player) -> EngineClient:
     client = await EngineClient.spawn(player.command, stderr=subprocess.DEVNULL)
     for option, value in player.options:
         await client.send(f"setoption name {option} value {value}")
-    lines = await client.ready(START_TIMEOUT)
-    _check(lines, f"engine {player.name}")
+    _check(await client.ready(START_TIMEOUT, raise_errors=False), f"engine {player.name}")
     _engines[player] = client
     return client
 
@@ -163,7 +162,7 @@ async def _play(task: SelfplayTask) -> dict:
         client = engines[player] = await _engine(player)
         await client.send(setgame)
         await client.send("hash clear")
-        _check(await client.ready(START_TIMEOUT), f"engine {player.name}")
+        _check(await client.ready(START_TIMEOUT, raise_errors=False), f"engine {player.name}")
     state = play_opening(game, start, task.opening)
     tokens = list(task.opening)
     moves: list[dict] = []
@@ -182,6 +181,8 @@ async def _play(task: SelfplayTask) -> dict:
             await client.send(f"position startpos moves {' '.join(tokens)}".rstrip())
             try:
                 best = await client.bestmove(task.go, timeout=_go_timeout(task.go))
+            except EngineError as error:
+                raise SelfplayError(f"engine {task.seats[player].name}: {error.line} in game {task.index}") from None
             except (asyncio.TimeoutError, EngineClosed) as error:
                 _engines.pop(task.seats[player], None)
                 raise SelfplayError(f"engine {task.seats[player].name}: no bestmove "
