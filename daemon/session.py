@@ -224,6 +224,8 @@ class Session:
                 self.write(" ".join(["moves", *tokens]))
             case c.Display():
                 self._display(name)
+            case c.Eval():
+                self._eval(name)
             case c.Perft(depth):
                 engine.require_position(name)
 
@@ -262,6 +264,14 @@ class Session:
             case c.Quit():
                 return False
         return True
+
+    def _eval(self, name: str) -> None:
+        """`eval total <value>` (the side to move's, as the search's leaves have it), then
+        `eval term <name> <value per player>` for each term."""
+        game, position = self.engine.require_position(name)
+        self.write(f"eval total {game.evaluate(position)[position.to_move]}")
+        for term, values in game.evaluation_terms(position):
+            self.write(f"eval term {term} " + " ".join(str(value) for value in values))
 
     def _display(self, name: str) -> None:
         game, position = self.engine.require_position(name)

@@ -231,6 +231,11 @@ class Game(Protocol):
     def evaluate(self, position: Position) -> tuple[int, ...]:
         """A heuristic value per player in centi-units (CENTI = one stone/disc)."""
 
+    def evaluation_terms(self, position: Position) -> tuple[tuple[str, tuple[int, ...]], ...]:
+        """The terms `evaluate` sums, each as (name, value per player): a feature times
+        its weight. Their sums per player are `evaluate`'s values, up to the rounding and
+        the rules outside the weights that the game's evaluation documents."""
+
     def outcome(self, position: Position) -> Outcome | None:
         """The result of a finished position, None while the game goes on."""
 

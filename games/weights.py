@@ -29,6 +29,8 @@ from typing import Mapping, Sequence
 import attrs
 import numpy as np
 
+from games.kernel import interpreted_namespace
+
 FILE_NAME = "weights.json"
 
 
@@ -100,3 +102,20 @@ def read_weights(path: Path, features: Sequence[str]) -> Weights:
 def load_weights(evaluation_file: str, features: Sequence[str]) -> Weights:
     """The weights beside a game's evaluation module (pass its `__file__`)."""
     return read_weights(Path(evaluation_file).with_name(FILE_NAME), features)
+
+
+def weighted_terms(evaluation: object, s: tuple, to_move: int) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    """The terms of a two-player evaluation that is the weighted sum of its `features`:
+    each feature times its weight at the phase of the kernel state `s`, rounded, as
+    (name, (player 0's value, player 1's value)): the side to move's value is the term,
+    the other's its negation. Empty when the evaluation values the position by a rule
+    of its own (`features` gives a negative phase)."""
+    phase, terms = interpreted_namespace(evaluation).features(s)
+    if phase < 0:
+        return ()
+    weights = evaluation.WEIGHTS[int(phase)]
+    rows = []
+    for name, weight, term in zip(evaluation.FEATURES, weights, terms):
+        value = int(round(float(weight) * float(term)))
+        rows.append((name, (value, -value) if to_move == 0 else (-value, value)))
+    return tuple(rows)

@@ -55,6 +55,11 @@ class Perft:
 
 
 @attrs.frozen
+class Eval:
+    """`eval`: the static evaluation of the position, and its terms."""
+
+
+@attrs.frozen
 class Go:
     """`go` and its limits, as the client wrote them (player clocks not yet resolved)."""
 
@@ -113,6 +118,6 @@ class Quit:
 
 
 Command = (
-    Uci | IsReady | Games | SetGame | NewGame | Position | ListMoves | Display | Perft | Go
+    Uci | IsReady | Games | SetGame | NewGame | Position | ListMoves | Display | Perft | Eval | Go
     | Stop | PonderHit | SetOption | HashSave | HashLoad | HashClear | Quit
 )

@@ -30,6 +30,7 @@ _NO_ARGUMENTS = {
     "ucinewgame": c.NewGame,
     "moves": c.ListMoves,
     "d": c.Display,
+    "eval": c.Eval,
     "stop": c.Stop,
     "ponderhit": c.PonderHit,
     "quit": c.Quit,

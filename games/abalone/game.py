@@ -7,6 +7,7 @@ from typing import NamedTuple, Sequence
 
 from games.base import ONGOING, Outcome, Position, check_params
 from games.kernel import interpreted_namespace
+from games.weights import weighted_terms
 from games.abalone import evaluation, fixtures, notation, rules
 from games.abalone.hexboard import MAX_PLIES, WINNING_SCORE, join, split
 
@@ -90,6 +91,9 @@ class AbaloneGame:
         """(black's value, white's value): they sum to zero."""
         value = int(interpreted_namespace(evaluation).evaluate(position.s))
         return (value, -value) if position.to_move == rules.BLACK else (-value, value)
+
+    def evaluation_terms(self, position: Position) -> tuple[tuple[str, tuple[int, ...]], ...]:
+        return weighted_terms(evaluation, position.s, 0 if position.to_move == rules.BLACK else 1)
 
     def picture(self, position: Position) -> list[str]:
         return notation.picture(*self.fields(position))

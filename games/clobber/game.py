@@ -9,6 +9,7 @@ import numpy as np
 
 from games.base import ONGOING, Outcome, Position, check_params
 from games.kernel import interpreted_namespace
+from games.weights import weighted_terms
 from games.clobber import evaluation, fixtures, notation, rules
 
 _OUTCOMES = (Outcome((1, -1), rules.WHITE, "no move"), Outcome((-1, 1), rules.BLACK, "no move"))
@@ -55,6 +56,9 @@ class ClobberGame:
     def evaluate(self, position: Position) -> tuple[int, ...]:
         value = int(interpreted_namespace(evaluation).evaluate(position.s))
         return (value, -value) if position.to_move == rules.WHITE else (-value, value)
+
+    def evaluation_terms(self, position: Position) -> tuple[tuple[str, tuple[int, ...]], ...]:
+        return weighted_terms(evaluation, position.s, 0 if position.to_move == rules.WHITE else 1)
 
     def picture(self, position: Position) -> list[str]:
         return notation.picture(*_boards(position))

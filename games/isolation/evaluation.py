@@ -85,14 +85,11 @@ def _value(alive_bit, knight, owned, free, score, weights):
     return value
 
 
-@kernel
-def evaluate(s, out):
-    """Each player's value of the position into out[:3] (red's, green's, blue's)."""
-    blocked, k0, k1, k2, alive = s[0], s[1], s[2], s[3], s[5]
-    free = ~(blocked | SQUARE[k0] | SQUARE[k1] | SQUARE[k2])
-    if _decided(s, free, out):
-        return
-    # territories: a breadth-first race of all knights still in over the free squares
+@kernel(inline=True)
+def _territories(s, free):
+    """Each knight's territory (a breadth-first race of all knights still in over the
+    free squares), as three boards."""
+    k0, k1, k2, alive = s[1], s[2], s[3], s[5]
     f0 = SQUARE[k0] if alive & 1 else U0
     f1 = SQUARE[k1] if alive & 2 else U0
     f2 = SQUARE[k2] if alive & 4 else U0
@@ -113,7 +110,42 @@ def evaluate(s, out):
         o1 |= f1
         o2 |= f2
         unclaimed &= ~reach
+    return o0, o1, o2
+
+
+@kernel(inline=True)
+def _free(s):
+    return ~(s[0] | SQUARE[s[1]] | SQUARE[s[2]] | SQUARE[s[3]])
+
+
+@kernel
+def evaluate(s, out):
+    """Each player's value of the position into out[:3] (red's, green's, blue's)."""
+    k0, k1, k2, alive = s[1], s[2], s[3], s[5]
+    free = _free(s)
+    if _decided(s, free, out):
+        return
+    o0, o1, o2 = _territories(s, free)
     weights = WEIGHTS[popcount(free)]
     out[0] = _value(alive & 1, k0, o0, free, s[6], weights)
     out[1] = _value(alive & 2, k1, o1, free, s[7], weights)
     out[2] = _value(alive & 4, k2, o2, free, s[8], weights)
+
+
+@kernel
+def player_terms(s, out):
+    """out[p, :3]: player p's terms (`FEATURES`, unweighted: territory squares, exits,
+    1 if it has none), for a player still in; the phase (free squares) of their weights.
+    -1 (out untouched) when the knights are walled off from each other: `evaluate` then
+    gives the final scores instead."""
+    free = _free(s)
+    decided = out[:, 0].copy()
+    if _decided(s, free, decided):
+        return -1
+    territories = _territories(s, free)
+    for player in range(3):
+        exits = popcount(KNIGHT[s[1 + player]] & free)
+        out[player, 0] = popcount(territories[player])
+        out[player, 1] = exits
+        out[player, 2] = 1 if exits == 0 else 0
+    return popcount(free)

@@ -70,6 +70,24 @@ class IsolationGame:
         interpreted_namespace(evaluation).evaluate(position.s, values)
         return tuple(int(value) for value in values)
 
+    def evaluation_terms(self, position: Position) -> tuple[tuple[str, tuple[int, ...]], ...]:
+        """The weighted terms of each player still in, and `out` (the value of a player
+        out, by its score); once the knights are walled off from each other, `decided`
+        alone: the final scores the moves left give (see `evaluation`)."""
+        values = self.evaluate(position)
+        raw = np.zeros((rules.PLAYERS, len(evaluation.FEATURES)), dtype=np.int64)
+        phase = int(interpreted_namespace(evaluation).player_terms(position.s, raw))
+        if phase < 0:
+            return (("decided", values),)
+        alive = [bool(int(position.s[5]) >> player & 1) for player in range(rules.PLAYERS)]
+        weights = evaluation.WEIGHTS[phase]
+        rows = [(name, tuple(int(weights[index] * raw[player, index]) if alive[player] else 0
+                             for player in range(rules.PLAYERS)))
+                for index, name in enumerate(evaluation.FEATURES)]
+        if not all(alive):
+            rows.append(("out", tuple(0 if alive[player] else values[player] for player in range(rules.PLAYERS))))
+        return tuple(rows)
+
     def picture(self, position: Position) -> list[str]:
         return notation.picture(self.blocked(position), self.knights(position), position.to_move,
                                 self.alive(position))

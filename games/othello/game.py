@@ -10,6 +10,7 @@ import numpy as np
 
 from games.base import ONGOING, Outcome, Position, check_params
 from games.kernel import interpreted_namespace
+from games.weights import weighted_terms
 from games.othello import evaluation, fixtures, notation, rules
 
 
@@ -55,6 +56,9 @@ class OthelloGame:
     def evaluate(self, position: Position) -> tuple[int, ...]:
         value = int(interpreted_namespace(evaluation).evaluate(position.s))
         return (value, -value) if position.to_move == rules.BLACK else (-value, value)
+
+    def evaluation_terms(self, position: Position) -> tuple[tuple[str, tuple[int, ...]], ...]:
+        return weighted_terms(evaluation, position.s, 0 if position.to_move == rules.BLACK else 1)
 
     def picture(self, position: Position) -> list[str]:
         return notation.picture(*self.discs(position), position.to_move)

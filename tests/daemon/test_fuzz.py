@@ -17,7 +17,7 @@ from tests.conftest import engine_command
 CODES = {"unknown-command", "syntax", "bad-value", "no-game", "bad-position", "illegal-move",
          "busy", "unsupported", "io", "internal", "stopped"}
 REPLY_WORDS = {"readyok", "bestmove", "error", "info", "id", "option", "uciok", "games", "moves",
-               "board", "board-text", "result", "perft"}
+               "board", "board-text", "result", "perft", "eval"}
 
 
 class PipeEngine:
@@ -81,7 +81,7 @@ junk = st.text(alphabet=st.characters(blacklist_characters="\n\r", blacklist_cat
                max_size=12)
 number = st.one_of(st.integers(-5, 400).map(str), junk)
 command_lines = st.one_of(
-    st.sampled_from(["uci", "isready", "games", "newgame", "ucinewgame", "moves", "d", "stop",
+    st.sampled_from(["uci", "isready", "games", "newgame", "ucinewgame", "moves", "d", "eval", "stop",
                      "ponderhit", "hash clear", "go infinite", "go ponder", "go", "setgame clobber",
                      "position startpos", "setgame othello", "hash load /nonexistent"]),
     st.builds(lambda m: f"position startpos moves {' '.join(m)}", st.lists(st.sampled_from(MOVE_TOKENS) | junk, max_size=4)),

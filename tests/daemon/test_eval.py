@@ -1,0 +1,82 @@
+"""`eval`: the static evaluation through the protocol, against the compiled kernel the
+search calls at its leaves, and its terms against the total."""
+
+from __future__ import annotations
+
+import importlib
+import random
+
+import numpy as np
+import pytest
+
+from games import all_games
+from games.kernel import COMPILING
+from protocol.client import EngineError
+from tests.conftest import StdioEngine, run
+
+#: How far the terms' sum may be from the total: Lines of Action rounds its per-checker
+#: averages (and values a connection in one move by rule: no terms then).
+ROUNDING = {"loa": 8}
+
+
+def sample_positions(game, count: int, seed: int):
+    rng = random.Random(seed)
+    positions = []
+    while len(positions) < count:
+        position = game.initial_state({"seed": str(seed)} if "seed" in game.parameters else {})
+        while position.outcome() is None and len(positions) < count:
+            if rng.random() < 0.3:
+                positions.append(position)
+            position = position.play(rng.choice(position.legal_moves()))
+    return positions
+
+
+def leaf_value(game, position) -> int:
+    """What the search's kernels value `position` at for the side to move."""
+    evaluation = importlib.import_module(f"games.{game.name}.evaluation")
+    if game.num_players == 2:
+        return int(evaluation.evaluate(position.s))
+    values = np.zeros(3, dtype=np.int64)
+    evaluation.evaluate(position.s, values)
+    return int(values[position.to_move])
+
+
+@pytest.mark.skipif(not COMPILING, reason="numba is not available")
+@pytest.mark.parametrize("name", sorted(all_games()))
+def test_eval_gives_the_leaf_value_and_terms_that_add_up_to_it(name: str) -> None:
+    game = all_games()[name]
+    positions = sample_positions(game, 25, 7)
+
+    async def scenario() -> None:
+        async with StdioEngine() as engine:
+            await engine.send(f"setgame {name}")
+            for position in positions:
+                await engine.send(f"position board {game.format_board(position)}")
+                lines = (await engine.ask("eval", "eval total"))
+                lines += await engine.ready()
+                total = int(lines[0].split()[2])
+                assert total == leaf_value(game, position), game.format_board(position)
+                terms = [line.split() for line in lines[1:]]
+                assert all(term[:2] == ["eval", "term"] and len(term) == 3 + game.num_players for term in terms)
+                if terms:
+                    mover = sum(int(term[3 + position.to_move]) for term in terms)
+                    assert abs(mover - total) <= ROUNDING.get(name, 0), (lines, game.format_board(position))
+                else:
+                    assert name == "loa"
+    run(scenario())
+
+
+def test_eval_needs_a_game_and_waits_for_no_search() -> None:
+    async def scenario() -> None:
+        async with StdioEngine() as engine:
+            with pytest.raises(EngineError) as refused:
+                await engine.ask("eval", "eval total")
+            assert (refused.value.code, refused.value.command) == ("no-game", "eval")
+            await engine.send("setgame clobber")
+            await engine.send("go infinite")
+            with pytest.raises(EngineError) as refused:
+                await engine.ask("eval", "eval total")
+            assert refused.value.code == "busy"
+            await engine.bestmove("stop")
+            assert (await engine.ask("eval", "eval total"))[0].startswith("eval total ")
+    run(scenario())
