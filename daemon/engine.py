@@ -527,6 +527,7 @@ class Engine:
         no move); its limits count from `received_ns` unless it ponders."""
         game, position = self.require_position(name)
         limits = self.limits(command, name)
+        root_moves = self._search_moves(command, position, name)
         assert self.searcher is not None
         if not position.legal_moves():
             self.write(format_bestmove(None))
@@ -536,7 +537,7 @@ class Engine:
             self._winding_down = None
         stop = StopSignal()
         active = ActiveSearch(position, limits, stop)
-        book = self._book_move(position, limits)
+        book = None if root_moves else self._book_move(position, limits)
         if book is not None:
             self._answer_from_book(active, book)
             return
@@ -547,9 +548,22 @@ class Engine:
             self.write(LOADING_NOW if stop.deadline_ns is not None else LOADING_WAIT)
         self.active = active
         active.run = SearchRun(
-            self.searcher.search(position, stop), stop, lambda report: self._on_report(active, report),
+            self.searcher.search(position, stop, root_moves), stop, lambda report: self._on_report(active, report),
             self.slots.give_back,
         )
+
+    def _search_moves(self, command: c.Go, position: Position, name: str) -> list[int] | None:
+        """The root moves of `go searchmoves`, or None for all; raises
+        ProtocolError(illegal-move) naming the first that is not a legal move here."""
+        if not command.searchmoves:
+            return None
+        moves = []
+        for index, token in enumerate(command.searchmoves, 1):
+            try:
+                moves.append(position.game.parse_move(position, token))
+            except (NotationError, IllegalMoveError) as error:
+                raise ProtocolError(Code.ILLEGAL_MOVE, name, f"searchmoves {index}: {error}") from None
+        return moves
 
     def _book_move(self, position: Position, limits: Limits) -> BookMove | None:
         """The book's move for a `go` that plays (a time limit, or ponder) rather than

@@ -37,7 +37,7 @@ _NO_ARGUMENTS = {
 }
 
 _GO_INTEGERS = frozenset(
-    field.name for field in attrs.fields(c.Go) if field.name not in ("infinite", "ponder")
+    field.name for field in attrs.fields(c.Go) if field.name not in ("infinite", "ponder", "searchmoves")
 )
 _GO_FLAGS = frozenset(("infinite", "ponder"))
 
@@ -120,7 +120,12 @@ def _parse_go(name: str, arguments: list[str], line: str) -> c.Go:
     for token in tokens:
         if token in fields:
             raise ProtocolError(Code.SYNTAX, name, f"repeated limit {quote(token)}")
-        if token in _GO_FLAGS:
+        if token == "searchmoves":
+            moves = list(tokens)
+            if not moves:
+                raise ProtocolError(Code.SYNTAX, name, "searchmoves needs at least one move")
+            fields[token] = tuple(moves)
+        elif token in _GO_FLAGS:
             fields[token] = True
         elif token in _GO_INTEGERS:
             minimum = 1 if token in ("depth", "movestogo") else 0

@@ -217,11 +217,13 @@ def _search(s, depth, alpha, beta, ply, cells, work, moves):
     return best_score
 
 
-def root_iteration(s, root_moves, depth, cells, work, moves):
+def root_iteration(s, root_moves, depth, cells, work, moves, bound):
     """Search every move of `root_moves` (in that order) to `depth` from `s` with the
     table `cells` and the work block `work` (`search.work`); returns (score, best
-    move). When stopped, work[ABORTED] is set and the iteration's best so far is in
-    work[PARTIAL_MOVE] (-1 none) and work[PARTIAL_SCORE]."""
+    move), which the table keeps for `s` with `bound` (EXACT, or LOWER when
+    `root_moves` are not all the legal moves). When stopped, work[ABORTED] is set and
+    the iteration's best so far is in work[PARTIAL_MOVE] (-1 none) and
+    work[PARTIAL_SCORE]."""
     cells, work, moves = borrowed(cells), borrowed(work), borrowed(moves)
     alpha = np.int64(-INFINITY)
     beta = np.int64(INFINITY)
@@ -244,7 +246,7 @@ def root_iteration(s, root_moves, depth, cells, work, moves):
             best_move = move
             work[PARTIAL_MOVE] = move
             work[PARTIAL_SCORE] = score
-    tt_store(cells, key(s), depth, EXACT, alpha, best_move, work[GENERATION])
+    tt_store(cells, key(s), depth, bound, alpha, best_move, work[GENERATION])
     return alpha, best_move
 
 
@@ -293,7 +295,7 @@ def warm(kernels, position: Position) -> None:
     cells = np.zeros((1 << 10, 2), dtype=np.uint64)
     work = new_work(kernels.HISTORY_MASK + 1)
     root_moves = np.array(position.legal_moves(), dtype=np.int64)
-    kernels.root_iteration(position.s, root_moves, np.int64(2), cells, work, moves)
+    kernels.root_iteration(position.s, root_moves, np.int64(2), cells, work, moves, np.int64(EXACT))
     kernels.principal_variation(position.s, root_moves[0], np.int64(2), cells, moves,
                                 np.empty(2, dtype=np.int64))
     # What a search asks of the game before it starts (loading one costs a first search
@@ -326,15 +328,21 @@ class AlphaBeta:
         self._moves = move_rows(game.rules.MAX_MOVES)
         self._kernels = None
         self._bridge: ControlBridge | None = None
+        #: The running search's count of legal root moves (more than it searches after
+        #: `go searchmoves`: its root values are then lower bounds).
+        self._root_count = 0
         #: The solver's table, half the main one's memory, made at the first solve and
         #: kept: its bounds are exact.
         self._solver_table: np.ndarray | None = None
         #: The best (move, score) of the running root iteration so far.
         self._partial: tuple[int, int] | None = None
 
-    def search(self, root: Position, stop: StopSignal) -> Iterator[SearchReport]:
+    def search(self, root: Position, stop: StopSignal,
+               root_moves: Sequence[int] | None = None) -> Iterator[SearchReport]:
         """Deepen until `stop` fires, `stop.max_depth` is reached, the result is proven,
-        or (with a deadline) the root has a single move.
+        or (with a deadline) the root has a single move; at the root only `root_moves`
+        (legal moves of `root`) when given, and then without the exact solver, which
+        proves the whole root.
 
         Yields a report after each completed iteration and a `final` report last, whose
         `pv[0]` is the move to play (pv is empty when the root has no legal move).
@@ -344,12 +352,15 @@ class AlphaBeta:
         if not moves:
             yield SearchReport(0, 0, self._terminal_score(root), 0, 0, self.table.hashfull(), (), True)
             return
+        self._root_count = len(moves)
+        if root_moves:
+            moves = [move for move in moves if move in root_moves]
         entry = self.table.probe(root.key)
         remembered = None if entry is None else unpack_move(entry)
         if remembered in moves:
             moves.remove(remembered)
             moves.insert(0, remembered)
-        solvable = self._within_reach(root, stop)
+        solvable = not root_moves and self._within_reach(root, stop)
         best_move, best_score, completed, settled = yield from self._deepen(
             root, moves, stop, started, SOLVER_PRELUDE_DEPTH if solvable else MAX_PLY)
         final = self._report(root, completed, best_score, best_move, started, True)
@@ -441,8 +452,10 @@ class AlphaBeta:
         bridge.sync()
         work[HARD_ONLY] = hard_only
         work[GENERATION] = self.table.generation
+        bound = EXACT if len(moves) == self._root_count else LOWER
         score, move = self._kernels.root_iteration(
-            root.s, np.array(moves, dtype=np.int64), np.int64(depth), self.table.cells, work, self._moves)
+            root.s, np.array(moves, dtype=np.int64), np.int64(depth), self.table.cells, work, self._moves,
+            np.int64(bound))
         bridge.settle()
         self.nodes = int(work[NODES])
         self.seldepth = int(work[SELDEPTH])

@@ -21,7 +21,9 @@ multi-player part of the contract: `moves_for(s, player, out)`, `play_for(s, pla
 move, next_player)`, `returns(s, out)` (whether the game is over; each player's return
 into out) and `evaluate(s, out)` (each player's value into out)), specialised per game
 by `search.specialised`. Their work block holds, after the shared slots and the history
-table, the evaluation triple (`VALUES`) and the per-ply move lists (`MOVE_LISTS`).
+table, the evaluation triple (`VALUES`), the root moves a `go searchmoves` allows
+(`ROOT_MOVES`: a count, 0 for all, then the moves) and the per-ply move lists
+(`MOVE_LISTS`).
 `MultiPlayerSearch` deepens in Python and reports, the paranoid line read from the
 table by the `principal_variation` kernel. A stopped iteration sets
 work[ABORTED] and unwinds at once; the best root move found so far is in
@@ -31,7 +33,7 @@ work[PARTIAL_MOVE] (-1 none).
 from __future__ import annotations
 
 import time
-from typing import Iterator
+from typing import Iterator, Sequence
 
 import numpy as np
 
@@ -78,19 +80,21 @@ _SEARCHER_KEYS = zobrist_keys(0x3_91A7E5, 8)
 #: The game's kernels these templates call, bound per game.
 BINDS = ("MAX_MOVES", "legal_moves", "moves_for", "play", "play_for", "key", "to_move", "returns", "evaluate")
 MAX_MOVES = legal_moves = moves_for = play = play_for = key = to_move = returns = evaluate = None
-#: Where the evaluation triple and the per-ply move lists lie in the work block (`layout`).
-VALUES = MOVE_LISTS = None
+#: Where the evaluation triple, the allowed root moves and the per-ply move lists lie in
+#: the work block (`layout`).
+VALUES = ROOT_MOVES = MOVE_LISTS = None
 
 
 def layout(kernels) -> dict[str, int]:
     """The work block offsets of a game with these kernels: the history table takes
     MOVE_LIMIT slots (moves index it as they are)."""
     values = HISTORY + kernels["MOVE_LIMIT"]
-    return {"VALUES": values, "MOVE_LISTS": values + PLAYERS}
+    root_moves = values + PLAYERS
+    return {"VALUES": values, "ROOT_MOVES": root_moves, "MOVE_LISTS": root_moves + 1 + kernels["MAX_MOVES"]}
 
 
 def _work_size(rules) -> int:
-    return rules.MOVE_LIMIT + PLAYERS + (MAX_PLY + 2) * rules.MAX_MOVES
+    return rules.MOVE_LIMIT + PLAYERS + 1 + rules.MAX_MOVES + (MAX_PLY + 2) * rules.MAX_MOVES
 
 
 @kernel(inline=True)
@@ -120,6 +124,24 @@ def _enter(ply, work):
 def _terminal_utility(work, ply, me):
     return _utility(WIN_VALUE * work[VALUES] - ply, WIN_VALUE * work[VALUES + 1] - ply,
                     WIN_VALUE * work[VALUES + 2] - ply, me)
+
+
+@inline_template
+def _root_filter(work, base, count):
+    """The root's move list at work[base:base + count] cut to the moves `go searchmoves`
+    allows (work[ROOT_MOVES], 0 for all), in order; their count."""
+    allowed = work[ROOT_MOVES]
+    if allowed == 0:
+        return count
+    kept = 0
+    for i in range(count):
+        move = work[base + i]
+        for j in range(allowed):
+            if work[ROOT_MOVES + 1 + j] == move:
+                work[base + kept] = move
+                kept += 1
+                break
+    return kept
 
 
 @inline_template
@@ -188,6 +210,8 @@ def _paranoid(s, depth, alpha, beta, ply, me, salt, cells, work):
     maximising = to_move(s) == me
     base = MOVE_LISTS + ply * MAX_MOVES
     count = legal_moves(s, work[base:base + MAX_MOVES])
+    if ply == 0:
+        count = _root_filter(work, base, count)
     _order(work, base, count, tt_move, ply)
     original_alpha = alpha
     original_beta = beta
@@ -213,8 +237,8 @@ def _paranoid(s, depth, alpha, beta, ply, me, salt, cells, work):
         if alpha >= beta:
             _cutoff(move, depth, ply, work)
             break
-    if best >= original_beta:
-        bound = LOWER
+    if best >= original_beta or (ply == 0 and work[ROOT_MOVES] != 0):
+        bound = LOWER  # a root cut to some moves: the whole root is worth at least this
     elif best <= original_alpha:
         bound = UPPER
     else:
@@ -247,6 +271,8 @@ def _brs(s, depth, alpha, beta, ply, opponents, me, work):
             best = -INFINITY
             base = MOVE_LISTS + ply * MAX_MOVES
             count = legal_moves(s, work[base:base + MAX_MOVES])
+            if ply == 0:
+                count = _root_filter(work, base, count)
             _order(work, base, count, -1, ply)
             for i in range(count):
                 move = work[base + i]
@@ -319,6 +345,8 @@ def _maxn(s, depth, ply, me, work):
     player = to_move(s)
     base = MOVE_LISTS + ply * MAX_MOVES
     count = legal_moves(s, work[base:base + MAX_MOVES])
+    if ply == 0:
+        count = _root_filter(work, base, count)
     b0 = b1 = b2 = 0
     best_utility = 0
     for i in range(count):
@@ -369,7 +397,7 @@ def principal_variation(s, first, length, salt, cells, moves, line):
     return count
 
 
-TEMPLATES = (_terminal_utility, _static_utility, _paranoid, paranoid_root, _brs, brs_root, _maxn, maxn_root,
+TEMPLATES = (_terminal_utility, _static_utility, _root_filter, _paranoid, paranoid_root, _brs, brs_root, _maxn, maxn_root,
              principal_variation)
 _ROOTS = {"paranoid": "paranoid_root", "brs": "brs_root", "maxn": "maxn_root"}
 
@@ -408,6 +436,7 @@ class MultiPlayerSearch:
         self.nodes = 0
         self.seldepth = 0
         self._work = new_work(_work_size(game.rules))
+        self._root_slot = layout({"MOVE_LIMIT": game.rules.MOVE_LIMIT, "MAX_MOVES": game.rules.MAX_MOVES})["ROOT_MOVES"]
         self._line_moves = np.empty(game.rules.MAX_MOVES, dtype=np.int64)
         self._kernels = None
         self._bridge: ControlBridge | None = None
@@ -415,8 +444,10 @@ class MultiPlayerSearch:
         self._salt = 0
         self._root_best: int | None = None
 
-    def search(self, root: Position, stop: StopSignal) -> Iterator[SearchReport]:
-        """Deepen one ply at a time until stopped, at `stop.max_depth`, or proven.
+    def search(self, root: Position, stop: StopSignal,
+               root_moves: Sequence[int] | None = None) -> Iterator[SearchReport]:
+        """Deepen one ply at a time until stopped, at `stop.max_depth`, or proven; at
+        the root only `root_moves` (legal moves of `root`) when given.
 
         Yields a report per completed iteration and a final one whose pv[0] is the move
         (pv is empty when the root has no move).
@@ -436,6 +467,10 @@ class MultiPlayerSearch:
         if not moves:
             yield SearchReport(0, 0, self._terminal(root), 0, 0, self.table.hashfull(), (), True)
             return
+        if root_moves:
+            moves = [move for move in moves if move in root_moves]
+            self._work[self._root_slot] = len(moves)
+            self._work[self._root_slot + 1:self._root_slot + 1 + len(moves)] = moves
         best_move, best_score, completed = moves[0], 0, 0
         depth = 0
         while depth < MAX_PLY:

@@ -101,3 +101,11 @@ def test_any_line_parses_or_fails_with_one_error_line(line: str) -> None:
         reply = error.line()
         assert "\n" not in reply and reply.startswith("error ")
         assert len(reply.split(" ")[2]) <= 32 * 4
+
+
+def test_searchmoves_takes_the_rest_of_a_go_line() -> None:
+    assert parse_line("go depth 3 searchmoves e2e3 a2a3") == c.Go(depth=3, searchmoves=("e2e3", "a2a3"))
+    assert parse_line("go searchmoves depth") == c.Go(searchmoves=("depth",))
+    with pytest.raises(ProtocolError) as error:
+        parse_line("go movetime 10 searchmoves")
+    assert error.value.line() == "error syntax go searchmoves needs at least one move"
