@@ -31,7 +31,7 @@ from protocol.errors import Code, ProtocolError
 from protocol.format import format_bestmove, format_info, format_margin
 from protocol.options import find_option, session_options
 from search import AlphaBeta, MultiPlayerSearch
-from search.base import SearchReport
+from search.base import MAX_PLY, SearchReport
 from search.limits import Limits, StopSignal, move_budget_ms
 from search.multiplayer import ALGORITHMS
 from search.perft import halt_flag
@@ -511,8 +511,15 @@ class Engine:
         if any(clock is not None for clock in clocks) and clocks[to_move] is None:
             raise ProtocolError(Code.BAD_VALUE, name,
                                 f"no clock for the side to move (p{to_move + 1}time)")
+        depth = command.depth
+        if command.mate is not None:
+            if game.num_players != 2:
+                raise ProtocolError(Code.BAD_VALUE, name, f"{game.name} has no mate scores: go mate is for"
+                                                          f" two-player games")
+            # A win in n moves of the side to move ends at ply 2n - 1.
+            depth = min(depth or MAX_PLY, 2 * command.mate - 1)
         return Limits(
-            depth=command.depth,
+            depth=depth,
             nodes=command.nodes,
             movetime=command.movetime,
             clocks=tuple(clocks[: game.num_players]),

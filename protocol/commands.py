@@ -79,6 +79,8 @@ class Go:
     winc: int | None = None
     binc: int | None = None
     movestogo: int | None = None
+    #: `mate <n>`: look for a win in at most n moves of the side to move.
+    mate: int | None = None
     #: `searchmoves m1 m2 ...` (last on the line): the only root moves to search.
     searchmoves: tuple[str, ...] = ()
 

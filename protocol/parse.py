@@ -128,7 +128,7 @@ def _parse_go(name: str, arguments: list[str], line: str) -> c.Go:
         elif token in _GO_FLAGS:
             fields[token] = True
         elif token in _GO_INTEGERS:
-            minimum = 1 if token in ("depth", "movestogo") else 0
+            minimum = 1 if token in ("depth", "movestogo", "mate") else 0
             fields[token] = _parse_int(name, next(tokens, None), token, minimum)
         else:
             raise ProtocolError(Code.SYNTAX, name, f"unknown limit {quote(token)}")

@@ -109,3 +109,10 @@ def test_searchmoves_takes_the_rest_of_a_go_line() -> None:
     with pytest.raises(ProtocolError) as error:
         parse_line("go movetime 10 searchmoves")
     assert error.value.line() == "error syntax go searchmoves needs at least one move"
+
+
+def test_go_mate_takes_a_move_count() -> None:
+    assert parse_line("go mate 3") == c.Go(mate=3)
+    with pytest.raises(ProtocolError) as error:
+        parse_line("go mate 0")
+    assert error.value.code == Code.BAD_VALUE

@@ -1,4 +1,5 @@
-"""`go searchmoves`: the root cut to the given moves, in every game, through the protocol."""
+"""Analysis limits through the protocol: `go searchmoves` (the root cut to the given
+moves, in every game) and `go mate`."""
 
 from __future__ import annotations
 
@@ -40,4 +41,22 @@ def test_the_root_is_cut_to_the_moves_given(name: str) -> None:
             with pytest.raises(EngineError) as refused:
                 await engine.bestmove(f"go depth 2 searchmoves {others[0]} zz9")
             assert refused.value.code == "illegal-move" and "searchmoves 2" in refused.value.message
+    run(scenario())
+
+
+def test_go_mate_finds_a_win_within_its_moves_and_stops() -> None:
+    """Clobber, white to move: b2a2 takes the last black stone's only partner at once."""
+    async def scenario() -> None:
+        async with StdioEngine() as engine:
+            await engine.send("setgame clobber")
+            await engine.send("position board ......../......../......../......../......../......../bw....../........ w")
+            found = await engine.bestmove("go mate 3")
+            assert found.move == "b2a2" and " score mate 1 " in found.infos[-1]
+            await engine.send("position startpos")
+            bounded = await engine.bestmove("go mate 2")  # no win that soon: depth 3, then the best move
+            assert max(int(info.split()[2]) for info in bounded.infos if info.startswith("info depth")) == 3
+            await engine.send("setgame isolation")
+            with pytest.raises(EngineError) as refused:
+                await engine.bestmove("go mate 2")
+            assert refused.value.code == "bad-value"
     run(scenario())
