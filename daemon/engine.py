@@ -555,7 +555,8 @@ class Engine:
             self.write(LOADING_NOW if stop.deadline_ns is not None else LOADING_WAIT)
         self.active = active
         active.run = SearchRun(
-            self.searcher.search(position, stop, root_moves), stop, lambda report: self._on_report(active, report),
+            self.searcher.search(position, stop, root_moves, int(self.options["MultiPV"])), stop,
+            lambda report: self._on_report(active, report),
             self.slots.give_back,
         )
 
@@ -626,7 +627,13 @@ class Engine:
             return
         previous, active.latest = active.latest, report
         if not (report.final and previous is not None and previous.nodes == report.nodes):
-            self.write(format_info(report, self._pv_formatter(active.root)))
+            format_pv = self._pv_formatter(active.root)
+            if int(self.options["MultiPV"]) == 1:
+                self.write(format_info(report, format_pv))
+            else:
+                self.write(format_info(report, format_pv, 1))
+                for rank, (score, pv) in enumerate(report.others, 2):
+                    self.write(format_info(attrs.evolve(report, score=score, pv=pv, others=()), format_pv, rank))
             margin = format_margin(report)
             if margin is not None:
                 self.write(margin)

@@ -83,6 +83,7 @@ def session_options(multiplayer_searches: Sequence[str], cores: Sequence[str]) -
         OptionSpec("MoveOverhead", "spin", 10, 0, 5000),
         OptionSpec("MultiPlayerSearch", "combo", multiplayer_searches[0], choices=tuple(multiplayer_searches)),
         OptionSpec("Core", "combo", cores[0], choices=tuple(cores)),
+        OptionSpec("MultiPV", "spin", 1, 1, 256),
     )
 
 

@@ -328,6 +328,8 @@ class AlphaBeta:
         self._moves = move_rows(game.rules.MAX_MOVES)
         self._kernels = None
         self._bridge: ControlBridge | None = None
+        #: How many root lines each iteration reports (MultiPV).
+        self._multipv = 1
         #: The running search's count of legal root moves (more than it searches after
         #: `go searchmoves`: its root values are then lower bounds).
         self._root_count = 0
@@ -337,12 +339,13 @@ class AlphaBeta:
         #: The best (move, score) of the running root iteration so far.
         self._partial: tuple[int, int] | None = None
 
-    def search(self, root: Position, stop: StopSignal,
-               root_moves: Sequence[int] | None = None) -> Iterator[SearchReport]:
+    def search(self, root: Position, stop: StopSignal, root_moves: Sequence[int] | None = None,
+               multipv: int = 1) -> Iterator[SearchReport]:
         """Deepen until `stop` fires, `stop.max_depth` is reached, the result is proven,
         or (with a deadline) the root has a single move; at the root only `root_moves`
-        (legal moves of `root`) when given, and then without the exact solver, which
-        proves the whole root.
+        (legal moves of `root`) when given. With `multipv` above 1 each iteration also
+        searches the next best root moves, up to `multipv` lines in all (`others`).
+        Either runs without the exact solver, which proves the best move alone.
 
         Yields a report after each completed iteration and a `final` report last, whose
         `pv[0]` is the move to play (pv is empty when the root has no legal move).
@@ -360,7 +363,8 @@ class AlphaBeta:
         if remembered in moves:
             moves.remove(remembered)
             moves.insert(0, remembered)
-        solvable = not root_moves and self._within_reach(root, stop)
+        self._multipv = multipv
+        solvable = not root_moves and multipv == 1 and self._within_reach(root, stop)
         best_move, best_score, completed, settled = yield from self._deepen(
             root, moves, stop, started, SOLVER_PRELUDE_DEPTH if solvable else MAX_PLY)
         final = self._report(root, completed, best_score, best_move, started, True)
@@ -433,13 +437,37 @@ class AlphaBeta:
             best_move, best_score, completed = move, score, depth
             moves.remove(move)
             moves.insert(0, move)
-            yield self._report(root, completed, best_score, best_move, started, False)
+            try:
+                others = self._other_lines(root, moves, depth, score)
+            except Aborted:
+                return best_move, best_score, completed, True
+            yield self._report(root, completed, best_score, best_move, started, False, others)
             if abs(score) > MATE_BOUND and MATE - abs(score) <= depth:
                 return best_move, best_score, completed, True
             # A forced move needs no deeper look when the clock is running.
             if (len(moves) == 1 and stop.deadline_ns is not None) or stop.should_stop(self.nodes):
                 return best_move, best_score, completed, True
         return best_move, best_score, completed, limit >= MAX_PLY
+
+    def _other_lines(self, root: Position, moves: list[int], depth: int,
+                     best_score: int) -> tuple[tuple[int, int], ...]:
+        """With MultiPV, the next best root moves after moves[0] (the iteration's best),
+        up to `_multipv` lines in all, as (score, move): each the best of the moves not
+        listed yet, searched to `depth` with a full window, so its score is exact.
+        Raises Aborted when stopped. Each search stores the root as a lower bound with
+        its own move; the table keeps the best line's in the end."""
+        lines: list[tuple[int, int]] = []
+        remaining = moves[1:]
+        try:
+            while remaining and len(lines) + 1 < self._multipv:
+                score, move = self._root(root, remaining, depth, hard_only=False)
+                lines.append((score, move))
+                remaining.remove(move)
+        finally:
+            if lines:
+                tt_store(self.table.cells, np.uint64(root.key), np.int64(depth), np.int64(EXACT),
+                         np.int64(best_score), np.int64(moves[0]), np.int64(self.table.generation))
+        return tuple(lines)
 
     def _root(self, root: Position, moves: list[int], depth: int, hard_only: bool) -> tuple[int, int]:
         """Search every root move to `depth`; returns (score, best move). Raises Aborted
@@ -519,7 +547,8 @@ class AlphaBeta:
                             elapsed_ms=int((time.monotonic() - started) * 1000))
 
     def _report(self, root: Position, depth: int, score: int, move: int, started: float,
-                final: bool) -> SearchReport:
+                final: bool, others: tuple[tuple[int, int], ...] = ()) -> SearchReport:
+        length = max(depth, 1)
         return SearchReport(
             depth=depth,
             seldepth=max(self.seldepth, depth),
@@ -527,8 +556,10 @@ class AlphaBeta:
             nodes=self.nodes,
             elapsed_ms=int((time.monotonic() - started) * 1000),
             hashfull=self.table.hashfull(),
-            pv=self._principal_variation(root, move, max(depth, 1)),
+            pv=self._principal_variation(root, move, length),
             final=final,
+            others=tuple((line_score, self._principal_variation(root, line_move, length))
+                         for line_score, line_move in others),
         )
 
     def _principal_variation(self, root: Position, first: int, length: int) -> tuple[int, ...]:

@@ -34,6 +34,8 @@ class SearchReport:
         final: True on the last report of the search.
         margin: the exact final margin (e.g. disc difference) for the side to move when
             the endgame solver has proved it, else None.
+        others: with MultiPV, the next best root moves' lines of the same iteration, best
+            first, each (its exact score, its principal variation).
     """
 
     depth: int
@@ -45,6 +47,7 @@ class SearchReport:
     pv: tuple[int, ...]
     final: bool = False
     margin: int | None = None
+    others: tuple[tuple[int, tuple[int, ...]], ...] = ()
 
     @property
     def mate_in(self) -> int | None:

@@ -436,6 +436,7 @@ class MultiPlayerSearch:
         self.nodes = 0
         self.seldepth = 0
         self._work = new_work(_work_size(game.rules))
+        self._multipv = 1
         self._root_slot = layout({"MOVE_LIMIT": game.rules.MOVE_LIMIT, "MAX_MOVES": game.rules.MAX_MOVES})["ROOT_MOVES"]
         self._line_moves = np.empty(game.rules.MAX_MOVES, dtype=np.int64)
         self._kernels = None
@@ -444,10 +445,12 @@ class MultiPlayerSearch:
         self._salt = 0
         self._root_best: int | None = None
 
-    def search(self, root: Position, stop: StopSignal,
-               root_moves: Sequence[int] | None = None) -> Iterator[SearchReport]:
+    def search(self, root: Position, stop: StopSignal, root_moves: Sequence[int] | None = None,
+               multipv: int = 1) -> Iterator[SearchReport]:
         """Deepen one ply at a time until stopped, at `stop.max_depth`, or proven; at
-        the root only `root_moves` (legal moves of `root`) when given.
+        the root only `root_moves` (legal moves of `root`) when given. With `multipv`
+        above 1 each iteration also searches the next best root moves, up to `multipv`
+        lines in all (`others`).
 
         Yields a report per completed iteration and a final one whose pv[0] is the move
         (pv is empty when the root has no move).
@@ -467,10 +470,10 @@ class MultiPlayerSearch:
         if not moves:
             yield SearchReport(0, 0, self._terminal(root), 0, 0, self.table.hashfull(), (), True)
             return
+        self._multipv = multipv
         if root_moves:
             moves = [move for move in moves if move in root_moves]
-            self._work[self._root_slot] = len(moves)
-            self._work[self._root_slot + 1:self._root_slot + 1 + len(moves)] = moves
+        self._allow_at_root(moves if root_moves else [])
         best_move, best_score, completed = moves[0], 0, 0
         depth = 0
         while depth < MAX_PLY:
@@ -486,10 +489,42 @@ class MultiPlayerSearch:
                 break
             assert self._root_best is not None
             best_move, best_score, completed = self._root_best, score, depth
-            yield self._report(root, completed, best_score, best_move, started, False)
+            try:
+                others = self._other_lines(root, moves, depth, best_move, best_score, bool(root_moves))
+            except Aborted:
+                break
+            yield self._report(root, completed, best_score, best_move, started, False, others)
             if (len(moves) == 1 and stop.deadline_ns is not None) or stop.should_stop(self.nodes):
                 break
         yield self._report(root, completed, best_score, best_move, started, True)
+
+    def _allow_at_root(self, moves: Sequence[int]) -> None:
+        """Let the root iterations search only `moves` (all for none)."""
+        slot = self._root_slot
+        self._work[slot] = len(moves)
+        self._work[slot + 1:slot + 1 + len(moves)] = moves
+
+    def _other_lines(self, root: Position, moves: list[int], depth: int, best_move: int, best_score: int,
+                     restricted: bool) -> tuple[tuple[int, int], ...]:
+        """With MultiPV, the next best root moves after `best_move`, up to `_multipv`
+        lines in all, as (utility, move): each the best of the moves not listed yet,
+        searched to `depth` with a full window. Raises Aborted when stopped. The table
+        keeps the best line's root entry in the end (paranoid)."""
+        lines: list[tuple[int, int]] = []
+        remaining = [move for move in moves if move != best_move]
+        try:
+            while remaining and len(lines) + 1 < self._multipv:
+                self._allow_at_root(remaining)
+                score = self._root_search(root, depth, hard_only=False)
+                assert self._root_best is not None
+                lines.append((score, self._root_best))
+                remaining.remove(self._root_best)
+        finally:
+            self._allow_at_root(moves if restricted else [])
+            if lines and self.algorithm == "paranoid":
+                tt_store(self.table.cells, np.uint64(root.key ^ self._salt), np.int64(depth), np.int64(EXACT),
+                         np.int64(best_score), np.int64(best_move), np.int64(self.table.generation))
+        return tuple(lines)
 
     def _root_search(self, root: Position, depth: int, hard_only: bool) -> int:
         """One iteration to `depth`: the searcher's utility; the best root move in
@@ -515,11 +550,13 @@ class MultiPlayerSearch:
         return int(score)
 
     def _report(self, root: Position, depth: int, score: int, move: int, started: float,
-                final: bool) -> SearchReport:
+                final: bool, others: tuple[tuple[int, int], ...] = ()) -> SearchReport:
+        length = max(depth, 1)
         return SearchReport(
             depth=depth, seldepth=max(self.seldepth, depth), score=score, nodes=self.nodes,
             elapsed_ms=int((time.monotonic() - started) * 1000), hashfull=self.table.hashfull(),
-            pv=self._line(root, move, max(depth, 1)), final=final,
+            pv=self._line(root, move, length), final=final,
+            others=tuple((line_score, self._line(root, line_move, length)) for line_score, line_move in others),
         )
 
     def _line(self, root: Position, first: int, length: int) -> tuple[int, ...]:

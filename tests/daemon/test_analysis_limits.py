@@ -60,3 +60,40 @@ def test_go_mate_finds_a_win_within_its_moves_and_stops() -> None:
                 await engine.bestmove("go mate 2")
             assert refused.value.code == "bad-value"
     run(scenario())
+
+
+@pytest.mark.parametrize("name", sorted(all_games()))
+def test_multipv_reports_the_best_root_moves_each_on_its_line(name: str) -> None:
+    game = all_games()[name]
+    start = game.initial_state({"seed": "3"} if "seed" in game.parameters else {})
+    legal = {game.format_move(start, move) for move in start.legal_moves()}
+    setgame = f"setgame {name} seed=3" if "seed" in game.parameters else f"setgame {name}"
+
+    def lines_of(infos, depth: int) -> list[tuple[int, int, str]]:
+        """(rank, score, first move) of the lines of one depth."""
+        found = []
+        for info in infos:
+            words = info.split()
+            if "multipv" in words and int(words[words.index("depth") + 1]) == depth:
+                score = int(words[words.index("score") + 2])
+                found.append((int(words[words.index("multipv") + 1]), score, words[words.index("pv") + 1]))
+        return found
+
+    async def scenario() -> None:
+        async with StdioEngine() as engine:
+            await engine.send(setgame)
+            plain = await engine.bestmove("go depth 2")
+            assert not any("multipv" in info for info in plain.infos), "MultiPV 1 prints as before"
+            await engine.send("setoption name MultiPV value 256")
+            every = await engine.bestmove("go depth 1")
+            lines = lines_of(every.infos, 1)
+            assert [rank for rank, _, _ in lines] == list(range(1, len(legal) + 1))
+            assert {move for _, _, move in lines} == legal and every.move == lines[0][2]
+            scores = [score for _, score, _ in lines]
+            assert scores == sorted(scores, reverse=True), "best first, at depth 1 exactly"
+            await engine.send("setoption name MultiPV value 3")
+            three = await engine.bestmove("go depth 3")
+            top = lines_of(three.infos, 3)
+            assert [rank for rank, _, _ in top] == [1, 2, 3] and len({move for _, _, move in top}) == 3
+            assert three.move == top[0][2]
+    run(scenario())
