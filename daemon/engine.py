@@ -24,6 +24,7 @@ from daemon import runner
 from daemon.book import BookMove, game_book
 from daemon.hashfiles import HashBudget, HashFiles, default_budget_mib
 from daemon.runner import SearchRun, SearchSlots, run_compute, run_file_job
+from daemon.wdl import wdl
 from games import find_game
 from games.base import Game, IllegalMoveError, NotationError, Position
 from protocol import commands as c
@@ -628,12 +629,10 @@ class Engine:
         previous, active.latest = active.latest, report
         if not (report.final and previous is not None and previous.nodes == report.nodes):
             format_pv = self._pv_formatter(active.root)
-            if int(self.options["MultiPV"]) == 1:
-                self.write(format_info(report, format_pv))
-            else:
-                self.write(format_info(report, format_pv, 1))
-                for rank, (score, pv) in enumerate(report.others, 2):
-                    self.write(format_info(attrs.evolve(report, score=score, pv=pv, others=()), format_pv, rank))
+            lines = [report, *(attrs.evolve(report, score=score, pv=pv, others=()) for score, pv in report.others)]
+            for rank, line in enumerate(lines, 1):
+                chances = wdl(active.root.game, line.score, line.mate_in) if self.options["ShowWDL"] else None
+                self.write(format_info(line, format_pv, rank if int(self.options["MultiPV"]) > 1 else None, chances))
             margin = format_margin(report)
             if margin is not None:
                 self.write(margin)

@@ -84,6 +84,7 @@ def session_options(multiplayer_searches: Sequence[str], cores: Sequence[str]) -
         OptionSpec("MultiPlayerSearch", "combo", multiplayer_searches[0], choices=tuple(multiplayer_searches)),
         OptionSpec("Core", "combo", cores[0], choices=tuple(cores)),
         OptionSpec("MultiPV", "spin", 1, 1, 256),
+        OptionSpec("ShowWDL", "check", False),
     )
 
 

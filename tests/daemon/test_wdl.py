@@ -1,0 +1,74 @@
+"""ShowWDL: the win/draw/loss model (`daemon.wdl`), its fit (`scripts/wdl`), and the `wdl`
+field of `info` lines through the protocol."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import pytest
+
+from daemon.wdl import WdlModel, game_model
+from games import all_games
+from tests.conftest import ROOT, StdioEngine, run
+
+
+def wdl_script():
+    spec = importlib.util.spec_from_file_location("wdl_script", ROOT / "scripts" / "wdl.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+@pytest.mark.parametrize("score", [-900, -150, -1, 0, 37, 400, 5000])
+def test_per_mille_adds_up_and_mirrors(score: int) -> None:
+    model = WdlModel(0.004, 60.0)
+    win, draw, loss = model.per_mille(score)
+    assert win + draw + loss == 1000 and min(win, draw, loss) >= 0
+    assert model.per_mille(-score) == (loss, draw, win)
+
+
+def test_the_fit_recovers_a_known_model() -> None:
+    rng = np.random.default_rng(4)
+    truth = WdlModel(0.004, 60.0)
+    scores = rng.uniform(-800, 800, 60_000)
+    win, draw, _ = truth.probabilities(scores)
+    draws = rng.random(len(scores))
+    results = np.where(draws < win, 1.0, np.where(draws < win + draw, 0.5, 0.0))
+    fitted = wdl_script().fit(scores, results)
+    assert fitted.scale == pytest.approx(0.004, rel=0.05)
+    assert fitted.draw_margin == pytest.approx(60.0, rel=0.1)
+
+
+def test_every_two_player_game_ships_a_model_and_the_others_none() -> None:
+    for game in all_games().values():
+        model = game_model(game)
+        if game.num_players == 2:
+            assert model is not None and model.scale > 0 and model.source["positions"] > 10_000, game.name
+        else:
+            assert model is None
+
+
+def test_info_lines_carry_wdl_when_asked() -> None:
+    async def scenario() -> None:
+        async with StdioEngine() as engine:
+            await engine.send("setgame loa")
+            plain = await engine.bestmove("go depth 2")
+            assert not any(" wdl " in info for info in plain.infos)
+            await engine.send("setoption name ShowWDL value true")
+            shown = await engine.bestmove("go depth 3")
+            for info in shown.infos:
+                words = info.split()
+                at = words.index("wdl")
+                win, draw, loss = (int(word) for word in words[at + 1:at + 4])
+                assert win + draw + loss == 1000
+                score = int(words[words.index("score") + 2])
+                assert (win > loss) == (score > 0) or score == 0
+            await engine.send("setgame clobber")
+            await engine.send("position board ......../......../......../......../......../......../bw....../........ w")
+            won = await engine.bestmove("go depth 2")
+            assert " score mate 1 wdl 1000 0 0 " in won.infos[-1]
+            await engine.send("setgame isolation")
+            knights = await engine.bestmove("go depth 2")
+            assert not any(" wdl " in info for info in knights.infos), "no model for three players"
+    run(scenario())
