@@ -1,14 +1,23 @@
-"""An asyncio client of the engine protocol, over a child process's pipes or TCP.
+"""An asyncio client of the engine protocol, over a child process's pipes or TCP, and a
+blocking wrapper of it for scripts and notebooks.
 
-    client = await EngineClient.spawn(["engine"])
-    await client.send(f"setgame {game}")
-    move = await client.bestmove("go movetime 100")
-    await client.close()
+    engine = await EngineClient.spawn(["engine"])
+    await engine.setgame("othello")
+    infos = await engine.analyse({"depth": 6}, position="startpos moves f5", multipv=3)
+    print([(info.move, info.score) for info in infos])   # best first
+    print((await engine.play({"movetime": 100})).move)
+    print((await engine.eval()).total)
+    await engine.close()
 
-The client knows lines, not games: it sends commands, reads replies, and offers the few
-waits a client needs (`until` a line prefix, `ready` for the `isready` barrier,
-`bestmove`). An `error` line met while waiting raises EngineError at once, unless the
-wait is for the error itself.
+    with SimpleEngine.popen(["engine"]) as engine:        # the same, blocking
+        engine.setgame("clobber")
+        print(engine.analyse({"depth": 4})[0].score)
+
+The client knows lines, not games: besides the typed calls it sends raw commands, reads
+replies, and offers the waits a client needs (`until` a line prefix, `ready` for the
+`isready` barrier, `bestmove`). An `error` line met while waiting raises EngineError at
+once, unless the wait is for the error itself; a wait that runs out raises
+asyncio.TimeoutError.
 """
 
 from __future__ import annotations
@@ -16,10 +25,15 @@ from __future__ import annotations
 import asyncio
 import ssl
 import subprocess
+import threading
 import time
-from typing import Mapping, Sequence
+from typing import Any, Awaitable, Mapping, Sequence, TypeVar
 
 import attrs
+
+from protocol.info import Info, parse_info
+
+T = TypeVar("T")
 
 
 class EngineClosed(Exception):
@@ -52,6 +66,44 @@ class Bestmove:
     ponder: str | None
     infos: tuple[str, ...]
     elapsed: float
+
+
+@attrs.frozen
+class Limit:
+    """The limits of a search: `go` with those given (see docs/protocol.md)."""
+
+    depth: int | None = None
+    nodes: int | None = None
+    movetime: int | None = None
+    mate: int | None = None
+
+    def go(self, searchmoves: Sequence[str] | None = None, ponder: bool = False) -> str:
+        """The `go` line."""
+        words = ["go", *(["ponder"] if ponder else [])]
+        for name in ("depth", "nodes", "movetime", "mate"):
+            if getattr(self, name) is not None:
+                words += [name, str(getattr(self, name))]
+        if searchmoves:
+            words += ["searchmoves", *searchmoves]
+        return " ".join(words)
+
+
+@attrs.frozen
+class Evaluation:
+    """`eval`: the side to move's static value, and each term's value per player."""
+
+    total: int
+    terms: Mapping[str, tuple[int, ...]]
+
+
+def _limit(limit: Limit | Mapping[str, int]) -> Limit:
+    return limit if isinstance(limit, Limit) else Limit(**limit)
+
+
+def _option_text(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "<empty>" if value == "" else str(value)
 
 
 class EngineClient:
@@ -144,6 +196,63 @@ class EngineClient:
         lines = await self.ask(go, "bestmove", timeout)
         return parse_bestmove(lines, time.monotonic() - started)
 
+    # ---- typed calls ----------------------------------------------------------------
+
+    async def configure(self, options: Mapping[str, object]) -> None:
+        """Set options (`setoption`); raises EngineError for one the engine refuses."""
+        for name, value in options.items():
+            await self.send(f"setoption name {name} value {_option_text(value)}")
+        await self.ready()
+
+    async def setgame(self, game: str, **params: object) -> None:
+        """Choose the game (`setgame`, with its parameters); raises EngineError."""
+        await self.send(" ".join([f"setgame {game}", *(f"{key}={value}" for key, value in params.items())]))
+        await self.ready()
+
+    async def position(self, position: str) -> None:
+        """Set the position: what follows `position`, such as `startpos moves f5` or
+        `board <board text>`; raises EngineError."""
+        await self.send(f"position {position}")
+        await self.ready()
+
+    async def analyse(self, limit: Limit | Mapping[str, int], *, position: str | None = None,
+                      multipv: int = 1, searchmoves: Sequence[str] | None = None,
+                      timeout: float | None = 600) -> list[Info]:
+        """Search the session's position (or `position`, see `position`) to `limit` and
+        return the last iteration's lines, best first: one, or `multipv`."""
+        if position is not None:
+            await self.position(position)
+        await self.configure({"MultiPV": multipv})
+        answer = await self.bestmove(_limit(limit).go(searchmoves), timeout)
+        infos = [info for info in map(parse_info, answer.infos) if info is not None and info.score is not None]
+        if not infos:
+            return []
+        last = max(info.depth or 0 for info in infos)
+        lines: dict[int, Info] = {}
+        for info in infos:
+            if (info.depth or 0) == last:
+                lines[info.multipv or 1] = info
+        return [lines[rank] for rank in sorted(lines)]
+
+    async def play(self, limit: Limit | Mapping[str, int], *, position: str | None = None,
+                   timeout: float | None = 600) -> Bestmove:
+        """The engine's move (and its ponder move) in the position after a search to
+        `limit`."""
+        if position is not None:
+            await self.position(position)
+        return await self.bestmove(_limit(limit).go(), timeout)
+
+    async def eval(self) -> Evaluation:
+        """The static evaluation of the session's position (`eval`)."""
+        lines = await self.ask("eval", "eval total")
+        lines += await self.ready()
+        terms = {}
+        for line in lines[1:]:
+            words = line.split()
+            if words[:2] == ["eval", "term"]:
+                terms[words[2]] = tuple(int(word) for word in words[3:])
+        return Evaluation(int(lines[0].split()[2]), terms)
+
     async def close(self) -> None:
         """Say `quit` and close; waits for a child process to exit."""
         try:
@@ -166,3 +275,66 @@ def parse_bestmove(lines: Sequence[str], elapsed: float) -> Bestmove:
     ponder = tokens[3] if len(tokens) >= 4 and tokens[2] == "ponder" else None
     infos = tuple(line for line in lines[:-1] if line.startswith("info"))
     return Bestmove(move, ponder, infos, elapsed)
+
+
+class SimpleEngine:
+    """A blocking EngineClient, for scripts and notebooks: its own event loop runs in a
+    thread, and each method waits for the call it makes there.
+
+        with SimpleEngine.popen(["engine"]) as engine:
+            engine.setgame("othello")
+            best = engine.analyse({"depth": 8}, multipv=2)
+    """
+
+    def __init__(self, client_factory: Any):
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="engine-client", daemon=True)
+        self._thread.start()
+        self.client: EngineClient = self._wait(client_factory())
+
+    @classmethod
+    def popen(cls, command: Sequence[str], env: Mapping[str, str] | None = None) -> "SimpleEngine":
+        """Start `command`, an engine on stdio."""
+        return cls(lambda: EngineClient.spawn(command, stderr=subprocess.DEVNULL, env=env))
+
+    @classmethod
+    def connect(cls, host: str, port: int, token: str | None = None,
+                tls: ssl.SSLContext | None = None) -> "SimpleEngine":
+        """Open a session with an engine listening on TCP."""
+        return cls(lambda: EngineClient.connect(host, port, token, tls))
+
+    def _wait(self, coroutine: Awaitable[T]) -> T:
+        return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result()  # type: ignore[arg-type]
+
+    def configure(self, options: Mapping[str, object]) -> None:
+        self._wait(self.client.configure(options))
+
+    def setgame(self, game: str, **params: object) -> None:
+        self._wait(self.client.setgame(game, **params))
+
+    def position(self, position: str) -> None:
+        self._wait(self.client.position(position))
+
+    def analyse(self, limit: Limit | Mapping[str, int], **options: Any) -> list[Info]:
+        return self._wait(self.client.analyse(limit, **options))
+
+    def play(self, limit: Limit | Mapping[str, int], **options: Any) -> Bestmove:
+        return self._wait(self.client.play(limit, **options))
+
+    def eval(self) -> Evaluation:
+        return self._wait(self.client.eval())
+
+    def quit(self) -> None:
+        """Close the session (and end a child engine) and the client's loop."""
+        try:
+            self._wait(self.client.close())
+        finally:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(10)
+            self._loop.close()
+
+    def __enter__(self) -> "SimpleEngine":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.quit()

@@ -1,0 +1,89 @@
+"""The typed client: `info` lines parsed as the engine formats them, scores that order
+as results do, and the typed calls against a real engine, async and blocking."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from protocol.client import EngineClient, EngineError, Limit, SimpleEngine
+from protocol.format import format_info
+from protocol.info import Info, Score, Wdl, parse_info
+from search.base import MATE, SearchReport
+from tests.conftest import engine_command, run
+
+counts = st.integers(0, 2**40)
+reports = st.builds(
+    SearchReport,
+    depth=st.integers(1, 127), seldepth=st.integers(1, 127),
+    score=st.one_of(st.integers(-50_000, 50_000), st.integers(1, 200).map(lambda n: MATE - n),
+                    st.integers(1, 200).map(lambda n: n - MATE)),
+    nodes=counts, elapsed_ms=st.integers(0, 10**7), hashfull=st.integers(0, 1000),
+    pv=st.lists(st.integers(0, 10**6), max_size=8).map(tuple),
+)
+
+
+@given(report=reports, multipv=st.none() | st.integers(1, 256),
+       wdl=st.none() | st.tuples(st.integers(0, 1000), st.integers(0, 1000), st.integers(0, 1000)))
+def test_parse_info_reads_what_the_engine_writes(report: SearchReport, multipv, wdl) -> None:
+    line = format_info(report, lambda pv: [f"m{move}" for move in pv], multipv, wdl)
+    info = parse_info(line)
+    assert info is not None and info.line() == line
+    assert (info.depth, info.seldepth, info.multipv, info.nodes, info.time, info.hashfull) == (
+        report.depth, report.seldepth, multipv, report.nodes, report.elapsed_ms, report.hashfull)
+    mate = report.mate_in
+    assert info.score == (Score(mate=mate) if mate is not None else Score(cp=report.score))
+    assert info.wdl == (None if wdl is None else Wdl(*wdl))
+    assert info.pv == tuple(f"m{move}" for move in report.pv)
+
+
+def test_scores_order_as_results_do() -> None:
+    ordered = [Score(mate=-1), Score(mate=-7), Score(cp=-900), Score(cp=0), Score(cp=35), Score(mate=9),
+               Score(mate=2)]
+    assert sorted(reversed(ordered)) == ordered
+    assert max(ordered) == Score(mate=2)
+    with pytest.raises(ValueError):
+        Score(cp=1, mate=2)
+
+
+def test_other_lines_are_not_infos() -> None:
+    assert parse_info("info string book f5 score 4 depth 20") is None
+    assert parse_info("bestmove f5") is None
+    assert parse_info("info depth 2 currmove a1 score cp 5") == Info(depth=2, score=Score(cp=5))
+
+
+def test_typed_calls_against_a_real_engine() -> None:
+    async def scenario() -> None:
+        engine = await EngineClient.spawn(engine_command())
+        try:
+            await engine.setgame("othello")
+            lines = await engine.analyse(Limit(depth=4), position="startpos moves f5", multipv=3)
+            assert [info.multipv for info in lines] == [1, 2, 3] and all(info.depth == 4 for info in lines)
+            assert lines[0].score >= lines[1].score >= lines[2].score
+            only = await engine.analyse({"depth": 3}, searchmoves=["f4"])
+            assert len(only) == 1 and only[0].move == "f4"
+            played = await engine.play({"depth": 2}, position="startpos")
+            assert played.move in {"d3", "c4", "f5", "e6"}
+            evaluation = await engine.eval()
+            assert evaluation.total == sum(values[0] for values in evaluation.terms.values())
+            with pytest.raises(EngineError) as refused:
+                await engine.configure({"MultiPV": 0})
+            assert refused.value.code == "bad-value"
+            with pytest.raises(asyncio.TimeoutError):
+                await engine.analyse({"depth": 60}, timeout=0.2)
+        finally:
+            await engine.close()
+    run(scenario())
+
+
+def test_the_blocking_wrapper() -> None:
+    with SimpleEngine.popen(engine_command()) as engine:
+        engine.setgame("clobber")
+        engine.configure({"ShowWDL": True})
+        (best,) = engine.analyse({"depth": 3})
+        assert best.wdl is not None and sum((best.wdl.win, best.wdl.draw, best.wdl.loss)) == 1000
+        assert engine.play(Limit(nodes=500)).move
+        assert set(engine.eval().terms) == {"movers", "reserves", "dangling", "tempo", "odd_dominoes"}
