@@ -23,11 +23,12 @@ asyncio.TimeoutError.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ssl
 import subprocess
 import threading
 import time
-from typing import Any, Awaitable, Mapping, Sequence, TypeVar
+from typing import Any, AsyncIterator, Awaitable, Mapping, Sequence, TypeVar
 
 import attrs
 
@@ -234,6 +235,32 @@ class EngineClient:
                 lines[info.multipv or 1] = info
         return [lines[rank] for rank in sorted(lines)]
 
+    @contextlib.asynccontextmanager
+    async def analysis(self, limit: Limit | Mapping[str, int] | None = None, *, position: str | None = None,
+                       multipv: int = 1,
+                       searchmoves: Sequence[str] | None = None) -> AsyncIterator["AnalysisStream"]:
+        """A search streamed as it goes: iterate the stream for its `Info`s until its
+        limit (none: until `stop`) ends it, or call `stop()`. Leaving the block stops
+        a search still running and reads its `bestmove`.
+
+            async with engine.analysis() as stream:
+                async for info in stream:
+                    if info.depth and info.depth >= 12:
+                        await stream.stop()
+        """
+        if position is not None:
+            await self.position(position)
+        await self.configure({"MultiPV": multipv})
+        await self.send((_limit(limit) if limit is not None else Limit()).go(searchmoves))
+        stream = AnalysisStream(self)
+        try:
+            yield stream
+        finally:
+            if stream.bestmove is None:
+                await stream.stop()
+                async for _ in stream:
+                    pass
+
     async def play(self, limit: Limit | Mapping[str, int], *, position: str | None = None,
                    timeout: float | None = 600) -> Bestmove:
         """The engine's move (and its ponder move) in the position after a search to
@@ -275,6 +302,39 @@ def parse_bestmove(lines: Sequence[str], elapsed: float) -> Bestmove:
     ponder = tokens[3] if len(tokens) >= 4 and tokens[2] == "ponder" else None
     infos = tuple(line for line in lines[:-1] if line.startswith("info"))
     return Bestmove(move, ponder, infos, elapsed)
+
+
+class AnalysisStream:
+    """The `Info`s of one running search (see `EngineClient.analysis`); `bestmove` is
+    its answer once the iteration has ended."""
+
+    def __init__(self, client: EngineClient):
+        self._client = client
+        self._stopped = False
+        self.bestmove: Bestmove | None = None
+        self._started = time.monotonic()
+
+    def __aiter__(self) -> "AnalysisStream":
+        return self
+
+    async def __anext__(self) -> Info:
+        while self.bestmove is None:
+            line = await self._client.read_line()
+            if line.startswith("error "):
+                raise EngineError(line)
+            if line.startswith("bestmove"):
+                self.bestmove = parse_bestmove([line], time.monotonic() - self._started)
+                break
+            info = parse_info(line)
+            if info is not None:
+                return info
+        raise StopAsyncIteration
+
+    async def stop(self) -> None:
+        """Ask the search to stop (its last lines and `bestmove` still come)."""
+        if not self._stopped and self.bestmove is None:
+            self._stopped = True
+            await self._client.send("stop")
 
 
 class SimpleEngine:

@@ -87,3 +87,27 @@ def test_the_blocking_wrapper() -> None:
         assert best.wdl is not None and sum((best.wdl.win, best.wdl.draw, best.wdl.loss)) == 1000
         assert engine.play(Limit(nodes=500)).move
         assert set(engine.eval().terms) == {"movers", "reserves", "dangling", "tempo", "odd_dominoes"}
+
+
+def test_an_analysis_streams_until_stopped() -> None:
+    async def scenario() -> None:
+        engine = await EngineClient.spawn(engine_command())
+        try:
+            await engine.setgame("clobber")
+            depths = []
+            async with engine.analysis() as stream:  # no limit: runs until stopped
+                async for info in stream:
+                    depths.append(info.depth)
+                    if info.depth == 3:
+                        await stream.stop()
+            assert depths[:3] == [1, 2, 3] and stream.bestmove is not None and stream.bestmove.move
+            async with engine.analysis({"depth": 2}, multipv=2) as stream:
+                infos = [info async for info in stream]
+            assert {info.multipv for info in infos} == {1, 2} and stream.bestmove.move == infos[-2].move
+            async with engine.analysis() as stream:  # leaving the block stops the search
+                await stream.__anext__()
+            assert stream.bestmove is not None
+            assert await engine.ready() == []
+        finally:
+            await engine.close()
+    run(scenario())
