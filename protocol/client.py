@@ -2,15 +2,15 @@
 blocking wrapper of it for scripts and notebooks.
 
     engine = await EngineClient.spawn(["engine"])
-    await engine.setgame("othello")
-    infos = await engine.analyse({"depth": 6}, position="startpos moves f5", multipv=3)
+    await engine.setgame(game)
+    infos = await engine.analyse({"depth": 6}, position=f"startpos moves {move}", multipv=3)
     print([(info.move, info.score) for info in infos])   # best first
     print((await engine.play({"movetime": 100})).move)
     print((await engine.eval()).total)
     await engine.close()
 
     with SimpleEngine.popen(["engine"]) as engine:        # the same, blocking
-        engine.setgame("clobber")
+        engine.setgame(game)
         print(engine.analyse({"depth": 4})[0].score)
 
 The client knows lines, not games: besides the typed calls it sends raw commands, reads
@@ -342,7 +342,7 @@ class SimpleEngine:
     thread, and each method waits for the call it makes there.
 
         with SimpleEngine.popen(["engine"]) as engine:
-            engine.setgame("othello")
+            engine.setgame(game)
             best = engine.analyse({"depth": 8}, multipv=2)
     """
 

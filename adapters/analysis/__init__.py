@@ -1,0 +1,1 @@
+"""Whole-game analysis: `engine-analyse` (see `adapters.analysis.main`)."""
