@@ -289,3 +289,33 @@ def test_sprt_arithmetic() -> None:
                for index in (0, 1, 2, 5)]
     # Pairs (0, 1) and (2, 3): only the first is complete; a wins one and loses one.
     assert sprt_units(records, "a", 2) == [0.5]
+
+
+def test_the_replay_page_shows_an_engine_analyse_report(tmp_path: Path) -> None:
+    """A real game analysed by engine-analyse, then replayed: the best move drawn, the
+    top moves in the text, the score graph with the step shown; a report of another game
+    is refused."""
+    record = sample_record("clobber")
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(record))
+    analysed = subprocess.run([sys.executable, "-m", "adapters.analysis.main", str(path), "--depth", "1",
+                               "--top", "2", "--quiet"], capture_output=True, text=True, timeout=600)
+    assert analysed.returncode == 0, analysed.stderr
+    analysis = json.loads((tmp_path / "game-analysis.json").read_text())
+    result = subprocess.run([*ARENA, "replay", str(path)], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    page = (tmp_path / "game.html").read_text()
+    embedded = json.loads(page.split('<script id="record" type="application/json">')[1].split("</script>")[0])
+    assert [frame["engine"]["best"] for frame in embedded["frames"][:-1]] == [ply["best"] for ply in analysis["plies"]]
+    assert "engine" not in embedded["frames"][-1]
+    node = shutil.which("node")
+    if node is not None:
+        checked = json.loads(subprocess.run([node, str(DATA / "replay_check.js"), str(tmp_path / "game.html")],
+                                            capture_output=True, text=True, timeout=60, check=True).stdout)
+        for step, ply in zip(checked["steps"], analysis["plies"]):
+            assert step["best"] == 2 and step["engine"].startswith(f"engine here: best {ply['best']}; top ")
+            assert step["graphLines"] == 2 and step["graphNow"] == 1
+        assert checked["steps"][-1]["best"] == 0
+    other = dict(analysis, plies=analysis["plies"][1:])
+    with pytest.raises(ValueError, match="not of this game"):
+        replay_page(record, other)

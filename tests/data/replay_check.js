@@ -21,8 +21,12 @@ const steps = [];
 for (let k = 0; k < replay.data.frames.length; k++) {
   replay.show(k);
   const svg = element('board').innerHTML;
+  const graph = element('graph').innerHTML;
   steps.push({pieces: (svg.match(/class="piece"/g) || []).length, marks: (svg.match(/class="mark"/g) || []).length,
-              svg: svg.startsWith('<svg') && svg.endsWith('</svg>'), info: element('info').textContent});
+              best: (svg.match(/class="best"/g) || []).length,
+              svg: svg.startsWith('<svg') && svg.endsWith('</svg>'), info: element('info').textContent,
+              engine: element('engine').textContent,
+              graphLines: (graph.match(/class="score"/g) || []).length, graphNow: (graph.match(/class="now"/g) || []).length});
 }
 element('first').listeners.click();
 const atFirst = element('info').textContent;

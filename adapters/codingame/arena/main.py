@@ -181,11 +181,15 @@ def replay(argv: list[str]) -> int:
     parser.add_argument("record", type=Path)
     parser.add_argument("-o", "--output", type=Path, default=None,
                         help="the page to write (default: the record's name with .html)")
+    parser.add_argument("--analysis", type=Path, default=None,
+                        help="an engine-analyse report of the game (default: <record>-analysis.json if there)")
     args = parser.parse_args(argv)
     record = json.loads(args.record.read_text())
     output = args.output or args.record.with_suffix(".html")
+    analysis_path = args.analysis or args.record.with_name(args.record.stem + "-analysis.json")
+    analysis = json.loads(analysis_path.read_text()) if analysis_path.exists() else None
     try:
-        page = replay_page(record)
+        page = replay_page(record, analysis)
     except ValueError as error:
         print(f"engine-arena replay: {error}", file=sys.stderr)
         return 2

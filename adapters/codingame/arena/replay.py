@@ -5,6 +5,11 @@ position, moves and events; the page embeds them as JSON and draws each with inl
 (no external file, font or script). Buttons and the keys Left, Right, Home, End and
 Space step through the game; each step shows the move, who played it and how long it
 took. `page.html#20` opens at step 20.
+
+With an `engine-analyse` report of the game, the page also shows the analysis: under
+the board, each player's score over the game with mistakes and blunders marked and the
+step shown; on the board, the engine's best move in the position (blue); and in the
+text, the engine's top moves and what the move played lost.
 """
 
 from __future__ import annotations
@@ -63,9 +68,26 @@ def frames(record: dict) -> list[dict]:
     return result
 
 
-def replay_data(record: dict) -> dict:
-    """What the page embeds: the game, how to draw its board, the seats, the frames and
-    the result. Raises ValueError for a game the page cannot draw."""
+def with_analysis(record: dict, steps: list[dict], analysis: dict) -> list[dict]:
+    """`steps` (the frames) with the engine's view of the move played from each: best
+    move, top lines, the move's score, loss and mark. Raises ValueError for a report of
+    another game."""
+    plies = analysis.get("plies", [])
+    if analysis.get("game") != record["game"] or [ply["played"] for ply in plies] != [
+            move["move"] for move in record["moves"]]:
+        raise ValueError("the analysis is not of this game: its moves differ from the record's")
+    for frame, ply in zip(steps, plies):
+        frame["engine"] = {"best": ply["best"], "top": [[line["move"], line["score"]] for line in ply["top"]],
+                           "played": ply["played"], "score": ply["played_score"], "loss": ply["loss"],
+                           "mark": ply["mark"], "player": ply["player"]}
+    return steps
+
+
+def replay_data(record: dict, analysis: dict | None = None) -> dict:
+    """What the page embeds: the game, how to draw its board, the seats, the frames (with
+    `analysis`, an `engine-analyse` report of the game, the engine's view of each move)
+    and the result. Raises ValueError for a game the page cannot draw, or an analysis
+    of another game."""
     fmt = turn_format(record["game"])
     style = fmt.BOARD_STYLE
     if style is None:
@@ -84,15 +106,15 @@ def replay_data(record: dict) -> dict:
         "index": record.get("index"),
         "seed": record.get("seed"),
         "seats": record["seats"],
-        "frames": frames(record),
+        "frames": frames(record) if analysis is None else with_analysis(record, frames(record), analysis),
         "result": f"{outcome}: {record.get('reason', '')}; scores {scores}",
     }
 
 
-def replay_page(record: dict) -> str:
-    """The HTML page for a game record."""
+def replay_page(record: dict, analysis: dict | None = None) -> str:
+    """The HTML page for a game record (and its analysis, if given)."""
     # No `<` in the embedded JSON: nothing in it can end the script element.
-    data = json.dumps(replay_data(record), separators=(",", ":")).replace("<", "\\u003c")
+    data = json.dumps(replay_data(record, analysis), separators=(",", ":")).replace("<", "\\u003c")
     title = html.escape(f"{record['game']} game {record.get('index', '')}: "
                         + " vs ".join(record["seats"]))
     values = {"TITLE": title, "DATA": data, "SCRIPT": SCRIPT}
@@ -104,7 +126,7 @@ def replay_page(record: dict) -> str:
 SCRIPT = r"""
 (function () {
   "use strict";
-  var CELL = 48, PAD = 24;
+  var CELL = 48, PAD = 24, SVG = '<svg xmlns="http://www.w3.org/2000/svg"';
 
   function squareOf(style, name) {
     var file = name.charCodeAt(0) - 97, rank = parseInt(name.substring(1), 10);
@@ -120,7 +142,7 @@ SCRIPT = r"""
 
   function renderBoard(data, frame) {
     var style = data.style, size = 8 * CELL + 2 * PAD, out = [];
-    out.push('<svg xmlns="http://www.w3.org/2000/svg" width="' + size + '" height="' + size +
+    out.push(SVG + ' width="' + size + '" height="' + size +
              '" viewBox="0 0 ' + size + ' ' + size + '">');
     var marks = marked(style, frame.move);
     for (var r = 0; r < 8; r++) {
@@ -149,12 +171,66 @@ SCRIPT = r"""
                (PAD + marks[m].row * CELL + 2) + '" width="' + (CELL - 4) + '" height="' +
                (CELL - 4) + '" fill="none" stroke="#e91e63" stroke-width="3"/>');
     }
+    var best = frame.engine ? marked(style, frame.engine.best) : [];
+    for (var b = 0; b < best.length; b++) {
+      out.push('<rect class="best" x="' + (PAD + best[b].col * CELL + 6) + '" y="' +
+               (PAD + best[b].row * CELL + 6) + '" width="' + (CELL - 12) + '" height="' +
+               (CELL - 12) + '" fill="none" stroke="#1e88e5" stroke-width="3" stroke-dasharray="5,3"/>');
+    }
     for (var f = 0; f < 8; f++) {
       out.push('<text x="' + (PAD + f * CELL + CELL / 2 - 4) + '" y="' + (size - 6) +
                '" font-size="13">' + String.fromCharCode(97 + f) + '</text>');
     }
     out.push("</svg>");
     return out.join("");
+  }
+
+  function centi(score) {
+    var parts = score.split(" "), value = parseInt(parts[1], 10);
+    if (parts[0] === "mate") return value > 0 ? 1500 : -1500;
+    return Math.max(-1500, Math.min(1500, value));
+  }
+
+  // The score of each move played, for its player, over the game; the step shown.
+  function renderGraph(data, index) {
+    var plies = data.frames.filter(function (frame) { return frame.engine; });
+    if (!plies.length) return "";
+    var width = 8 * CELL + 2 * PAD, height = 160, left = 40, colours = ["#1565c0", "#e65100", "#2e7d32"];
+    var x = function (k) { return left + (width - left - 10) * k / Math.max(1, data.frames.length - 1); };
+    var y = function (v) { return 10 + (height - 20) * (1500 - v) / 3000; };
+    var out = [SVG + ' width="' + width + '" height="' + height + '">'];
+    out.push('<line x1="' + left + '" y1="' + y(0) + '" x2="' + width + '" y2="' + y(0) + '" stroke="#999"/>');
+    out.push('<text x="2" y="' + (y(0) + 4) + '" font-size="11">0</text>');
+    var seats = data.seats.length;
+    for (var seat = 0; seat < seats; seat++) {
+      var points = [];
+      data.frames.forEach(function (frame, k) {
+        if (frame.engine && frame.engine.player === seat) points.push(x(k + 1) + "," + y(centi(frame.engine.score)));
+      });
+      if (points.length) {
+        out.push('<polyline class="score" points="' + points.join(" ") + '" fill="none" stroke="' +
+                 colours[seat % 3] + '" stroke-width="1.5"/>');
+      }
+    }
+    data.frames.forEach(function (frame, k) {
+      if (frame.engine && frame.engine.mark) {
+        out.push('<circle class="' + frame.engine.mark + '" cx="' + x(k + 1) + '" cy="' +
+                 y(centi(frame.engine.score)) + '" r="5" fill="none" stroke="' +
+                 (frame.engine.mark === "blunder" ? "#d32f2f" : "#fb8c00") + '" stroke-width="2"/>');
+      }
+    });
+    out.push('<line class="now" x1="' + x(index) + '" y1="5" x2="' + x(index) + '" y2="' + (height - 5) +
+             '" stroke="#555" stroke-dasharray="3,3"/>');
+    out.push("</svg>");
+    return out.join("");
+  }
+
+  function describeEngine(frame) {
+    var e = frame.engine;
+    if (!e) return "";
+    var top = e.top.map(function (line) { return line[0] + " (" + line[1] + ")"; }).join(", ");
+    return "engine here: best " + e.best + "; top " + top + "; " + e.played + " scored " + e.score +
+           (e.loss ? ", losing " + e.loss + (e.mark ? " — " + e.mark : "") : "");
   }
 
   function describe(data, index) {
@@ -178,10 +254,13 @@ SCRIPT = r"""
     document.getElementById("title").textContent = data.game + " \u2014 " + data.seats.join(" vs ") +
       (data.seed === null || data.seed === undefined ? "" : " (seed " + data.seed + ")");
     document.getElementById("result").textContent = data.result;
+    var graph = document.getElementById("graph"), engine = document.getElementById("engine");
     function show(k) {
       index = Math.max(0, Math.min(data.frames.length - 1, k));
       board.innerHTML = renderBoard(data, data.frames[index]);
       info.textContent = describe(data, index);
+      graph.innerHTML = renderGraph(data, index);
+      engine.textContent = describeEngine(data.frames[index]);
     }
     function play() {
       if (timer !== null) { clearInterval(timer); timer = null; return; }
@@ -201,7 +280,7 @@ SCRIPT = r"""
     });
     var hash = typeof location !== "undefined" ? parseInt(location.hash.substring(1), 10) : NaN;
     show(isNaN(hash) ? 0 : hash);
-    return {show: show, data: data, renderBoard: renderBoard};
+    return {show: show, data: data, renderBoard: renderBoard, renderGraph: renderGraph};
   }
 
   if (typeof window !== "undefined") window.replay = start(document);
@@ -217,6 +296,7 @@ _PAGE = """<!DOCTYPE html>
 body { font-family: sans-serif; margin: 1.5em; background: #fafafa; color: #222; }
 #controls button { font-size: 1.1em; min-width: 3em; margin-right: 0.3em; }
 #info { margin: 0.6em 0; min-height: 1.4em; }
+#engine { margin: 0.3em 0 0.6em; min-height: 1.4em; color: #1e4f8a; }
 #result { margin-top: 0.6em; font-weight: bold; }
 </style>
 </head>
@@ -226,7 +306,9 @@ body { font-family: sans-serif; margin: 1.5em; background: #fafafa; color: #222;
 <button id="first" title="Home">|&lt;</button><button id="prev" title="Left">&lt;</button><button id="play" title="Space">play</button><button id="next" title="Right">&gt;</button><button id="last" title="End">&gt;|</button>
 </div>
 <div id="info"></div>
+<div id="engine"></div>
 <div id="board"></div>
+<div id="graph"></div>
 <div id="result"></div>
 <script id="record" type="application/json">__DATA__</script>
 <script>__SCRIPT__</script>
