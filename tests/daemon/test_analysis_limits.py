@@ -1,13 +1,14 @@
-"""Analysis limits through the protocol: `go searchmoves` (the root cut to the given
-moves, in every game) and `go mate`."""
+"""Analysis through the protocol, in every game: `go searchmoves` (the root cut to the
+given moves), `go mate`, and MultiPV (its lines, their order, and each line's score
+against the move searched alone)."""
 
 from __future__ import annotations
 
 import pytest
 
 from games import all_games
-from protocol.client import EngineError
-from tests.conftest import StdioEngine, run
+from protocol.client import EngineClient, EngineError
+from tests.conftest import StdioEngine, engine_command, run
 
 
 def scores(infos) -> list[str]:
@@ -96,4 +97,37 @@ def test_multipv_reports_the_best_root_moves_each_on_its_line(name: str) -> None
             top = lines_of(three.infos, 3)
             assert [rank for rank, _, _ in top] == [1, 2, 3] and len({move for _, _, move in top}) == 3
             assert three.move == top[0][2]
+    run(scenario())
+
+
+@pytest.mark.parametrize("name", sorted(all_games()))
+def test_multipv_of_every_move_equals_each_move_searched_alone(name: str) -> None:
+    """MultiPV at least the number of legal moves scores each root move exactly as a
+    `go searchmoves` of that move alone does, at the same depth (fresh tables)."""
+    import random
+
+    game = all_games()[name]
+    params = {"seed": "3"} if "seed" in game.parameters else {}
+    position = game.initial_state(params)
+    rng = random.Random(2)
+    moves = []
+    for _ in range(4):
+        move = rng.choice(position.legal_moves())
+        moves.append(game.format_move(position, move))
+        position = position.play(move)
+
+    async def scenario() -> None:
+        engine = await EngineClient.spawn(engine_command())
+        try:
+            await engine.setgame(name, **params)
+            await engine.send("hash clear")
+            lines = await engine.analyse({"depth": 3}, position="startpos moves " + " ".join(moves), multipv=256)
+            assert {info.move for info in lines} == {game.format_move(position, move)
+                                                    for move in position.legal_moves()}
+            for info in lines:
+                await engine.send("hash clear")
+                (alone,) = await engine.analyse({"depth": 3}, searchmoves=[info.move])
+                assert alone.score == info.score, info.move
+        finally:
+            await engine.close()
     run(scenario())
