@@ -206,6 +206,39 @@ async def bench_sessions(name: str, core: str, seconds: float = 3.0) -> None:
         server.wait()
 
 
+async def bench_multipv(name: str, core: str, lines: int = 4) -> None:
+    """Print what MultiPV costs: the time to a depth over the bench positions with `lines`
+    lines against one (fresh tables each), through the engine process; the depth is the
+    first from the bench's at which one line takes a second or more."""
+    game = find_game(name)
+    fixtures = game.fixtures
+    client = await EngineClient.spawn([sys.executable, "-m", "daemon.main", "--core", core],
+                                      stderr=subprocess.DEVNULL)
+
+    async def seconds(depth: int, count: int) -> float:
+        total = 0.0
+        for board in fixtures.BENCH_POSITIONS:
+            await client.send("hash clear")
+            started = time.monotonic()
+            await client.analyse({"depth": depth}, position=f"board {board}", multipv=count)
+            total += time.monotonic() - started
+        return total
+
+    try:
+        await client.setgame(name)
+        await client.ready(timeout=120)
+        depth = fixtures.BENCH_DEPTH
+        one = await seconds(depth, 1)
+        while one < 1.0 and depth < fixtures.BENCH_DEPTH + 6:
+            depth += 1
+            one = await seconds(depth, 1)
+        several = await seconds(depth, lines)
+        print(f"{name}: MultiPV {lines} to depth {depth} x {len(fixtures.BENCH_POSITIONS)} positions:"
+              f" {several:.2f} s against {one:.2f} s with one line ({several / one:.1f}x)")
+    finally:
+        await client.close()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", default=",".join(all_games()),
@@ -224,6 +257,7 @@ def main() -> int:
         if not args.no_protocol:
             asyncio.run(bench_protocol(name, args.samples, args.core))
             asyncio.run(bench_sessions(name, args.core))
+            asyncio.run(bench_multipv(name, args.core))
     return 0 if pinned else 1
 
 
