@@ -319,3 +319,34 @@ def test_the_replay_page_shows_an_engine_analyse_report(tmp_path: Path) -> None:
     other = dict(analysis, plies=analysis["plies"][1:])
     with pytest.raises(ValueError, match="not of this game"):
         replay_page(record, other)
+
+
+def test_the_replay_page_with_its_analysis_in_headless_chromium(tmp_path: Path) -> None:
+    """The page as a browser runs it: Chromium's DOM after the script, at a step, has the
+    best move and the last move on the board, the engine's text and the score graph; and
+    a screenshot is taken (kept beside the page)."""
+    import re
+
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.skip("chromium is not installed (Debian: apt-get install chromium)")
+    record = sample_record("clobber")
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(record))
+    subprocess.run([sys.executable, "-m", "adapters.analysis.main", str(path), "--depth", "1", "--top", "2",
+                    "--quiet"], check=True, capture_output=True, timeout=600)
+    subprocess.run([*ARENA, "replay", str(path)], check=True, capture_output=True, timeout=60)
+    analysis = json.loads((tmp_path / "game-analysis.json").read_text())
+    url = f"file://{tmp_path / 'game.html'}#3"
+    browser = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars"]
+    dom = subprocess.run([*browser, "--dump-dom", url], capture_output=True, text=True, timeout=120).stdout
+    board = re.search(r'<div id="board">(.*?)</div>', dom, re.S).group(1)
+    graph = re.search(r'<div id="graph">(.*?)</div>', dom, re.S).group(1)
+    engine = re.search(r'<div id="engine">(.*?)</div>', dom, re.S).group(1)
+    assert board.count('class="best"') == 2 and board.count('class="mark"') == 2
+    assert graph.count('class="score"') == 2 and graph.count('class="now"') == 1
+    assert engine.startswith(f"engine here: best {analysis['plies'][3]['best']}; top ")
+    shot = tmp_path / "game.png"
+    subprocess.run([*browser, f"--screenshot={shot}", "--window-size=700,1000", url], capture_output=True,
+                   timeout=120)
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 10_000
