@@ -64,6 +64,8 @@ class Info:
     multipv: int | None = None
     score: Score | None = None
     wdl: Wdl | None = None
+    #: The exact final margin (Othello: the disc difference) the solver proved.
+    margin: int | None = None
     nodes: int | None = None
     nps: int | None = None
     time: int | None = None
@@ -85,6 +87,8 @@ class Info:
             words += ["score", *str(self.score).split()]
         if self.wdl is not None:
             words += ["wdl", str(self.wdl.win), str(self.wdl.draw), str(self.wdl.loss)]
+        if self.margin is not None:
+            words += ["margin", str(self.margin)]
         for name in ("nodes", "nps", "time", "hashfull"):
             if getattr(self, name) is not None:
                 words += [name, str(getattr(self, name))]
@@ -93,7 +97,7 @@ class Info:
         return " ".join(words)
 
 
-_INTEGERS = ("depth", "seldepth", "multipv", "nodes", "nps", "time", "hashfull")
+_INTEGERS = ("depth", "seldepth", "multipv", "margin", "nodes", "nps", "time", "hashfull")
 
 
 def parse_info(line: str) -> Info | None:

@@ -360,12 +360,13 @@ def test_othello_go_solves_what_its_clock_allows() -> None:
             await engine.bestmove("go depth 1")  # a search without deadline waits for the code
             await engine.send(f"position board {near}")
             answer = await engine.bestmove("go movetime 5000")
-            assert any(info.startswith("info string solved exactly: final margin +") for info in answer.infos)
-            assert " score mate " in answer.infos[-2]
+            solved = next(info for info in answer.infos if info.startswith("info string solved exactly: final margin +"))
+            margin = int(solved.split("+")[1].split()[0])
+            assert " score mate " in answer.infos[-2] and f" margin {margin} " in answer.infos[-2]
             assert answer.elapsed < 2.5, "a proved result ends the search"
             await engine.send(f"position board {far}")
             answer = await engine.bestmove("go movetime 300")
-            assert not any("solved exactly" in info for info in answer.infos)
+            assert not any("solved exactly" in info or " margin " in info for info in answer.infos)
             assert " score cp " in answer.infos[-1]
             assert answer.elapsed < 0.3 + TRANSPORT_SLACK
     run(scenario())

@@ -23,6 +23,7 @@ reports = st.builds(
                     st.integers(1, 200).map(lambda n: n - MATE)),
     nodes=counts, elapsed_ms=st.integers(0, 10**7), hashfull=st.integers(0, 1000),
     pv=st.lists(st.integers(0, 10**6), max_size=8).map(tuple),
+    margin=st.none() | st.integers(-64, 64),
 )
 
 
@@ -37,6 +38,7 @@ def test_parse_info_reads_what_the_engine_writes(report: SearchReport, multipv, 
     mate = report.mate_in
     assert info.score == (Score(mate=mate) if mate is not None else Score(cp=report.score))
     assert info.wdl == (None if wdl is None else Wdl(*wdl))
+    assert info.margin == report.margin
     assert info.pv == tuple(f"m{move}" for move in report.pv)
 
 
