@@ -64,7 +64,7 @@ class Info:
     multipv: int | None = None
     score: Score | None = None
     wdl: Wdl | None = None
-    #: The exact final margin (Othello: the disc difference) the solver proved.
+    #: The exact final margin (a disc difference, say) the solver proved.
     margin: int | None = None
     nodes: int | None = None
     nps: int | None = None
