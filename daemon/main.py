@@ -177,9 +177,8 @@ class Daemon:
         peer = writer.get_extra_info("peername")
         if self.tcp_sessions >= self.max_sessions:
             LOG.warning("session refused, %d open already: %s", self.tcp_sessions, peer)
-            sink.write(ProtocolError(Code.BUSY, "-", f"{self.tcp_sessions} sessions open, the daemon's"
-                                                     f" limit (--max-sessions)").line())
-            sink.close()
+            await refuse(reader, writer, ProtocolError(Code.BUSY, "-", f"{self.tcp_sessions} sessions open,"
+                                                                       f" the daemon's limit (--max-sessions)"))
             return
         self.tcp_sessions += 1
         session = self._session(sink)
@@ -187,7 +186,7 @@ class Daemon:
         LOG.debug("session opened: %s", peer)
         try:
             lines = stream_lines(reader)
-            if await self._authenticated(lines, sink, peer):
+            if await self._authenticated(lines, reader, writer, peer):
                 quit_asked = await session.run(lines, finish_on_eof=False)
                 session.engine.abandon_search()
                 if quit_asked:
@@ -201,7 +200,8 @@ class Daemon:
             sink.close()
             LOG.debug("session closed: %s", peer)
 
-    async def _authenticated(self, lines, sink: StreamSink, peer: object) -> bool:
+    async def _authenticated(self, lines, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                             peer: object) -> bool:
         """With a token: whether the connection's first line is `auth <token>` (else
         one error, a log line, and the connection is to be closed). Without one: True,
         an `auth` first line being taken without a word."""
@@ -217,7 +217,7 @@ class Daemon:
             return True
         name = "-" if first is None or isinstance(first, TooLong) or not tokens else tokens[0]
         LOG.warning("authentication failed from %s", peer)
-        sink.write(ProtocolError(Code.UNAUTHORIZED, name, "the first line must be auth <token>").line())
+        await refuse(reader, writer, ProtocolError(Code.UNAUTHORIZED, name, "the first line must be auth <token>"))
         return False
 
     async def main(self, args: argparse.Namespace) -> int:
@@ -237,6 +237,34 @@ class Daemon:
             LOG.error("cannot serve: %s", error)
             return 1
         return 0
+
+
+#: After refusing a connection, how long (seconds) and how much its further input is read
+#: and dropped, so that closing it does not reset it before the client reads the error.
+REFUSAL_DRAIN_S = 1.0
+REFUSAL_DRAIN_BYTES = 1 << 16
+
+
+async def refuse(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, error: ProtocolError) -> None:
+    """Write `error`, end the output, and drop what the client still sends for a moment
+    before closing: a socket closed with unread input is reset, and a reset can lose the
+    error line on its way to a client that had sent more."""
+    try:
+        writer.write(error.line().encode() + b"\n")
+        await writer.drain()
+        if writer.can_write_eof():
+            writer.write_eof()
+        dropped = 0
+        async with asyncio.timeout(REFUSAL_DRAIN_S):
+            while dropped < REFUSAL_DRAIN_BYTES:
+                chunk = await reader.read(4096)
+                if not chunk:
+                    break
+                dropped += len(chunk)
+    except (TimeoutError, ConnectionError, OSError):
+        pass
+    finally:
+        writer.close()
 
 
 def tls_context(args: argparse.Namespace) -> ssl.SSLContext | None:
