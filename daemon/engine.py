@@ -23,7 +23,7 @@ from daemon import cores
 from daemon import runner
 from daemon.book import BookMove, game_book
 from daemon.hashfiles import HashBudget, HashFiles, default_budget_mib
-from daemon.runner import SearchRun, SearchSlots, run_compute, run_file_job
+from daemon.runner import SearchRun, run_compute, run_file_job
 from daemon.wdl import wdl
 from games import find_game
 from games.base import Game, IllegalMoveError, NotationError, Position
@@ -100,8 +100,7 @@ class Job:
     """A long job of a session (perft, hash save or load) under way: it ends by itself,
     or soon after `halt` (a stop, quit or disconnect)."""
 
-    def __init__(self, command: str):
-        self.command = command
+    def __init__(self) -> None:
         #: Set to halt file I/O (polled between chunks).
         self.event = threading.Event()
         #: Set to halt a perft (polled by its kernel, `search.perft.leaves`).
@@ -145,15 +144,14 @@ class Engine:
     GameError or HashFileError for a request it refuses, changing nothing."""
 
     def __init__(self, write: Callable[[str], None], core: str = cores.PYTHON,
-                 files: HashFiles | None = None, budget: HashBudget | None = None,
-                 slots: SearchSlots | None = None):
+                 files: HashFiles | None = None, budget: HashBudget | None = None):
         self.write = write
         #: Where hash files are (by default: any path, as for a local script).
         self.files = files or HashFiles(None, allow_paths=True)
         #: The daemon-wide bound on table memory, and this session's share of it by game.
         self.budget = budget or HashBudget(default_budget_mib() << 20)
         self._reserved: dict[str, int] = {}
-        self.slots = slots or runner.SEARCH_SLOTS
+        self.slots = runner.SEARCH_SLOTS
         self.job: Job | None = None
         self.game: Game | None = None
         self.start: Position | None = None
@@ -225,9 +223,12 @@ class Engine:
         budget; the bytes reserved. Raises ProtocolError(busy) when they do not fit."""
         cost = table_cost(int(self.options["Hash"]))
         if not self.budget.reserve(cost):
-            raise ProtocolError(Code.BUSY, name, f"no room for a {self.options['Hash']} MiB table:"
-                                                 f" {self.budget.describe()} (--max-hash-mib)")
+            raise self._no_room(name, f"a {self.options['Hash']} MiB table")
         return cost
+
+    def _no_room(self, name: str, what: str) -> ProtocolError:
+        """The error of a request whose memory the daemon's budget has no room for."""
+        return ProtocolError(Code.BUSY, name, f"no room for {what}: {self.budget.describe()} (--max-hash-mib)")
 
     def _new_table(self, game: Game, name: str) -> TranspositionTable:
         """A new table for `game` (which has none) at the `Hash` size, reserved."""
@@ -236,7 +237,7 @@ class Engine:
 
     def _drop_tables(self) -> None:
         """Drop every table, giving their memory back to the budget (and to the system,
-        from a file thread: `runner.release`)."""
+        from a thread of its own: `runner.release`)."""
         doomed = [*self.tables.values(), self.searcher]
         self.tables.clear()
         self.searcher = None
@@ -264,13 +265,12 @@ class Engine:
         while self.loading and time.monotonic() < deadline:
             await asyncio.sleep(0.005)
 
-    def start_job(self, command: str, work: Callable[[Job], Awaitable[str]],
-                  on_error: Callable[[Exception], None]) -> Job:
+    def start_job(self, work: Callable[[Job], Awaitable[str]], on_error: Callable[[Exception], None]) -> Job:
         """Run `work(job)` as the session's long job: its reply line is written when it
         ends, or `on_error(error)` is called. Only one runs at a time (the session waits
         for it before any command but stop and quit)."""
         assert self.job is None
-        job = Job(command)
+        job = Job()
 
         async def run() -> None:
             try:
@@ -377,8 +377,7 @@ class Engine:
                                 f" the daemon's hash budget of {self.budget.limit >> 20} MiB (--max-hash-mib)")
         held = sum(self._reserved.values())
         if self.game is not None and self.budget.used - held + cost > self.budget.limit:
-            raise ProtocolError(Code.BUSY, "setoption", f"no room for a {hash_mib} MiB table:"
-                                                        f" {self.budget.describe()} (--max-hash-mib)")
+            raise self._no_room("setoption", f"a {hash_mib} MiB table")
         self._drop_tables()
         self.options["Hash"] = hash_mib
         if self.game is not None:
@@ -421,8 +420,7 @@ class Engine:
         table = self.table(name)
         path = self.files.path(file_name)
         if not self.budget.reserve(table.memory_bytes):
-            raise ProtocolError(Code.BUSY, name, f"no room to load a {table.memory_bytes >> 20} MiB table:"
-                                                 f" {self.budget.describe()} (--max-hash-mib)")
+            raise self._no_room(name, f"loading into a {table.memory_bytes >> 20} MiB table")
         started = time.monotonic_ns()
         try:
             count = await run_file_job(table.load, path, job.event if job is not None else None,

@@ -61,7 +61,7 @@ class HashFiles:
         that is not a plain name in the directory."""
         if self.allow_paths:
             return os.path.expanduser(name)
-        if not NAME.match(name) or name in (".", ".."):
+        if not NAME.match(name):
             raise HashFileError("name", f"{quote(name)} is not a hash file name: use a plain name"
                                         f" (no path, no leading dot) inside the hash directory")
         return str(self.directory / name)

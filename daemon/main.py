@@ -173,7 +173,6 @@ class Daemon:
             await server.serve_forever()
 
     async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        sink = StreamSink(writer)
         peer = writer.get_extra_info("peername")
         if self.tcp_sessions >= self.max_sessions:
             LOG.warning("session refused, %d open already: %s", self.tcp_sessions, peer)
@@ -181,6 +180,7 @@ class Daemon:
                                                                        f" the daemon's limit (--max-sessions)"))
             return
         self.tcp_sessions += 1
+        sink = StreamSink(writer)
         session = self._session(sink)
         self.sessions.add(session)
         LOG.debug("session opened: %s", peer)
@@ -188,7 +188,7 @@ class Daemon:
             lines = stream_lines(reader)
             if await self._authenticated(lines, reader, writer, peer):
                 quit_asked = await session.run(lines, finish_on_eof=False)
-                session.engine.abandon_search()
+                session.engine.abandon_search()  # a quit returns with the search running
                 if quit_asked:
                     await session.engine.save_hash_file()
         except asyncio.CancelledError:

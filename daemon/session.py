@@ -193,7 +193,7 @@ class Session:
     def _job(self, name: str, line: str, work) -> None:
         """Start `work(job)` (a coroutine function returning the reply line) as the
         session's long job."""
-        self.engine.start_job(name, work, lambda error: self._report(error, name, line))
+        self.engine.start_job(work, lambda error: self._report(error, name, line))
 
     async def _dispatch(self, command: c.Command, name: str, received_ns: int) -> bool:
         engine = self.engine
