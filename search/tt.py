@@ -208,34 +208,35 @@ def _populating() -> queue.SimpleQueue:
 
 
 def _populate_forever(work: queue.SimpleQueue) -> None:
+    """Map in each table's pages in turn, and set its `mapped` event when done."""
     while True:
         memory, mapped = work.get()
-        # A table dropped before its turn (only this thread still holds its memory) is
-        # not mapped in: it is unmapped here instead.
-        if sys.getrefcount(memory) > 2:
-            _populate(memory, mapped)
-        mapped.set()
-        del memory
-
-
-def _populate(memory: mmap.mmap, mapped: threading.Event) -> None:
-    """Map the pages of `memory` in, a chunk at a time, without holding the GIL, then set
-    `mapped`. Writes nothing: a search may use the memory meanwhile."""
-    try:
-        if _MADVISE is None:
-            return
-        view = (ctypes.c_char * len(memory)).from_buffer(memory)
         try:
-            base = ctypes.addressof(view)
-            for start in range(0, len(memory), _POPULATE_CHUNK):
-                if _MADVISE(base + start, min(_POPULATE_CHUNK, len(memory) - start), _POPULATE_WRITE) != 0:
-                    break  # an older kernel: pages fault in as used
+            # A table dropped before its turn (only this thread still holds its memory)
+            # is not mapped in: it is unmapped here instead.
+            if sys.getrefcount(memory) > 2:
+                _populate(memory)
         finally:
-            del view
-    except (OSError, ValueError, TypeError):
-        pass
+            mapped.set()
+            del memory
+
+
+def _populate(memory: mmap.mmap) -> None:
+    """Map the pages of `memory` in, a chunk at a time, without holding the GIL. Writes
+    nothing: a search may use the memory meanwhile."""
+    if _MADVISE is None:
+        return
+    try:
+        view = (ctypes.c_char * len(memory)).from_buffer(memory)
+    except (ValueError, TypeError):
+        return
+    try:
+        base = ctypes.addressof(view)
+        for start in range(0, len(memory), _POPULATE_CHUNK):
+            if _MADVISE(base + start, min(_POPULATE_CHUNK, len(memory) - start), _POPULATE_WRITE) != 0:
+                break  # an older kernel: pages fault in as used
     finally:
-        mapped.set()
+        del view
 
 
 class TranspositionTable:
