@@ -1,11 +1,13 @@
 """`engine-analyse`: analyse every position of a game with the engine, and say where the
 moves played lost.
 
-    engine-analyse GAME_FILE [--depth 10 | --movetime MS | --nodes N] [--top 3] [--jobs J]
-                   [--engine CMD | --connect HOST:PORT [--token-file F]] [--out PREFIX]
+    engine-analyse GAME_FILE [--game GAME] [--depth 10 | --movetime MS | --nodes N] [--top 3]
+                   [--jobs J] [--engine CMD | --connect HOST:PORT [--token-file F]] [--out PREFIX]
 
-GAME_FILE is one of:
+GAME_FILE is one of (see `adapters.analysis.gamefile`):
 - an `engine-arena` game record (JSON: `game`, `start`, `moves`);
+- a CodinGame replay (JSON: the site's `frames`, or the local runner's `outputs`), of
+  the game `--game` names or of the one whose rules read it;
 - a move list: a first line `setgame GAME [key=value ...]`, an optional line
   `board <board text>` (else the start position), then the moves in the game's notation
   (CodinGame's), separated by blanks or line ends; `#` starts a comment.
@@ -33,8 +35,9 @@ from typing import Sequence
 
 import attrs
 
+from adapters.analysis.gamefile import Game, read_game
 from games import find_game
-from games.base import GameError, Position
+from games.base import Position
 from protocol.client import EngineClient, Limit
 from protocol.info import Info, Score
 
@@ -42,52 +45,6 @@ MISTAKE_CP = 100
 BLUNDER_CP = 300
 #: What a proven win is worth in centi-units when losses are counted.
 PROVEN_CP = 10_000
-
-
-@attrs.frozen
-class Game:
-    """A game to analyse: its name and `setgame` parameters, the board text it starts
-    from (None: the start position), and its moves as written."""
-
-    name: str
-    params: tuple[tuple[str, str], ...]
-    board: str | None
-    moves: tuple[str, ...]
-
-
-def read_game(path: Path) -> Game:
-    """The game in an arena record or a move-list file; raises ValueError saying what
-    is wrong."""
-    text = path.read_text(encoding="utf-8")
-    if text.lstrip().startswith("{"):
-        record = json.loads(text)
-        return Game(record["game"], (), record.get("start"), tuple(move["move"] for move in record["moves"]))
-    lines = [line.split("#", 1)[0].strip() for line in text.splitlines()]
-    lines = [line for line in lines if line]
-    if not lines or not lines[0].startswith("setgame "):
-        raise ValueError(f"{path}: the first line must be setgame GAME [key=value ...]")
-    words = lines[0].split()
-    params = tuple(tuple(word.split("=", 1)) for word in words[2:])
-    board = None
-    rest = lines[1:]
-    if rest and rest[0].startswith("board "):
-        board, rest = rest[0][len("board "):], rest[1:]
-    return Game(words[1], params, board, tuple(" ".join(rest).split()))  # type: ignore[arg-type]
-
-
-def positions(game: Game) -> list[tuple[Position, str]]:
-    """Each position before a move, with the move played there (checked legal)."""
-    rules = find_game(game.name)
-    position = rules.parse_board(game.board.split()) if game.board else rules.initial_state(dict(game.params))
-    result = []
-    for ply, token in enumerate(game.moves, 1):
-        try:
-            move = rules.parse_move(position, token)
-        except GameError as error:
-            raise ValueError(f"move {ply} ({token}): {error}") from None
-        result.append((position, token))
-        position = position.play(move)
-    return result
 
 
 def centi(score: Score) -> int:
@@ -129,7 +86,7 @@ async def analyse_game(game: Game, limit: Limit, top: int, jobs: int, command: S
     """Every ply's analysis, over `jobs` engine sessions."""
     from tqdm import tqdm
 
-    plies = positions(game)
+    plies = game.plies
     results: list[dict | None] = [None] * len(plies)
     queue: asyncio.Queue[int] = asyncio.Queue()
     for index in range(len(plies)):
@@ -206,6 +163,7 @@ def _score(text: str) -> Score:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="engine-analyse", description=__doc__.split("\n\n")[0])
     parser.add_argument("game_file", type=Path)
+    parser.add_argument("--game", help="the game of a CodinGame replay (default: the one whose rules read it)")
     limits = parser.add_mutually_exclusive_group()
     limits.add_argument("--depth", type=int)
     limits.add_argument("--movetime", type=int, metavar="MS")
@@ -224,11 +182,12 @@ def main(argv: list[str] | None = None) -> int:
     if limit == Limit():
         limit = Limit(depth=8)
     try:
-        game = read_game(args.game_file)
-        find_game(game.name)
-    except (OSError, ValueError, KeyError, GameError) as error:
+        game = read_game(args.game_file, args.game)
+    except (OSError, ValueError) as error:
         print(f"engine-analyse: {error}", file=sys.stderr)
         return 2
+    if game.stopped:
+        print(f"engine-analyse: the record stops after {len(game.plies)} moves: {game.stopped}", file=sys.stderr)
     address = None
     if args.connect:
         host, _, port = args.connect.rpartition(":")
@@ -242,7 +201,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"engine-analyse: {error}", file=sys.stderr)
         return 2
     prefix = args.out or args.game_file.with_name(args.game_file.stem + "-analysis")
-    report = {"game": game.name, "params": dict(game.params), "start": game.board, "limit": attrs.asdict(limit),
+    report = {"game": game.name, "params": dict(game.params), "start": game.board, "stopped": game.stopped,
+              "limit": attrs.asdict(limit),
               "top": args.top, "thresholds": {"mistake": MISTAKE_CP, "blunder": BLUNDER_CP, "proven": PROVEN_CP},
               "plies": plies}
     prefix.with_suffix(".json").write_text(json.dumps(report, indent=1) + "\n")

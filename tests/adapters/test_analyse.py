@@ -76,3 +76,20 @@ def test_a_bad_game_file_says_what_is_wrong(tmp_path: Path) -> None:
     assert result.returncode == 2 and f"move 2 ({moves[0]})" in result.stderr
     path.write_text("a2a3\n")
     assert "the first line must be setgame" in analyse(str(path)).stderr
+
+
+def test_a_codingame_replay_is_analysed_without_naming_its_game(tmp_path: Path) -> None:
+    from tests.adapters.test_gamefile import random_replay
+
+    document, moves, _ = random_replay("othello", 4)
+    frames = document["gameResult"]["frames"]
+    del frames[7:]
+    frames[6]["stdout"] = ""  # the sixth turn timed out: the analysis stops before it
+    path = tmp_path / "replay.json"
+    path.write_text(json.dumps(document))
+    result = analyse(str(path), "--nodes", "1000", "--top", "2", "--jobs", "2")
+    assert result.returncode == 0, result.stderr
+    assert "the record stops after 5 moves: timeout: agent 1 gave no output at turn 6" in result.stderr
+    report = json.loads((tmp_path / "replay-analysis.json").read_text())
+    assert report["game"] == "othello" and report["stopped"].startswith("timeout")
+    assert [ply["played"] for ply in report["plies"]] == moves[:5]

@@ -1,0 +1,254 @@
+"""The games `engine-analyse` reads: an arena record, a move list, a CodinGame replay.
+
+Each reader gives a `Game`: its name, `setgame` parameters, start board and every
+position before a move with the move played there, each move checked legal by the
+engine's rules. A game whose record stops before its end (a bot that timed out, played
+an invalid action, or `random`, whose draw a replay does not record) keeps the moves up
+to there, and `Game.stopped` says why.
+
+A CodinGame replay is the JSON the site serves for a game (its `frames`, each with the
+`agentId` of the player that played it and that player's `stdout`, possibly inside
+`gameResult`), or the local game runner's result (its `outputs` by agent, one entry a
+turn). Its output lines are read as that game's referee reads them (the turn format's
+`parse_output`); the passes the referee plays for a player without a move are played
+where the rules call for them; a player that times out in a game of more players leaves
+it as on CodinGame. The replay does not name its game: `read_game` takes it, or finds
+the game whose rules read the most of its lines as moves. The seed, where the game takes
+one, is the replay's `refereeInput` (or `gameParameters`) `seed=`.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import attrs
+
+from adapters.codingame import formats, turn_format
+from adapters.codingame.common import RANDOM
+from games import find_game
+from games.base import GameError, Position
+from games.text import quote
+
+
+@attrs.frozen
+class Game:
+    """A game to analyse.
+
+    Attributes:
+        name: the game.
+        params: its `setgame` parameters.
+        board: the board text it starts from; None for the start position of `params`.
+        plies: each position before a move, with the move played there, in order.
+        stopped: why the record stops before the game's end, or None.
+    """
+
+    name: str
+    params: tuple[tuple[str, str], ...]
+    board: str | None
+    plies: tuple[tuple[Position, str], ...]
+    stopped: str | None = None
+
+
+class _Follower:
+    """A game followed move by move from its start, as a referee follows it."""
+
+    def __init__(self, name: str, params: dict[str, str], board: str | None):
+        self.name, self.params, self.board = name, params, board
+        self.rules = find_game(name)
+        self.state = self.rules.parse_board(board.split()) if board else self.rules.initial_state(params)
+        self.plies: list[tuple[Position, str]] = []
+        self.history: list[tuple[int, str]] = []
+
+    def play(self, token: str) -> None:
+        """Play `token` for the player to move; raises ValueError saying which move is
+        illegal."""
+        try:
+            move = self.rules.parse_move(self.state, token)
+        except GameError as error:
+            raise ValueError(f"move {len(self.plies) + 1} ({token}): {error}") from None
+        self.plies.append((self.state, token))
+        self.history.append((self.state.to_move, token))
+        self.state = self.state.play(move)
+
+    def leave(self) -> None:
+        """The player to move leaves the game (a timeout or a bad action in a game of
+        more players)."""
+        self.state = turn_format(self.name).leave(self.state, self.state.to_move)  # type: ignore[attr-defined]
+
+    def game(self, stopped: str | None = None) -> Game:
+        return Game(self.name, tuple(sorted(self.params.items())), self.board, tuple(self.plies), stopped)
+
+
+def read_game(path: Path, game: str | None = None) -> Game:
+    """The game in `path` (an arena record, a CodinGame replay or a move list); `game`
+    names the game of a replay (None: the one whose rules read it). Raises ValueError
+    saying what is wrong."""
+    text = path.read_text(encoding="utf-8")
+    if not text.lstrip().startswith("{"):
+        return read_move_list(text, str(path))
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{path}: not JSON: {error}") from None
+    if not isinstance(document, dict):
+        raise ValueError(f"{path}: a game file's JSON is an object")
+    if "moves" in document and "game" in document:
+        return read_record(document)
+    if "frames" in document.get("gameResult", document) or "outputs" in document:
+        return read_replay(document, game)
+    raise ValueError(f"{path}: neither an arena record (game, moves) nor a CodinGame replay (frames, outputs)")
+
+
+def read_move_list(text: str, where: str) -> Game:
+    """A move list: `setgame GAME [key=value ...]`, an optional `board <board text>`,
+    then the moves separated by blanks or line ends; `#` starts a comment."""
+    lines = [line.split("#", 1)[0].strip() for line in text.splitlines()]
+    lines = [line for line in lines if line]
+    if not lines or not lines[0].startswith("setgame ") or len(lines[0].split()) < 2:
+        raise ValueError(f"{where}: the first line must be setgame GAME [key=value ...]")
+    words = lines[0].split()
+    params = dict(word.split("=", 1) for word in words[2:] if "=" in word)
+    board = None
+    rest = lines[1:]
+    if rest and rest[0].startswith("board "):
+        board, rest = rest[0][len("board "):], rest[1:]
+    follower = _following(words[1], params, board)
+    for token in " ".join(rest).split():
+        follower.play(token)
+    return follower.game()
+
+
+def read_record(record: dict) -> Game:
+    """An `engine-arena` game record: its moves, and in a game of more players the
+    players that left it (its timeout, crash and invalid-action events)."""
+    follower = _following(str(record["game"]), {}, record.get("start"))
+    leaving = {}
+    if turn_format(follower.name).PLAYERS > 2:
+        leaving = {event["at"]: event["player"] for event in record.get("events", ())
+                   if event.get("event") in ("timeout", "crashed", "invalid")}
+    for index, move in enumerate(record["moves"]):
+        if leaving.get(index) == follower.state.to_move:
+            follower.leave()
+        if move.get("player", follower.state.to_move) != follower.state.to_move:
+            raise ValueError(f"move {index + 1} ({move['move']}) is player {move['player']}'s,"
+                             f" but player {follower.state.to_move} is to move")
+        follower.play(move["move"])
+    return follower.game()
+
+
+def replay_outputs(document: dict) -> list[tuple[int, str | None]]:
+    """The players' turns of a CodinGame replay in order: (agent index, the first line of
+    its output, None when it gave none)."""
+    result = document.get("gameResult", document)
+    turns: list[tuple[int, str | None]] = []
+    if "frames" in result:
+        for frame in result["frames"]:
+            agent = frame.get("agentId", -1)
+            if isinstance(agent, int) and agent >= 0:
+                turns.append((agent, _first_line(frame.get("stdout"))))
+        return turns
+    outputs = {int(key): value for key, value in result["outputs"].items() if str(key).isdigit()}
+    for index in range(max((len(lines) for lines in outputs.values()), default=0)):
+        for agent, lines in sorted(outputs.items()):
+            if index < len(lines) and lines[index] is not None:
+                turns.append((agent, _first_line(lines[index])))
+    return turns
+
+
+def _first_line(output: object) -> str | None:
+    if not isinstance(output, str) or not output.strip("\r\n"):
+        return None
+    return output.splitlines()[0]
+
+
+def replay_params(document: dict, parameters: Sequence[str]) -> dict[str, str]:
+    """The game's `setgame` parameters a replay states (`refereeInput` lines or
+    `gameParameters` entries `key=value`)."""
+    result = document.get("gameResult", document)
+    entries: Iterable[str] = result.get("gameParameters") or str(result.get("refereeInput") or "").splitlines()
+    found = {}
+    for entry in entries:
+        key, sep, value = str(entry).strip().partition("=")
+        if sep and key in parameters:
+            found[key] = value.strip()
+    return found
+
+
+def read_replay(document: dict, game: str | None = None) -> Game:
+    """A CodinGame replay of `game`, or of the game whose rules read the most of its
+    output lines as moves (a tie asks for `game`)."""
+    turns = replay_outputs(document)
+    if game is not None:
+        return follow_replay(document, turns, game)[0]
+    agents = len({agent for agent, _ in turns})
+    reads: dict[str, tuple[Game, int]] = {}
+    for name in formats():
+        if turn_format(name).PLAYERS >= agents:
+            try:
+                reads[name] = follow_replay(document, turns, name)
+            except ValueError:
+                continue
+    fewest = min((unread for _, unread in reads.values()), default=None)
+    best = [name for name, (read, unread) in reads.items() if unread == fewest and read.plies]
+    if len(best) != 1:
+        which = f"the rules of {' and '.join(best)} read it alike" if best else "no game's rules read it"
+        raise ValueError(f"which game is this replay? {which}: say it with --game")
+    return reads[best[0]][0]
+
+
+def follow_replay(document: dict, turns: Sequence[tuple[int, str | None]], name: str) -> tuple[Game, int]:
+    """The replay's turns followed under game `name`'s rules and referee (see the module
+    docstring), and how many of its output lines were not read as moves (invalid, or
+    left over after the end). Raises ValueError where a turn cannot be the game's."""
+    fmt = turn_format(name)
+    follower = _following(name, replay_params(document, find_game(name).parameters), None)
+    seats: dict[int, int] = {}
+    unread = 0
+
+    def stop(number: int, why: str | None = None) -> tuple[Game, int]:
+        rest = sum(line is not None for _, line in turns[number - 1:])
+        return follower.game(why), unread + rest
+
+    for number, (agent, line) in enumerate(turns, 1):
+        while True:
+            if follower.state.outcome() is not None:
+                return stop(number)
+            forced = fmt.skipped(follower.state)
+            if forced is not None:
+                follower.play(forced)
+                continue
+            seat = follower.state.to_move
+            if agent not in seats and seat not in seats.values():
+                seats[agent] = seat
+            if seats.get(agent) == seat:
+                break
+            if fmt.PLAYERS == 2:
+                raise ValueError(f"turn {number}: agent {agent} played, but it is the other player's turn")
+            follower.leave()  # the player to move timed out without a turn of its own in the replay
+        if line is None:
+            if fmt.PLAYERS == 2:
+                return stop(number, f"timeout: agent {agent} gave no output at turn {number}")
+            follower.leave()
+            continue
+        token = fmt.parse_output(line, fmt.referee_moves(follower.state, follower.history))
+        if token == RANDOM:
+            return stop(number, f"random: agent {agent} played {quote(line)} at turn {number},"
+                                " and the replay does not say which move the referee drew")
+        if token is None:
+            if fmt.PLAYERS == 2:
+                return stop(number, f"invalid: agent {agent}'s output {quote(line)} at turn {number}"
+                                    " is no legal move")
+            unread += 1
+            follower.leave()
+            continue
+        follower.play(token)
+    return follower.game(), unread
+
+
+def _following(name: str, params: dict[str, str], board: str | None) -> _Follower:
+    try:
+        return _Follower(name, params, board)
+    except (KeyError, GameError) as error:
+        raise ValueError(f"{quote(name)}: {error}") from None

@@ -1,0 +1,125 @@
+"""The games `engine-analyse` reads: CodinGame replays of every game, read back as the
+referee read them, arena records with players that left, and move lists."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from adapters.analysis.gamefile import read_game, read_replay, replay_outputs
+from adapters.codingame import formats, turn_format
+from games import find_game
+
+#: How a bot may decorate its output line, by the way its referee reads one.
+COMMENTED = {"othello": lambda line: f" {line.upper()} MSG good luck", "abalone": lambda line: line}
+
+
+def random_replay(name: str, seed: int, shift: int = 0, leave_at: int | None = None):
+    """A CodinGame replay (the site's JSON) of a random game, and the moves the referee
+    played, forced ones included. Agent ids are the seats turned by `shift`; in a game of
+    more players, the player asked at turn `leave_at` gives no output (a timeout)."""
+    fmt = turn_format(name)
+    rules = find_game(name)
+    rng = random.Random(seed)
+    params = {"seed": str(seed)} if "seed" in rules.parameters else {}
+    state, history, moves = rules.initial_state(params), [], []
+    frames = [{"agentId": -1, "gameInformation": "start", "keyframe": True}]
+    decorate = COMMENTED.get(name, lambda line: f"{line} comment after a space")
+    while state.outcome() is None and len(moves) < 40:
+        forced = fmt.skipped(state)
+        if forced is None:
+            agent = (state.to_move + shift) % fmt.PLAYERS
+            if len(frames) == leave_at and fmt.PLAYERS > 2:
+                frames.append({"agentId": agent, "stdout": "", "keyframe": True})
+                state = fmt.leave(state, state.to_move)
+                continue
+            token = rng.choice(fmt.referee_moves(state, history))
+            frames.append({"agentId": agent, "stdout": decorate(fmt.format_output(token)) + "\nextra line\n",
+                           "keyframe": True})
+        else:
+            token = forced
+        moves.append(token)
+        history.append((state.to_move, token))
+        state = state.play(rules.parse_move(state, token))
+    document = {"gameResult": {"frames": frames, "refereeInput": "\n".join(f"{k}={v}" for k, v in params.items()),
+                               "ranks": [0, 1], "scores": [1, 0]}}
+    return document, moves, params
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(sorted(formats())), st.integers(0, 2**20), st.integers(0, 2))
+def test_a_replay_reads_back_as_its_referee_read_it(name: str, seed: int, shift: int) -> None:
+    document, moves, params = random_replay(name, seed, shift)
+    read = read_replay(document, name)
+    assert [token for _, token in read.plies] == moves
+    assert dict(read.params) == params and read.stopped is None
+    if len(moves) >= 8:
+        assert read_replay(document).name == name, "the game is found by its rules alone"
+
+
+def test_a_three_player_replay_follows_a_timeout() -> None:
+    document, moves, params = random_replay("isolation", 5, leave_at=4)
+    read = read_replay(document)
+    assert read.name == "isolation" and dict(read.params) == {"seed": "5"}
+    assert [token for _, token in read.plies] == moves
+    # The same game with the silent turn missing from the replay: the player to move
+    # when another player's turn comes has left.
+    frames = document["gameResult"]["frames"]
+    document["gameResult"]["frames"] = [frame for frame in frames if frame.get("stdout") != ""]
+    assert [token for _, token in read_replay(document, "isolation").plies] == moves
+
+
+def test_a_two_player_replay_stops_where_the_record_does() -> None:
+    document, moves, _ = random_replay("clobber", 3)
+    frames = document["gameResult"]["frames"]
+    frames[6]["stdout"] = "random"
+    read = read_replay(document, "clobber")
+    assert [token for _, token in read.plies] == moves[:5]
+    assert read.stopped.startswith("random: agent") and "turn 6" in read.stopped
+    frames[6]["stdout"] = ""
+    assert read_replay(document, "clobber").stopped == "timeout: agent 1 gave no output at turn 6"
+    frames[6]["stdout"] = "z9z9"
+    assert read_replay(document, "clobber").stopped.startswith("invalid: agent 1's output 'z9z9'")
+
+
+def test_the_local_runner_result_reads_like_the_site_replay() -> None:
+    document, moves, _ = random_replay("loa", 8)
+    frames = document["gameResult"]["frames"]
+    outputs = {str(agent): [frame.get("stdout") if frame["agentId"] == agent else None for frame in frames]
+               for agent in (0, 1)}
+    local = {"outputs": {**outputs, "referee": ["" for _ in frames]}, "summaries": [], "views": []}
+    assert replay_outputs(local) == replay_outputs(document)
+    assert [token for _, token in read_replay(local).plies] == moves
+
+
+def test_a_replay_no_game_reads_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "replay.json"
+    path.write_text(json.dumps({"frames": [{"agentId": 0, "stdout": "hello\n"}, {"agentId": 1, "stdout": "x\n"}]}))
+    with pytest.raises(ValueError, match="no game's rules read it: say it with --game"):
+        read_game(path)
+    clobber = find_game("clobber")
+    start = clobber.initial_state({})
+    first = clobber.format_move(start, start.legal_moves()[0])
+    path.write_text(json.dumps({"frames": [{"agentId": 0, "stdout": first}, {"agentId": 0, "stdout": "x\n"}]}))
+    with pytest.raises(ValueError, match="agent 0 played, but it is the other player's turn"):
+        read_game(path, "clobber")
+    path.write_text('{"seed": 3}')
+    with pytest.raises(ValueError, match="neither an arena record"):
+        read_game(path)
+
+
+def test_an_arena_record_of_three_players_keeps_its_leaves(tmp_path: Path) -> None:
+    document, moves, _ = random_replay("isolation", 9, leave_at=3)
+    # The same game as an arena record: the timeout is an event before the move that
+    # follows it.
+    record = {"game": "isolation", "start": find_game("isolation").format_board(
+        find_game("isolation").initial_state({"seed": "9"})),
+        "moves": [{"move": token} for token in moves],
+        "events": [{"at": 2, "player": 2, "event": "timeout"}]}
+    path = tmp_path / "game-0000.json"
+    path.write_text(json.dumps(record))
+    assert [token for _, token in read_game(path).plies] == moves
