@@ -13,7 +13,7 @@ Preconditions (checked at construction): a two-player zero-sum game.
 from __future__ import annotations
 
 import time
-from typing import Generator, Iterator
+from typing import Generator, Iterator, Sequence
 
 import attrs
 import numpy as np

@@ -30,7 +30,7 @@ import numpy as np
 
 from games.base import ONGOING, Position
 from games.kernel import borrowed, kernel
-from search.base import MAX_PLY, Aborted
+from search.base import Aborted
 from search.tt import capacity_for, fresh_memory
 from search.work import ABORTED, HARD_ONLY, NODES, POLL, STOP, ControlBridge, move_rows, must_stop, new_work
 

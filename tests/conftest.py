@@ -133,7 +133,7 @@ def tcp_engine() -> Iterator[TcpEngine]:
 class StdioEngine:
     """An async context manager: a real `engine` on stdio, as an EngineClient."""
 
-    def __init__(self, *arguments: str, cwd: str | None = None):
+    def __init__(self, *arguments: str):
         self.arguments = arguments
         self.client = None
 
@@ -146,3 +146,31 @@ class StdioEngine:
 
     async def __aexit__(self, *exc_info) -> None:
         await self.client.close()
+
+
+class TcpSession:
+    """An async context manager: a real `engine --tcp 0` daemon and one session of it
+    over a socket, as an EngineClient; the daemon stops on exit."""
+
+    def __init__(self, *arguments: str):
+        self.arguments = arguments
+        self.client = None
+
+    async def __aenter__(self):
+        from protocol.client import EngineClient
+
+        self.server = TcpEngine(*self.arguments)
+        self.client = await EngineClient.connect("127.0.0.1", self.server.port)
+        return self.client
+
+    async def __aexit__(self, *exc_info) -> None:
+        try:
+            await self.client.close()
+        finally:
+            self.server.stop()
+
+
+@pytest.fixture(params=["stdio", "tcp"])
+def session(request: pytest.FixtureRequest):
+    """Each transport in turn: StdioEngine, then TcpSession (called like either)."""
+    return {"stdio": StdioEngine, "tcp": TcpSession}[request.param]

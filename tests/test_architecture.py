@@ -76,3 +76,13 @@ def test_only_a_games_own_files_name_it(path: Path) -> None:
         own = relative.parts[:2] == ("games", name) or relative == Path("adapters", "codingame", f"{name}.py")
         if not own:
             assert not re.search(rf"\b{name}\b", text, re.IGNORECASE), f"{relative} names {name}"
+
+
+def test_no_unused_import_or_undefined_name() -> None:
+    """pyflakes over every module of the project, its scripts and its tests."""
+    import subprocess
+    import sys
+
+    files = [str(path) for folder in (*ALLOWED, "scripts", "tests") for path in sorted((ROOT / folder).rglob("*.py"))]
+    found = subprocess.run([sys.executable, "-m", "pyflakes", *files], capture_output=True, text=True)
+    assert found.returncode == 0, found.stdout + found.stderr

@@ -5,7 +5,6 @@ local processes."""
 from __future__ import annotations
 
 import gzip
-import json
 import signal
 import subprocess
 import sys

@@ -1,4 +1,4 @@
-"""Analysis through the protocol, in every game: `go searchmoves` (the root cut to the
+"""Analysis through the protocol, over pipes and TCP, in every game: `go searchmoves` (the root cut to the
 given moves), `go mate`, and MultiPV (its lines, their order, and each line's score
 against the move searched alone)."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from games import all_games
-from protocol.client import EngineClient, EngineError
-from tests.conftest import StdioEngine, engine_command, run
+from protocol.client import EngineError
+from tests.conftest import StdioEngine, run
 
 
 def scores(infos) -> list[str]:
@@ -16,14 +16,14 @@ def scores(infos) -> list[str]:
 
 
 @pytest.mark.parametrize("name", sorted(all_games()))
-def test_the_root_is_cut_to_the_moves_given(name: str) -> None:
+def test_the_root_is_cut_to_the_moves_given(name: str, session) -> None:
     game = all_games()[name]
     start = game.initial_state({"seed": "3"} if "seed" in game.parameters else {})
     tokens = sorted(game.format_move(start, move) for move in start.legal_moves())
     setgame = f"setgame {name} seed=3" if "seed" in game.parameters else f"setgame {name}"
 
     async def scenario() -> None:
-        async with StdioEngine() as engine:
+        async with session() as engine:
             await engine.send(setgame)
             free = await engine.bestmove("go depth 3")
             others = [token for token in tokens if token != free.move]
@@ -64,7 +64,7 @@ def test_go_mate_finds_a_win_within_its_moves_and_stops() -> None:
 
 
 @pytest.mark.parametrize("name", sorted(all_games()))
-def test_multipv_reports_the_best_root_moves_each_on_its_line(name: str) -> None:
+def test_multipv_reports_the_best_root_moves_each_on_its_line(name: str, session) -> None:
     game = all_games()[name]
     start = game.initial_state({"seed": "3"} if "seed" in game.parameters else {})
     legal = {game.format_move(start, move) for move in start.legal_moves()}
@@ -81,7 +81,7 @@ def test_multipv_reports_the_best_root_moves_each_on_its_line(name: str) -> None
         return found
 
     async def scenario() -> None:
-        async with StdioEngine() as engine:
+        async with session() as engine:
             await engine.send(setgame)
             plain = await engine.bestmove("go depth 2")
             assert not any("multipv" in info for info in plain.infos), "MultiPV 1 prints as before"
@@ -101,7 +101,7 @@ def test_multipv_reports_the_best_root_moves_each_on_its_line(name: str) -> None
 
 
 @pytest.mark.parametrize("name", sorted(all_games()))
-def test_multipv_of_every_move_equals_each_move_searched_alone(name: str) -> None:
+def test_multipv_of_every_move_equals_each_move_searched_alone(name: str, session) -> None:
     """MultiPV at least the number of legal moves scores each root move exactly as a
     `go searchmoves` of that move alone does, at the same depth (fresh tables)."""
     import random
@@ -117,8 +117,7 @@ def test_multipv_of_every_move_equals_each_move_searched_alone(name: str) -> Non
         position = position.play(move)
 
     async def scenario() -> None:
-        engine = await EngineClient.spawn(engine_command())
-        try:
+        async with session() as engine:
             await engine.setgame(name, **params)
             await engine.send("hash clear")
             lines = await engine.analyse({"depth": 3}, position="startpos moves " + " ".join(moves), multipv=256)
@@ -128,6 +127,4 @@ def test_multipv_of_every_move_equals_each_move_searched_alone(name: str) -> Non
                 await engine.send("hash clear")
                 (alone,) = await engine.analyse({"depth": 3}, searchmoves=[info.move])
                 assert alone.score == info.score, info.move
-        finally:
-            await engine.close()
     run(scenario())

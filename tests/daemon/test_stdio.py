@@ -326,7 +326,7 @@ def test_hash_commands_and_hash_file_option(tmp_path) -> None:
             path.write_bytes(path.read_bytes()[:-10])
             replies = await engine.ask("hash load clobber.hash", "error")
             assert replies[-1].startswith("error bad-value hash ") and "truncated" in replies[-1]
-            (othello := tmp_path / "other.hash").write_bytes(b"ENGINE-TT\n" + b"\0" * 40)
+            (tmp_path / "other.hash").write_bytes(b"ENGINE-TT\n" + b"\0" * 40)
             replies = await engine.ask("setoption name HashFile value other.hash", "error")
             assert replies[-1].startswith("error bad-value setoption ")
     run(scenario())

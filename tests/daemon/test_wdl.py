@@ -10,7 +10,7 @@ import pytest
 
 from daemon.wdl import WdlModel, game_model
 from games import all_games
-from tests.conftest import ROOT, StdioEngine, run
+from tests.conftest import ROOT, run
 
 
 def wdl_script():
@@ -49,9 +49,9 @@ def test_every_two_player_game_ships_a_model_and_the_others_none() -> None:
             assert model is None
 
 
-def test_info_lines_carry_wdl_when_asked() -> None:
+def test_info_lines_carry_wdl_when_asked(session) -> None:
     async def scenario() -> None:
-        async with StdioEngine() as engine:
+        async with session() as engine:
             await engine.send("setgame loa")
             plain = await engine.bestmove("go depth 2")
             assert not any(" wdl " in info for info in plain.infos)
