@@ -5,14 +5,17 @@ win, draw or lose, given the search's score.
 
 The model is ordinal logistic in the score s (centi-units, the side to move's):
 
-    P(win)  = 1 / (1 + exp(-k (s - m)))
-    P(loss) = 1 / (1 + exp( k (s + m)))
+    P(win)  = 1 / (1 + exp(-k (s - o - m)))
+    P(loss) = 1 / (1 + exp( k (s - o + m)))
     P(draw) = 1 - P(win) - P(loss)
 
-with a scale k > 0 and a draw margin m >= 0 (0 where the game has no draws). Every
-recorded position with a `cp` score (proved results are left out: `mate` is certain) is a
-sample, labelled by the game's result for the player to move; k and m maximise the
-likelihood (scipy). With `--write` the fit goes to the game's `wdl.json` (`daemon.wdl`
+with a scale k > 0, a draw margin m >= 0 (0 where the game has no draws) and an offset o
+(0 in a two-player game, whose scores are symmetric). In a game of three players the
+outcomes are ranks: first (a win), second (a draw) and last (a loss), from the records'
+points 1, 0.5 and 0. Every recorded position with a `cp` score is a sample, labelled by
+the game's result for the player to move, except proved results (`mate`, and a ranking a
+three-player score proves): those are certain. k, m and o maximise the likelihood
+(scipy). With `--write` the fit goes to the game's `wdl.json` (`daemon.wdl`
 reads it for `ShowWDL`), with its source; without it, it is printed.
 """
 
@@ -31,10 +34,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from adapters.codingame.arena.selfplay import read_records  # noqa: E402
 from daemon.wdl import FILE_NAME, WdlModel, model_path  # noqa: E402
 from games import find_game  # noqa: E402
+from search.multiplayer import proven_rank_gap  # noqa: E402
 
 
 def samples(game_name: str, runs: list[Path]) -> tuple[np.ndarray, np.ndarray, int]:
-    """(scores, results: 1 win, 0.5 draw, 0 loss for the player to move, games)."""
+    """(scores, results: 1 win, 0.5 draw, 0 loss for the player to move, games); in a
+    game of three players: 1 first, 0.5 second, 0 last, and no proved ranking."""
+    players = find_game(game_name).num_players
     scores, results, games = [], [], 0
     for run in runs:
         for record in read_records(run):
@@ -43,7 +49,7 @@ def samples(game_name: str, runs: list[Path]) -> tuple[np.ndarray, np.ndarray, i
             games += 1
             points = record["result"]["points"]
             for move in record["moves"]:
-                if "cp" in move:
+                if "cp" in move and not (players > 2 and proven_rank_gap(move["cp"]) is not None):
                     scores.append(move["cp"])
                     results.append(points[move["player"]])
     if not scores:
@@ -58,21 +64,21 @@ def log_likelihood(model: WdlModel, scores: np.ndarray, results: np.ndarray) -> 
     return float(np.mean(np.log(np.clip(chosen, 1e-12, None))))
 
 
-def fit(scores: np.ndarray, results: np.ndarray) -> WdlModel:
+def fit(scores: np.ndarray, results: np.ndarray, offset: bool = False) -> WdlModel:
     """The maximum-likelihood model (k and m through their logarithms, so both stay
-    positive)."""
+    positive); the offset o is fitted when `offset`, else 0."""
     from scipy.optimize import minimize
 
     draws = bool(np.any(results == 0.5))
 
-    def loss(theta: np.ndarray) -> float:
-        scale = float(np.exp(theta[0]))
-        margin = float(np.exp(theta[1])) if draws else 0.0
-        return -log_likelihood(WdlModel(scale, margin), scores, results)
+    def model(theta: np.ndarray) -> WdlModel:
+        return WdlModel(float(np.exp(theta[0])), float(np.exp(theta[1])) if draws else 0.0,
+                        offset=float(theta[2]) if offset else 0.0)
 
-    best = minimize(loss, np.array([np.log(0.005), np.log(50.0)]), method="Nelder-Mead",
-                    options={"xatol": 1e-6, "fatol": 1e-9, "maxiter": 4000})
-    return WdlModel(float(np.exp(best.x[0])), float(np.exp(best.x[1])) if draws else 0.0)
+    start = np.array([np.log(0.005), np.log(50.0), float(np.median(scores)) if offset else 0.0])
+    best = minimize(lambda theta: -log_likelihood(model(theta), scores, results), start, method="Nelder-Mead",
+                    options={"xatol": 1e-6, "fatol": 1e-9, "maxiter": 8000})
+    return model(best.x)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -84,14 +90,15 @@ def main(argv: list[str] | None = None) -> int:
     game = find_game(args.game)
     started = time.monotonic()
     scores, results, games = samples(game.name, args.runs)
-    model = fit(scores, results)
+    model = fit(scores, results, offset=game.num_players > 2)
     source = {"how": "scripts/wdl: ordinal logistic fit of self-play results on the search's scores",
               "runs": [run.name for run in args.runs], "games": games, "positions": int(len(scores)),
               "draws": round(float(np.mean(results == 0.5)), 4),
               "log_likelihood": round(log_likelihood(model, scores, results), 5)}
-    model = WdlModel(model.scale, model.draw_margin, source)
+    model = WdlModel(model.scale, model.draw_margin, source, model.offset)
     print(f"{game.name}: {games} games, {len(scores)} positions, k = {model.scale:.6f} per centi-unit,"
-          f" draw margin {model.draw_margin:.1f}, mean log-likelihood {source['log_likelihood']}"
+          f" draw margin {model.draw_margin:.1f}, offset {model.offset:.1f},"
+          f" mean log-likelihood {source['log_likelihood']}"
           f" ({time.monotonic() - started:.1f} s)")
     for score in (-400, -200, -100, 0, 100, 200, 400):
         print(f"  score {score:+5d}: wdl {' '.join(str(value) for value in model.per_mille(score))}")

@@ -73,6 +73,19 @@ from search.work import (
 ALGORITHMS = ("paranoid", "brs", "maxn")
 #: One step of a game's returns (a rank) in search values.
 WIN_VALUE = 100_000
+
+
+def proven_rank_gap(utility: int) -> int | None:
+    """The ranks between the searcher and the best of the others that a utility proves
+    (1: the searcher finishes first; -1: one rank below the best other; -2: two), or None
+    when the utility is an estimate.
+
+    A finished game is worth WIN_VALUE a rank (less the plies to it); a game's
+    evaluation values a position whose ranking is decided at 0.9 WIN_VALUE a rank or
+    more, and any other position below WIN_VALUE / 2."""
+    if abs(utility) < WIN_VALUE // 2:
+        return None
+    return round(utility / WIN_VALUE)
 PLAYERS = 3
 # Utilities depend on who searches: table keys of a search are mixed with the searcher's.
 _SEARCHER_KEYS = zobrist_keys(0x3_91A7E5, 8)

@@ -28,25 +28,39 @@ def test_per_mille_adds_up_and_mirrors(score: int) -> None:
     assert model.per_mille(-score) == (loss, draw, win)
 
 
-def test_the_fit_recovers_a_known_model() -> None:
+@pytest.mark.parametrize("offset", [0.0, -700.0])
+def test_the_fit_recovers_a_known_model(offset: float) -> None:
     rng = np.random.default_rng(4)
-    truth = WdlModel(0.004, 60.0)
-    scores = rng.uniform(-800, 800, 60_000)
+    truth = WdlModel(0.004, 60.0, offset=offset)
+    scores = rng.uniform(-800, 800, 60_000) + offset
     win, draw, _ = truth.probabilities(scores)
     draws = rng.random(len(scores))
     results = np.where(draws < win, 1.0, np.where(draws < win + draw, 0.5, 0.0))
-    fitted = wdl_script().fit(scores, results)
+    fitted = wdl_script().fit(scores, results, offset=bool(offset))
     assert fitted.scale == pytest.approx(0.004, rel=0.05)
     assert fitted.draw_margin == pytest.approx(60.0, rel=0.1)
+    assert fitted.offset == pytest.approx(offset, abs=10.0)
 
 
-def test_every_two_player_game_ships_a_model_and_the_others_none() -> None:
+def test_every_game_ships_a_model_fitted_on_its_self_play() -> None:
     for game in all_games().values():
         model = game_model(game)
-        if game.num_players == 2:
-            assert model is not None and model.scale > 0 and model.source["positions"] > 10_000, game.name
-        else:
-            assert model is None
+        assert model is not None and model.scale > 0 and model.source["positions"] > 10_000, game.name
+        assert model.offset == 0.0 or game.num_players > 2, "two-player scores are symmetric"
+
+
+def test_a_proved_ranking_of_three_players_is_certain() -> None:
+    """A finished game (WIN_VALUE a rank, less the plies) or a decided one (the
+    evaluation's DECIDED_RANK a rank, plus moves left as a tie-breaker)."""
+    from daemon.wdl import wdl
+    from games.isolation.evaluation import DECIDED_RANK
+    from search.multiplayer import WIN_VALUE
+
+    knights = all_games()["isolation"]
+    assert wdl(knights, WIN_VALUE - 7, None) == wdl(knights, DECIDED_RANK + 3, None) == (1000, 0, 0)
+    assert wdl(knights, -DECIDED_RANK - 12, None) == wdl(knights, -WIN_VALUE - 5, None) == (0, 1000, 0)
+    assert wdl(knights, -2 * WIN_VALUE + 3, None) == (0, 0, 1000)
+    assert sum(wdl(knights, -4000, None)) == 1000
 
 
 def test_info_lines_carry_wdl_when_asked(session) -> None:
@@ -70,5 +84,8 @@ def test_info_lines_carry_wdl_when_asked(session) -> None:
             assert " score mate 1 wdl 1000 0 0 " in won.infos[-1]
             await engine.send("setgame isolation")
             knights = await engine.bestmove("go depth 2")
-            assert not any(" wdl " in info for info in knights.infos), "no model for three players"
+            assert any(" score " in info for info in knights.infos)
+            for info in (info for info in knights.infos if " score " in info):
+                words = info.split()
+                assert sum(int(word) for word in words[words.index("wdl") + 1:words.index("wdl") + 4]) == 1000
     run(scenario())
