@@ -1,7 +1,7 @@
 """An asyncio client of the engine protocol, over a child process's pipes or TCP, and a
 blocking wrapper of it for scripts and notebooks.
 
-    engine = await EngineClient.spawn(["engine"])
+    engine = await Engine.popen(["engine"])
     await engine.setgame(game)
     infos = await engine.analyse({"depth": 6}, position=f"startpos moves {move}", multipv=3)
     print([(info.move, info.score) for info in infos])   # best first
@@ -107,7 +107,7 @@ def _option_text(value: object) -> str:
     return "<empty>" if value == "" else str(value)
 
 
-class EngineClient:
+class Engine:
     """One protocol session with an engine."""
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
@@ -117,8 +117,8 @@ class EngineClient:
         self.process = process
 
     @classmethod
-    async def spawn(cls, command: Sequence[str], stderr: int | None = None,
-                    env: Mapping[str, str] | None = None) -> "EngineClient":
+    async def popen(cls, command: Sequence[str], stderr: int | None = None,
+                    env: Mapping[str, str] | None = None) -> "Engine":
         """Start `command` (an engine on stdio; in environment `env`, by default this
         process's) and talk to it over its pipes."""
         process = await asyncio.create_subprocess_exec(
@@ -129,7 +129,7 @@ class EngineClient:
         return cls(process.stdout, process.stdin, process)  # type: ignore[arg-type]
 
     @classmethod
-    async def attach(cls, process: "subprocess.Popen[bytes]") -> "EngineClient":
+    async def attach(cls, process: "subprocess.Popen[bytes]") -> "Engine":
         """Talk to an engine already started with `subprocess.Popen` (stdin and stdout
         pipes), e.g. one launched before the event loop ran."""
         loop = asyncio.get_running_loop()
@@ -142,7 +142,7 @@ class EngineClient:
 
     @classmethod
     async def connect(cls, host: str, port: int, token: str | None = None,
-                      tls: ssl.SSLContext | None = None) -> "EngineClient":
+                      tls: ssl.SSLContext | None = None) -> "Engine":
         """Open a session with an engine listening on TCP (over TLS with `tls`), sending
         `auth <token>` first when a token is given."""
         reader, writer = await asyncio.open_connection(host, port, limit=1 << 20, ssl=tls)
@@ -305,10 +305,10 @@ def parse_bestmove(lines: Sequence[str], elapsed: float) -> Bestmove:
 
 
 class AnalysisStream:
-    """The `Info`s of one running search (see `EngineClient.analysis`); `bestmove` is
+    """The `Info`s of one running search (see `Engine.analysis`); `bestmove` is
     its answer once the iteration has ended."""
 
-    def __init__(self, client: EngineClient):
+    def __init__(self, client: Engine):
         self._client = client
         self._stopped = False
         self.bestmove: Bestmove | None = None
@@ -338,7 +338,7 @@ class AnalysisStream:
 
 
 class SimpleEngine:
-    """A blocking EngineClient, for scripts and notebooks: its own event loop runs in a
+    """A blocking Engine, for scripts and notebooks: its own event loop runs in a
     thread, and each method waits for the call it makes there.
 
         with SimpleEngine.popen(["engine"]) as engine:
@@ -350,18 +350,18 @@ class SimpleEngine:
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="engine-client", daemon=True)
         self._thread.start()
-        self.client: EngineClient = self._wait(client_factory())
+        self.client: Engine = self._wait(client_factory())
 
     @classmethod
     def popen(cls, command: Sequence[str], env: Mapping[str, str] | None = None) -> "SimpleEngine":
         """Start `command`, an engine on stdio."""
-        return cls(lambda: EngineClient.spawn(command, stderr=subprocess.DEVNULL, env=env))
+        return cls(lambda: Engine.popen(command, stderr=subprocess.DEVNULL, env=env))
 
     @classmethod
     def connect(cls, host: str, port: int, token: str | None = None,
                 tls: ssl.SSLContext | None = None) -> "SimpleEngine":
         """Open a session with an engine listening on TCP."""
-        return cls(lambda: EngineClient.connect(host, port, token, tls))
+        return cls(lambda: Engine.connect(host, port, token, tls))
 
     def _wait(self, coroutine: Awaitable[T]) -> T:
         return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result()  # type: ignore[arg-type]

@@ -24,7 +24,7 @@ from daemon import cores  # noqa: E402
 from daemon.bench import bench, solve_suite  # noqa: E402
 from daemon.engine import Engine  # noqa: E402
 from games import all_games, find_game  # noqa: E402
-from protocol.client import EngineClient  # noqa: E402
+from protocol import client as protocol_client  # noqa: E402
 
 COMPILED = cores.compiled_missing() is None
 #: Where the solve suites are read from: the shared data beside the project, else the
@@ -130,7 +130,7 @@ async def bench_solving(name: str) -> bool:
 
 async def bench_protocol(name: str, samples: int, core: str) -> None:
     """Time to depth, isready/stop latency during search and movetime accuracy."""
-    engine = await EngineClient.spawn([sys.executable, "-m", "daemon.main", "--core", core])
+    engine = await protocol_client.Engine.popen([sys.executable, "-m", "daemon.main", "--core", core])
     try:
         await engine.send(f"setgame {name}")
         await engine.ready()
@@ -184,12 +184,12 @@ async def bench_sessions(name: str, core: str, seconds: float = 3.0) -> None:
                 raise RuntimeError("the engine did not start")
             if "listening on" in line:
                 port = int(line.rsplit(":", 1)[1])
-        clients = [await EngineClient.connect("127.0.0.1", port) for _ in range(2)]
+        clients = [await protocol_client.Engine.connect("127.0.0.1", port) for _ in range(2)]
         for client in clients:
             await client.send(f"setgame {name}")
             await client.ready(timeout=120)
 
-        async def searched(client: EngineClient) -> int:
+        async def searched(client: protocol_client.Engine) -> int:
             answer = await client.bestmove(f"go movetime {int(seconds * 1000)}")
             return int(answer.infos[-1].split(" nodes ")[1].split()[0])
 
@@ -212,7 +212,7 @@ async def bench_multipv(name: str, core: str, lines: int = 4) -> None:
     first from the bench's at which one line takes a second or more."""
     game = find_game(name)
     fixtures = game.fixtures
-    client = await EngineClient.spawn([sys.executable, "-m", "daemon.main", "--core", core],
+    client = await protocol_client.Engine.popen([sys.executable, "-m", "daemon.main", "--core", core],
                                       stderr=subprocess.DEVNULL)
 
     async def seconds(depth: int, count: int) -> float:

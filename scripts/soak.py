@@ -40,7 +40,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from games import all_games  # noqa: E402
-from protocol.client import EngineClient, EngineClosed, EngineError  # noqa: E402
+from protocol.client import Engine, EngineClosed, EngineError  # noqa: E402
 
 GAMES = tuple(all_games())
 #: Seconds a reply may take before its session counts as lost.
@@ -74,17 +74,17 @@ class Soak:
         self.end = time.monotonic() + seconds
         self.tally = Tally()
 
-    async def connect(self) -> EngineClient:
-        return await EngineClient.connect("127.0.0.1", self.port, self.token)
+    async def connect(self) -> Engine:
+        return await Engine.connect("127.0.0.1", self.port, self.token)
 
-    async def barrier(self, client: EngineClient) -> None:
+    async def barrier(self, client: Engine) -> None:
         """isready; every error line before readyok is counted by code."""
         for line in await client.ready(REPLY_TIMEOUT, raise_errors=False):
             if line.startswith("error "):
                 self.tally.errors[line.split()[1]] += 1
         self.tally.answered += 1
 
-    async def ask(self, client: EngineClient, line: str, prefix: str) -> list[str]:
+    async def ask(self, client: Engine, line: str, prefix: str) -> list[str]:
         try:
             lines = await client.ask(line, prefix, REPLY_TIMEOUT)
         except EngineError as error:
@@ -108,30 +108,30 @@ class Soak:
                 client = await self.connect()
         await client.close()
 
-    async def _setgame(self, client: EngineClient, rng: random.Random) -> None:
+    async def _setgame(self, client: Engine, rng: random.Random) -> None:
         await client.send(f"setgame {rng.choice(GAMES)}")
         await client.send("position startpos")
 
-    async def _search(self, client: EngineClient, rng: random.Random) -> EngineClient:
+    async def _search(self, client: Engine, rng: random.Random) -> Engine:
         await self._setgame(client, rng)
         await self.ask(client, f"go movetime {rng.randint(20, 200)}", "bestmove")
         return client
 
-    async def _ponder(self, client: EngineClient, rng: random.Random) -> EngineClient:
+    async def _ponder(self, client: Engine, rng: random.Random) -> Engine:
         await self._setgame(client, rng)
         await client.send(f"go ponder movetime {rng.randint(20, 100)}")
         await asyncio.sleep(rng.uniform(0, 0.2))
         await self.ask(client, rng.choice(("ponderhit", "stop")), "bestmove")
         return client
 
-    async def _vanish(self, client: EngineClient, rng: random.Random) -> EngineClient:
+    async def _vanish(self, client: Engine, rng: random.Random) -> Engine:
         await self._setgame(client, rng)
         await client.send(rng.choice(("go infinite", "perft 12")))
         await asyncio.sleep(rng.uniform(0, 0.3))
         client._writer.transport.abort()
         return await self.connect()
 
-    async def _files(self, client: EngineClient, rng: random.Random) -> EngineClient:
+    async def _files(self, client: Engine, rng: random.Random) -> Engine:
         await self._setgame(client, rng)
         await self.ask(client, "go depth 3", "bestmove")
         name = f"soak-{rng.randint(0, 3)}.hash"
@@ -143,14 +143,14 @@ class Soak:
             self.tally.errors[error.code] += 1
         return client
 
-    async def _perft(self, client: EngineClient, rng: random.Random) -> EngineClient:
+    async def _perft(self, client: Engine, rng: random.Random) -> Engine:
         await client.send(f"setgame {rng.choice(GAMES)}")
         await client.send("perft 12")
         await asyncio.sleep(rng.uniform(0, 0.3))
         await client.send("stop")
         return client
 
-    async def _garbage(self, client: EngineClient, rng: random.Random) -> EngineClient:
+    async def _garbage(self, client: Engine, rng: random.Random) -> Engine:
         for _ in range(rng.randint(1, 8)):
             data = bytes(rng.getrandbits(8) for _ in range(rng.randint(0, 60)))
             data = data.replace(b"\n", b" ").replace(b"quit", b"qu1t")

@@ -131,16 +131,16 @@ def tcp_engine() -> Iterator[TcpEngine]:
 
 
 class StdioEngine:
-    """An async context manager: a real `engine` on stdio, as an EngineClient."""
+    """An async context manager: a real `engine` on stdio, as an Engine."""
 
     def __init__(self, *arguments: str):
         self.arguments = arguments
         self.client = None
 
     async def __aenter__(self):
-        from protocol.client import EngineClient
+        from protocol.client import Engine
 
-        self.client = await EngineClient.spawn([*engine_command(), *self.arguments],
+        self.client = await Engine.popen([*engine_command(), *self.arguments],
                                                stderr=subprocess.DEVNULL)
         return self.client
 
@@ -150,17 +150,17 @@ class StdioEngine:
 
 class TcpSession:
     """An async context manager: a real `engine --tcp 0` daemon and one session of it
-    over a socket, as an EngineClient; the daemon stops on exit."""
+    over a socket, as an Engine; the daemon stops on exit."""
 
     def __init__(self, *arguments: str):
         self.arguments = arguments
         self.client = None
 
     async def __aenter__(self):
-        from protocol.client import EngineClient
+        from protocol.client import Engine
 
         self.server = TcpEngine(*self.arguments)
-        self.client = await EngineClient.connect("127.0.0.1", self.server.port)
+        self.client = await Engine.connect("127.0.0.1", self.server.port)
         return self.client
 
     async def __aexit__(self, *exc_info) -> None:

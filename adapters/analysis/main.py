@@ -38,7 +38,7 @@ import attrs
 from adapters.analysis.gamefile import Game, read_game
 from games import find_game
 from games.base import Position
-from protocol.client import EngineClient, Limit
+from protocol.client import Engine, Limit
 from protocol.info import Info, Score
 
 MISTAKE_CP = 100
@@ -66,7 +66,7 @@ def _line(info: Info) -> dict:
     return {"move": info.move, "score": str(info.score), "pv": list(info.pv)}
 
 
-async def analyse_ply(engine: EngineClient, game: str, position: Position, played: str,
+async def analyse_ply(engine: Engine, game: str, position: Position, played: str,
                       limit: Limit, top: int) -> dict:
     """The analysis of one position (see the module docstring)."""
     board = find_game(game).format_board(position)
@@ -95,9 +95,9 @@ async def analyse_game(game: Game, limit: Limit, top: int, jobs: int, command: S
 
     async def worker() -> None:
         if address is not None:
-            engine = await EngineClient.connect(*address, token=token)
+            engine = await Engine.connect(*address, token=token)
         else:
-            engine = await EngineClient.spawn(list(command or ()), stderr=subprocess.DEVNULL)
+            engine = await Engine.popen(list(command or ()), stderr=subprocess.DEVNULL)
         try:
             await engine.setgame(game.name, **dict(game.params))
             while not queue.empty():

@@ -16,7 +16,7 @@ from typing import Sequence
 
 import attrs
 
-from protocol.client import EngineClient, EngineClosed
+from protocol.client import Engine, EngineClosed
 
 #: Seconds a write to the engine may wait for room in its input (see `send`).
 SEND_TIMEOUT = 0.01
@@ -40,7 +40,7 @@ class Answer:
 class EngineLink:
     """One protocol session, read by a background task."""
 
-    def __init__(self, client: EngineClient):
+    def __init__(self, client: Engine):
         self.client = client
         self.closed = False
         self._lines: asyncio.Queue[tuple[str, float] | None] = asyncio.Queue()

@@ -37,7 +37,7 @@ from adapters.codingame.common import TurnFormat, TurnFormatError
 from adapters.codingame.link import Answer, EngineLink
 from adapters.codingame.timing import Budget, budget
 from games.base import GameError
-from protocol.client import EngineClient
+from protocol.client import Engine
 
 #: How long the engine may take to start and answer `isready` (seconds).
 STARTUP_TIMEOUT = 10.0
@@ -178,11 +178,11 @@ class Adapter:
         early = self.early is not None and len(self._starts) == 1
         if self.args.connect:
             host, _, port = self.args.connect.rpartition(":")
-            client = await EngineClient.connect(host or "127.0.0.1", int(port))
+            client = await Engine.connect(host or "127.0.0.1", int(port))
         elif early:
-            client = await EngineClient.attach(self.early)
+            client = await Engine.attach(self.early)
         else:
-            client = await EngineClient.spawn(self.args.engine_command, env=self.args.engine_env)
+            client = await Engine.popen(self.args.engine_command, env=self.args.engine_env)
         try:
             if not early:
                 await client.send_raw(engine_preamble(self.game.name, self.args.option))

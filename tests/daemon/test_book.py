@@ -11,7 +11,7 @@ import pytest
 
 from daemon.book import Book
 from games import find_game
-from protocol.client import EngineClient
+from protocol.client import Engine
 from tests.conftest import engine_command, run
 
 OTHELLO = find_game("othello")
@@ -73,7 +73,7 @@ def test_a_file_that_is_not_this_games_book_is_refused(tmp_path: Path, header: s
 def engine_with_book(folder: Path):
     write_book(folder / "othello.jsonl", BOOK)
     environment = dict(os.environ, ENGINE_BOOK_DIR=str(folder))
-    return EngineClient.spawn(engine_command(), env=environment)
+    return Engine.popen(engine_command(), env=environment)
 
 
 def test_the_engine_plays_its_book_when_it_plays_and_searches_when_it_analyses(tmp_path: Path) -> None:

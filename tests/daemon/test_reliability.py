@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from protocol.client import EngineClient, EngineClosed, EngineError
+from protocol.client import Engine, EngineClosed, EngineError
 from tests.conftest import TcpEngine, cpu_seconds, engine_command, resident_mib, run
 
 TOKEN = "s3cret-token-of-the-test-run-0123456789"
@@ -33,7 +33,7 @@ def daemon(hash_dir: Path, *extra: str) -> TcpEngine:
 
 
 def connect(engine: TcpEngine, token: str | None = None, tls: ssl.SSLContext | None = None):
-    return EngineClient.connect("127.0.0.1", engine.port, token, tls)
+    return Engine.connect("127.0.0.1", engine.port, token, tls)
 
 
 async def isready_ms(engine: TcpEngine) -> float:

@@ -6,7 +6,7 @@ import asyncio
 import time
 
 from games import find_game
-from protocol.client import EngineClient
+from protocol.client import Engine
 from tests.conftest import TcpEngine, cpu_seconds, run
 
 CLOBBER = find_game("clobber")
@@ -17,8 +17,8 @@ TRANSPORT_SLACK = 0.03
 
 def test_sessions_are_independent(tcp_engine: TcpEngine) -> None:
     async def scenario():
-        first = await EngineClient.connect("127.0.0.1", tcp_engine.port)
-        second = await EngineClient.connect("127.0.0.1", tcp_engine.port)
+        first = await Engine.connect("127.0.0.1", tcp_engine.port)
+        second = await Engine.connect("127.0.0.1", tcp_engine.port)
         await first.send("setgame clobber")
         await first.send("position startpos moves a2a3")
         assert (await second.ask("moves", "error"))[-1].startswith("error no-game moves ")
@@ -39,7 +39,7 @@ def test_sessions_are_independent(tcp_engine: TcpEngine) -> None:
 
 
 def test_movetime_holds_with_several_sessions_searching(tcp_engine: TcpEngine) -> None:
-    async def play(client: EngineClient, movetime: int) -> list[float]:
+    async def play(client: Engine, movetime: int) -> list[float]:
         await client.send("setgame clobber")
         await client.ready()
         elapsed = []
@@ -50,7 +50,7 @@ def test_movetime_holds_with_several_sessions_searching(tcp_engine: TcpEngine) -
         return elapsed
 
     async def scenario():
-        clients = [await EngineClient.connect("127.0.0.1", tcp_engine.port) for _ in range(3)]
+        clients = [await Engine.connect("127.0.0.1", tcp_engine.port) for _ in range(3)]
         results = await asyncio.gather(*(play(client, 100) for client in clients))
         for client in clients:
             await client.close()
@@ -62,7 +62,7 @@ def test_movetime_holds_with_several_sessions_searching(tcp_engine: TcpEngine) -
 
 def test_a_vanished_client_stops_its_search(tcp_engine: TcpEngine) -> None:
     async def scenario():
-        client = await EngineClient.connect("127.0.0.1", tcp_engine.port)
+        client = await Engine.connect("127.0.0.1", tcp_engine.port)
         await client.send("setgame clobber")
         await client.send("go infinite")
         await client.until("info depth 2")
@@ -72,7 +72,7 @@ def test_a_vanished_client_stops_its_search(tcp_engine: TcpEngine) -> None:
         await asyncio.sleep(1.0)
         used = cpu_seconds(tcp_engine.process.pid) - before
         assert used < 0.2, f"the daemon kept searching: {used:.2f} s of CPU in 1 s"
-        other = await EngineClient.connect("127.0.0.1", tcp_engine.port)
+        other = await Engine.connect("127.0.0.1", tcp_engine.port)
         assert await other.ready() == []
         await other.close()
     run(scenario())
@@ -80,8 +80,8 @@ def test_a_vanished_client_stops_its_search(tcp_engine: TcpEngine) -> None:
 
 def test_quit_ends_only_its_own_session(tcp_engine: TcpEngine) -> None:
     async def scenario():
-        first = await EngineClient.connect("127.0.0.1", tcp_engine.port)
-        second = await EngineClient.connect("127.0.0.1", tcp_engine.port)
+        first = await Engine.connect("127.0.0.1", tcp_engine.port)
+        second = await Engine.connect("127.0.0.1", tcp_engine.port)
         await first.send("quit")
         assert await first._reader.read() == b""
         assert await second.ready() == []
@@ -92,12 +92,12 @@ def test_quit_ends_only_its_own_session(tcp_engine: TcpEngine) -> None:
 
 def test_a_client_that_never_reads_cannot_stall_others(tcp_engine: TcpEngine) -> None:
     async def scenario():
-        greedy = await EngineClient.connect("127.0.0.1", tcp_engine.port)
+        greedy = await Engine.connect("127.0.0.1", tcp_engine.port)
         await greedy.send("setgame clobber")
         for _ in range(3000):
             greedy._writer.write(b"moves\n")
         await greedy._writer.drain()
-        other = await EngineClient.connect("127.0.0.1", tcp_engine.port)
+        other = await Engine.connect("127.0.0.1", tcp_engine.port)
         started = time.monotonic()
         assert await other.ready() == []
         assert time.monotonic() - started < 0.5

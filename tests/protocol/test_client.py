@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from protocol.client import EngineClient, EngineError, Limit, SimpleEngine
+from protocol.client import Engine, EngineError, Limit, SimpleEngine
 from protocol.format import format_info
 from protocol.info import Info, Score, Wdl, parse_info
 from search.base import MATE, SearchReport
@@ -59,7 +59,7 @@ def test_other_lines_are_not_infos() -> None:
 
 def test_typed_calls_against_a_real_engine() -> None:
     async def scenario() -> None:
-        engine = await EngineClient.spawn(engine_command())
+        engine = await Engine.popen(engine_command())
         try:
             await engine.setgame("othello")
             lines = await engine.analyse(Limit(depth=4), position="startpos moves f5", multipv=3)
@@ -93,7 +93,7 @@ def test_the_blocking_wrapper() -> None:
 
 def test_an_analysis_streams_until_stopped() -> None:
     async def scenario() -> None:
-        engine = await EngineClient.spawn(engine_command())
+        engine = await Engine.popen(engine_command())
         try:
             await engine.setgame("clobber")
             depths = []

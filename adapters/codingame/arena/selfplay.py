@@ -52,7 +52,7 @@ from adapters.codingame.arena.pool import Runs, ray_argument
 from adapters.codingame.arena.stats import Sprt, elo, group_units, wilson
 from games.base import GameError
 from games.files import atomic_file
-from protocol.client import EngineClient, EngineClosed, EngineError
+from protocol.client import Engine, EngineClosed, EngineError
 
 #: The version of the record format (docs/selfplay.md).
 FORMAT = 1
@@ -106,7 +106,7 @@ class SelfplayTask:
 
 #: The worker process's engines, one per configuration, kept from game to game, and the
 #: event loop their pipes belong to.
-_engines: dict[Player, EngineClient] = {}
+_engines: dict[Player, Engine] = {}
 _loop: asyncio.AbstractEventLoop | None = None
 
 
@@ -118,11 +118,11 @@ def play_selfplay(task: SelfplayTask) -> dict:
     return _loop.run_until_complete(_play(task))
 
 
-async def _engine(player: Player) -> EngineClient:
+async def _engine(player: Player) -> Engine:
     client = _engines.get(player)
     if client is not None and client.process is not None and client.process.returncode is None:
         return client
-    client = await EngineClient.spawn(player.command, stderr=subprocess.DEVNULL)
+    client = await Engine.popen(player.command, stderr=subprocess.DEVNULL)
     for option, value in player.options:
         await client.send(f"setoption name {option} value {value}")
     _check(await client.ready(START_TIMEOUT, raise_errors=False), f"engine {player.name}")
@@ -157,7 +157,7 @@ async def _play(task: SelfplayTask) -> dict:
     params = {"seed": str(task.seed)} if "seed" in game.parameters else {}
     start = game.initial_state(params)
     setgame = " ".join([f"setgame {task.game}", *(f"{key}={value}" for key, value in params.items())])
-    engines: dict[Player, EngineClient] = {}
+    engines: dict[Player, Engine] = {}
     for player in dict.fromkeys(task.seats):
         client = engines[player] = await _engine(player)
         await client.send(setgame)
