@@ -8,7 +8,7 @@ import pytest
 
 from games import all_games
 from protocol.client import EngineError
-from tests.conftest import StdioEngine, run
+from tests.conftest import run
 
 
 def scores(infos) -> list[str]:
@@ -45,10 +45,10 @@ def test_the_root_is_cut_to_the_moves_given(name: str, session) -> None:
     run(scenario())
 
 
-def test_go_mate_finds_a_win_within_its_moves_and_stops() -> None:
+def test_go_mate_finds_a_win_within_its_moves_and_stops(session) -> None:
     """Clobber, white to move: b2a2 takes the last black stone's only partner at once."""
     async def scenario() -> None:
-        async with StdioEngine() as engine:
+        async with session() as engine:
             await engine.send("setgame clobber")
             await engine.send("position board ......../......../......../......../......../......../bw....../........ w")
             found = await engine.bestmove("go mate 3")
