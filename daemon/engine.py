@@ -716,6 +716,12 @@ class Engine:
         self._arm(active, received_ns)
         if active.held is not None and not active.infinite:
             self._emit(active, active.held)
+            return
+        depth = active.stop.max_depth
+        if depth is not None and active.latest is not None and active.latest.depth >= depth:
+            # Pondering went past the depth asked for: the iteration under way is not
+            # wanted, and the search answers with the deepest one completed.
+            active.stop.stop()
 
     def abandon_search(self) -> None:
         """Stop the running search without answering it (quit, disconnect)."""

@@ -115,6 +115,11 @@ class Engine:
         self._reader = reader
         self._writer = writer
         self.process = process
+        #: The session's position as the typed calls set it (what follows `position`).
+        self._position = "startpos"
+        #: While a `play(..., ponder=True)` search runs: (its position, the `go` line
+        #: that a `play` of that position would send).
+        self._pondering: tuple[str, str] | None = None
 
     @classmethod
     async def popen(cls, command: Sequence[str], stderr: int | None = None,
@@ -199,22 +204,33 @@ class Engine:
 
     # ---- typed calls ----------------------------------------------------------------
 
+    async def _settle(self) -> None:
+        """Stop a pondering search and read its (unwanted) `bestmove`."""
+        if self._pondering is not None:
+            self._pondering = None
+            await self.ask("stop", "bestmove")
+
     async def configure(self, options: Mapping[str, object]) -> None:
         """Set options (`setoption`); raises EngineError for one the engine refuses."""
+        await self._settle()
         for name, value in options.items():
             await self.send(f"setoption name {name} value {_option_text(value)}")
         await self.ready()
 
     async def setgame(self, game: str, **params: object) -> None:
         """Choose the game (`setgame`, with its parameters); raises EngineError."""
+        await self._settle()
+        self._position = "startpos"
         await self.send(" ".join([f"setgame {game}", *(f"{key}={value}" for key, value in params.items())]))
         await self.ready()
 
     async def position(self, position: str) -> None:
         """Set the position: what follows `position`, such as `startpos moves f5` or
         `board <board text>`; raises EngineError."""
+        await self._settle()
         await self.send(f"position {position}")
         await self.ready()
+        self._position = " ".join(position.split())
 
     async def analyse(self, limit: Limit | Mapping[str, int], *, position: str | None = None,
                       multipv: int = 1, searchmoves: Sequence[str] | None = None,
@@ -262,15 +278,36 @@ class Engine:
                     pass
 
     async def play(self, limit: Limit | Mapping[str, int], *, position: str | None = None,
-                   timeout: float | None = 600) -> Bestmove:
-        """The engine's move (and its ponder move) in the position after a search to
-        `limit`."""
-        if position is not None:
-            await self.position(position)
-        return await self.bestmove(_limit(limit).go(), timeout)
+                   ponder: bool = False, timeout: float | None = 600) -> Bestmove:
+        """The engine's move (and its ponder move) in the session's position (or
+        `position`) after a search to `limit`.
+
+        With `ponder`, the engine goes on thinking on the opponent's time: it searches
+        the position after its move and the expected reply (`go ponder`). A `play` of
+        exactly that position (as the typed calls wrote it) and limit then answers from
+        that search (`ponderhit`); any other call stops it first."""
+        go = _limit(limit).go()
+        target = self._position if position is None else " ".join(position.split())
+        if self._pondering == (target, go):
+            self._pondering = None
+            started = time.monotonic()
+            answer = parse_bestmove(await self.ask("ponderhit", "bestmove", timeout), time.monotonic() - started)
+        else:
+            if position is not None:
+                await self.position(position)
+            await self._settle()
+            answer = await self.bestmove(go, timeout)
+        if ponder and answer.move is not None and answer.ponder is not None:
+            after = self._position + ("" if " moves " in f" {self._position} " else " moves")
+            after += f" {answer.move} {answer.ponder}"
+            await self.send(f"position {after}")
+            await self.send(_limit(limit).go(ponder=True))
+            self._position, self._pondering = after, (after, go)
+        return answer
 
     async def eval(self) -> Evaluation:
         """The static evaluation of the session's position (`eval`)."""
+        await self._settle()
         lines = await self.ask("eval", "eval total")
         lines += await self.ready()
         terms = {}

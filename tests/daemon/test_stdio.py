@@ -240,6 +240,13 @@ def test_ponder_then_ponderhit_or_stop() -> None:
             time.sleep(0.5)
             answer = await engine.bestmove("ponderhit")
             assert 0.2 < answer.elapsed < 0.3 + TRANSPORT_SLACK, answer.elapsed
+            # A depth that pondering has passed answers at once, from the deepest
+            # completed iteration, without finishing the one under way.
+            await engine.send("go ponder depth 2")
+            time.sleep(0.5)
+            answer = await engine.bestmove("ponderhit")
+            assert answer.elapsed < 0.1 + TRANSPORT_SLACK, answer.elapsed
+            assert int(answer.infos[-1].split()[2]) >= 2
             await engine.send("go ponder depth 2")
             time.sleep(0.1)
             answer = await engine.bestmove("stop")

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from games import find_game
 from protocol.client import Engine, EngineError, Limit, SimpleEngine
 from protocol.format import format_info
 from protocol.info import Info, Score, Wdl, parse_info
@@ -112,4 +113,38 @@ def test_an_analysis_streams_until_stopped() -> None:
             assert await engine.ready() == []
         finally:
             await engine.close()
+    run(scenario())
+
+
+def test_play_ponders_and_a_ponderhit_answers_from_that_search(session) -> None:
+    """`play(..., ponder=True)` leaves a `go ponder` running on the expected reply; a
+    `play` of that position answers from it (its limits count from `ponderhit`, so the
+    search that ran meanwhile goes past the limit's depth), and anything else stops it."""
+    def deepest(answer) -> int:
+        return max(info.depth or 0 for info in map(parse_info, answer.infos) if info is not None)
+
+    async def scenario() -> None:
+        async with session() as engine:
+            await engine.setgame("clobber")
+            first = await engine.play({"depth": 3}, ponder=True)
+            assert first.move and first.ponder
+            await asyncio.sleep(2)
+            expected = f"startpos moves {first.move}  {first.ponder}"
+            hit = await engine.play({"depth": 3}, position=expected, ponder=True)
+            assert hit.move and deepest(hit) > 3, "answered by the pondering search"
+            # The opponent plays another move: the pondering search is stopped and a
+            # search of the real position answers, to the limit.
+            clobber = find_game("clobber")
+            played = [first.move, first.ponder, hit.move]
+            state = clobber.initial_state({})
+            for token in played:
+                state = state.play(clobber.parse_move(state, token))
+            reply = next(token for token in sorted(clobber.format_move(state, move) for move in state.legal_moves())
+                         if token != hit.ponder)
+            other = await engine.play({"depth": 3}, position=f"startpos moves {' '.join(played)} {reply}", ponder=True)
+            assert deepest(other) == 3
+            # Every other call stops a pondering search first.
+            evaluation = await engine.eval()
+            assert isinstance(evaluation.total, int)
+            assert (await engine.analyse({"depth": 2}))[0].depth == 2
     run(scenario())
