@@ -15,9 +15,10 @@ GAME_FILE is one of (see `adapters.analysis.gamefile`):
 Each position before a move is searched with the limit, `--top` lines (MultiPV), spread
 over `--jobs` engine sessions. Where the move played is not among them, it is searched
 alone (`go searchmoves`), so its score is exact at the same depth. It writes
-PREFIX.json (per ply: the move played, the engine's best, the top lines, the score the
-move lost and a mark) and PREFIX.png / PREFIX.svg, the score over the game with the
-mistakes marked. Marks: a `mistake` loses at least MISTAKE_CP, a `blunder` at least
+PREFIX.json (per ply: the move played, the engine's best, the top lines with their
+scores and win chances, the score the move lost and a mark) and PREFIX.png /
+PREFIX.svg, the score over the game with the mistakes marked and the expected points of
+the moves played. Marks: a `mistake` loses at least MISTAKE_CP, a `blunder` at least
 BLUNDER_CP centi-units for its player; a proven result counts as PROVEN_CP.
 """
 
@@ -62,8 +63,12 @@ def mark(loss: int) -> str | None:
     return None
 
 
+def _wdl(info: Info) -> list[int] | None:
+    return None if info.wdl is None else [info.wdl.win, info.wdl.draw, info.wdl.loss]
+
+
 def _line(info: Info) -> dict:
-    return {"move": info.move, "score": str(info.score), "pv": list(info.pv)}
+    return {"move": info.move, "score": str(info.score), "wdl": _wdl(info), "pv": list(info.pv)}
 
 
 async def analyse_ply(engine: Engine, game: str, position: Position, played: str,
@@ -77,7 +82,7 @@ async def analyse_ply(engine: Engine, game: str, position: Position, played: str
         own = (await engine.analyse(limit, multipv=1, searchmoves=[played]))[0]
     loss = max(0, centi(best.score) - centi(own.score)) if best.score and own.score else 0
     return {"player": position.to_move, "board": board, "played": played, "best": best.move,
-            "top": [_line(info) for info in lines], "played_score": str(own.score),
+            "top": [_line(info) for info in lines], "played_score": str(own.score), "played_wdl": _wdl(own),
             "best_score": str(best.score), "loss": loss, "mark": mark(loss)}
 
 
@@ -100,6 +105,7 @@ async def analyse_game(game: Game, limit: Limit, top: int, jobs: int, command: S
             engine = await Engine.popen(list(command or ()), stderr=subprocess.DEVNULL)
         try:
             await engine.setgame(game.name, **dict(game.params))
+            await engine.configure({"ShowWDL": True})
             while not queue.empty():
                 index = queue.get_nowait()
                 position, played = plies[index]
@@ -117,7 +123,9 @@ async def analyse_game(game: Game, limit: Limit, top: int, jobs: int, command: S
 def plot(game: Game, plies: list[dict], prefix: Path) -> list[Path]:
     """PREFIX.png and PREFIX.svg: each player's score after each of its turns (from its
     own point of view, proven results at ±PROVEN_CP clipped to the plot), mistakes and
-    blunders marked; none without matplotlib (the `analyse` extra)."""
+    blunders marked; below it, where the engine gave win chances, the expected points
+    (win + draw / 2) of each move played for its player. None without matplotlib (the
+    `analyse` extra)."""
     try:
         import matplotlib
     except ImportError:
@@ -129,22 +137,37 @@ def plot(game: Game, plies: list[dict], prefix: Path) -> list[Path]:
     import matplotlib.pyplot as plt
 
     names = find_game(game.name).player_names
-    figure, axes = plt.subplots(figsize=(10, 4.5))
+    chances = any(ply.get("played_wdl") for ply in plies)
+    figure, panels = plt.subplots(2 if chances else 1, 1, figsize=(10, 7 if chances else 4.5), sharex=True,
+                                  squeeze=False, height_ratios=[3, 2] if chances else None)
+    axes = panels[0][0]
     limit = 1500
     for player, name in enumerate(names):
         mine = [ply for ply in plies if ply["player"] == player]
         values = [max(-limit, min(limit, centi(_score(ply["played_score"])))) for ply in mine]
-        axes.plot([ply["ply"] for ply in mine], values, marker=".", linewidth=1.2, label=f"player {name}")
+        line, = axes.plot([ply["ply"] for ply in mine], values, marker=".", linewidth=1.2, label=f"player {name}")
         for style, colour in (("mistake", "orange"), ("blunder", "red")):
             marked = [(ply["ply"], value) for ply, value in zip(mine, values) if ply["mark"] == style]
             if marked:
                 axes.scatter(*zip(*marked), s=70, facecolors="none", edgecolors=colour, linewidths=1.6,
                              label=f"{style}s of {name}", zorder=3)
+        if chances:
+            points = [(ply["ply"], (ply["played_wdl"][0] + ply["played_wdl"][1] / 2) / 1000)
+                      for ply in mine if ply.get("played_wdl")]
+            if points:
+                panels[1][0].plot(*zip(*points), marker=".", linewidth=1.2, color=line.get_color(),
+                                  label=f"player {name}")
     axes.axhline(0, color="grey", linewidth=0.8)
-    axes.set_xlabel("ply")
-    axes.set_ylabel("score of the move played, for its player (centi-units)")
+    axes.set_ylabel("score of the move played,\nfor its player (centi-units)")
     axes.set_title(f"{game.name}: {len(plies)} plies analysed")
     axes.legend(fontsize="small", ncol=2)
+    if chances:
+        below = panels[1][0]
+        below.axhline(0.5, color="grey", linewidth=0.8)
+        below.set_ylim(0, 1)
+        below.set_ylabel("expected points of the move\nplayed (win + draw / 2)")
+        below.legend(fontsize="small", ncol=len(names))
+    panels[-1][0].set_xlabel("ply")
     figure.tight_layout()
     written = []
     for suffix in (".png", ".svg"):

@@ -46,6 +46,7 @@ def test_a_move_list_is_analysed_ply_by_ply(tmp_path: Path) -> None:
         legal = {clobber.format_move(position, move) for move in position.legal_moves()}
         assert 1 <= len(ply["top"]) <= 3 and {line["move"] for line in ply["top"]} <= legal
         assert ply["best"] == ply["top"][0]["move"] and ply["loss"] >= 0
+        assert sum(ply["played_wdl"]) == 1000 and all(sum(line["wdl"]) == 1000 for line in ply["top"])
         expected = "blunder" if ply["loss"] >= BLUNDER_CP else "mistake" if ply["loss"] >= MISTAKE_CP else None
         assert ply["mark"] == expected
         if ply["played"] == ply["best"]:
