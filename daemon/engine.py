@@ -23,7 +23,7 @@ from daemon import cores
 from daemon import runner
 from daemon.book import BookMove, game_book
 from daemon.hashfiles import HashBudget, HashFiles, default_budget_mib
-from daemon.runner import SearchRun, run_compute, run_file_job
+from daemon.runner import SearchRun, run_compute, run_file_job, run_table_work
 from daemon.wdl import wdl
 from games import find_game
 from games.base import Game, IllegalMoveError, NotationError, Position
@@ -352,13 +352,13 @@ class Engine:
         spec = find_option(OPTIONS, option)
         parsed = spec.parse(value)
         if spec.name == "Hash":
-            self._resize_tables(int(parsed))
+            await run_table_work(self._resize_tables, int(parsed))
         elif spec.name in ("MultiPlayerSearch", "Core"):
             missing = cores.compiled_missing() if parsed == cores.COMPILED else None
             if spec.name == "Core" and missing:
                 raise ProtocolError(Code.BAD_VALUE, "setoption", f"Core compiled is not available: {missing}")
             self.options[spec.name] = parsed
-            self._adopt_tables()
+            await run_table_work(self._adopt_tables)
         elif spec.name == "HashFile":
             if parsed:
                 self.files.path(str(parsed))  # a name the daemon takes, or HashFileError
@@ -430,7 +430,7 @@ class Engine:
         finally:
             self.budget.release(table.memory_bytes)
         if self.game is game:
-            self._adopt_tables()  # a new searcher: its solver's table starts empty too
+            await run_table_work(self._adopt_tables)  # a new searcher: its solver's table starts empty too
         return int(count), (time.monotonic_ns() - started) // _MS
 
     def hash_clear(self) -> tuple[int, int]:
@@ -453,7 +453,8 @@ class Engine:
                 return  # created on quit
             raise self.files.describe(error, file_name) from None
         cost = self._reserve_table("setoption")
-        table = TranspositionTable(game.name, game.rules.KEY_SCHEME, int(self.options["Hash"]) << 20)
+        table = await run_table_work(TranspositionTable, game.name, game.rules.KEY_SCHEME,
+                                     int(self.options["Hash"]) << 20)
         try:
             count = await run_file_job(table.load, path, None, self.budget.limit // 16,
                                        self.files.follow_links, file_name)
@@ -464,7 +465,7 @@ class Engine:
         self._reserved[game.name] = cost
         self.tables[game.name] = table
         self._hash_file_game = game.name
-        self._adopt_tables()
+        await run_table_work(self._adopt_tables)
         LOG.info("hash loaded %d entries from %s", count, path)
 
     async def save_hash_file(self) -> None:

@@ -23,12 +23,13 @@ import concurrent.futures
 import logging
 import os
 import threading
-from typing import Callable, Iterator
+from typing import Callable, Iterator, TypeVar
 
 from search.base import SearchReport
 from search.limits import StopSignal
 
 LOG = logging.getLogger("engine.runner")
+T = TypeVar("T")
 
 #: Threads for hash file I/O, shared by every session.
 FILE_WORKERS = 4
@@ -162,6 +163,25 @@ def release(objects: list) -> None:
     to, in a thread of their own: unmapping their memory takes milliseconds that the
     event loop must not spend."""
     RELEASE.submit(objects.clear)
+
+
+#: The threads that make, clear and adopt a session's tables (`setgame`, `setoption
+#: name Hash`, `hash clear`): mapping or touching hundreds of MiB waits on the process's
+#: memory map lock, which other threads' faults and unmaps hold, and the event loop
+#: must not wait with them.
+TABLES = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="tables")
+
+
+async def run_table_work(function: Callable[..., T], *arguments: object) -> T:
+    """Run `function` (work on one session's tables and searcher) in a table thread and
+    await it. The session's engine belongs to that thread until it returns: a
+    cancelled caller still waits for it before the cancellation goes on."""
+    future = asyncio.get_running_loop().run_in_executor(TABLES, function, *arguments)
+    try:
+        return await asyncio.shield(future)
+    except asyncio.CancelledError:
+        await asyncio.wait({future})
+        raise
 
 
 async def run_compute(function: Callable[..., object], *arguments: object) -> object:

@@ -22,6 +22,7 @@ import attrs
 from daemon import cores
 from daemon.engine import OPTIONS, Engine
 from daemon.hashfiles import HashBudget, HashFiles
+from daemon.runner import run_table_work
 from daemon.transport import TooLong
 from games import all_games
 from games.base import (
@@ -213,7 +214,7 @@ class Session:
             case c.Games():
                 self.write("games " + " ".join(all_games()))
             case c.SetGame(game_name, params):
-                engine.set_game(game_name, dict(params), name)
+                await run_table_work(engine.set_game, game_name, dict(params), name)
             case c.NewGame():
                 engine.new_game(name)
             case c.Position(board, moves):
@@ -259,7 +260,7 @@ class Session:
 
                 self._job(name, f"hash load {path}", load)
             case c.HashClear():
-                count, elapsed_ms = engine.hash_clear()
+                count, elapsed_ms = await run_table_work(engine.hash_clear)
                 self.write(f"info string hash cleared {count} entries in {elapsed_ms} ms")
             case c.Quit():
                 return False
