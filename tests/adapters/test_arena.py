@@ -314,6 +314,8 @@ def test_the_replay_page_shows_an_engine_analyse_report(tmp_path: Path) -> None:
                                             capture_output=True, text=True, timeout=60, check=True).stdout)
         for step, ply in zip(checked["steps"], analysis["plies"]):
             assert step["best"] == 2 and step["engine"].startswith(f"engine here: best {ply['best']}; top ")
+            wdl = ply["played_wdl"]
+            assert f" (expected points {(wdl[0] + wdl[1] / 2) / 1000:.2f})" in step["engine"]
             assert step["graphLines"] == 2 and step["graphNow"] == 1
         assert checked["steps"][-1]["best"] == 0
     other = dict(analysis, plies=analysis["plies"][1:])

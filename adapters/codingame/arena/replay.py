@@ -70,8 +70,9 @@ def frames(record: dict) -> list[dict]:
 
 def with_analysis(record: dict, steps: list[dict], analysis: dict) -> list[dict]:
     """`steps` (the frames) with the engine's view of the move played from each: best
-    move, top lines, the move's score, loss and mark. Raises ValueError for a report of
-    another game."""
+    move, top lines, the move's score, its expected points (win + draw / 2, from the
+    report's win chances; None without them), loss and mark. Raises ValueError for a
+    report of another game."""
     plies = analysis.get("plies", [])
     if analysis.get("game") != record["game"] or [ply["played"] for ply in plies] != [
             move["move"] for move in record["moves"]]:
@@ -79,8 +80,12 @@ def with_analysis(record: dict, steps: list[dict], analysis: dict) -> list[dict]
     for frame, ply in zip(steps, plies):
         frame["engine"] = {"best": ply["best"], "top": [[line["move"], line["score"]] for line in ply["top"]],
                            "played": ply["played"], "score": ply["played_score"], "loss": ply["loss"],
-                           "mark": ply["mark"], "player": ply["player"]}
+                           "mark": ply["mark"], "player": ply["player"], "points": _points(ply.get("played_wdl"))}
     return steps
+
+
+def _points(wdl: list[int] | None) -> float | None:
+    return None if not wdl else round((wdl[0] + wdl[1] / 2) / 1000, 3)
 
 
 def replay_data(record: dict, analysis: dict | None = None) -> dict:
@@ -230,6 +235,7 @@ SCRIPT = r"""
     if (!e) return "";
     var top = e.top.map(function (line) { return line[0] + " (" + line[1] + ")"; }).join(", ");
     return "engine here: best " + e.best + "; top " + top + "; " + e.played + " scored " + e.score +
+           (e.points == null ? "" : " (expected points " + e.points.toFixed(2) + ")") +
            (e.loss ? ", losing " + e.loss + (e.mark ? " — " + e.mark : "") : "");
   }
 
