@@ -414,7 +414,8 @@ class AlphaBeta:
 
         Returns (best move, its score, the last completed depth, settled), settled
         being True when the search must end here: stopped, out of time or nodes, at
-        `stop.max_depth`, a proven result, or a forced move under a deadline.
+        `stop.max_depth`, a proven result on every line reported, or a forced move under
+        a deadline.
         """
         from search.specialised import standing_in
 
@@ -442,7 +443,8 @@ class AlphaBeta:
             except Aborted:
                 return best_move, best_score, completed, True
             yield self._report(root, completed, best_score, best_move, started, False, others)
-            if abs(score) > MATE_BOUND and MATE - abs(score) <= depth:
+            # Proven: every line reported, so that MultiPV's other lines are exact too.
+            if all(abs(line) > MATE_BOUND and MATE - abs(line) <= depth for line in (score, *(s for s, _ in others))):
                 return best_move, best_score, completed, True
             # A forced move needs no deeper look when the clock is running.
             if (len(moves) == 1 and stop.deadline_ns is not None) or stop.should_stop(self.nodes):

@@ -128,3 +128,19 @@ def test_multipv_of_every_move_equals_each_move_searched_alone(name: str, sessio
                 (alone,) = await engine.analyse({"depth": 3}, searchmoves=[info.move])
                 assert alone.score == info.score, info.move
     run(scenario())
+
+
+def test_multipv_goes_on_until_every_line_is_proven(session) -> None:
+    """FFO position 20, black to move: h5 ends the game at once with a win, and the
+    other three moves lose. A search that stopped at the first proof would leave lines
+    2-4 at depth 1 with static scores."""
+    board = "00010000/10000000/11000000/11100000/1110011./11111.../1111111./1111111. 0"
+
+    async def scenario() -> None:
+        async with session() as engine:
+            await engine.setgame("othello")
+            lines = await engine.analyse({"depth": 30}, position=f"board {board}", multipv=4)
+            assert [info.move for info in lines][0] == "h5" and lines[0].score.mate == 1
+            assert {info.move for info in lines} == {"h5", "f6", "g6", "h6"}
+            assert all(info.score.mate is not None and info.score.mate < 0 for info in lines[1:]), lines
+    run(scenario())
