@@ -267,10 +267,11 @@ class Session:
         return True
 
     def _eval(self, name: str) -> None:
-        """`eval total <value>` (the side to move's, as the search's leaves have it), then
+        """`eval total <value>` (the side to move's, as the search's leaves score it), then
         `eval term <name> <value per player>` for each term."""
         game, position = self.engine.require_position(name)
-        self.write(f"eval total {game.evaluate(position)[position.to_move]}")
+        assert self.engine.searcher is not None
+        self.write(f"eval total {self.engine.searcher.static_score(position)}")
         for term, values in game.evaluation_terms(position):
             self.write(f"eval term {term} " + " ".join(str(value) for value in values))
 

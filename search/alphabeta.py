@@ -339,6 +339,11 @@ class AlphaBeta:
         #: The best (move, score) of the running root iteration so far.
         self._partial: tuple[int, int] | None = None
 
+    def static_score(self, position: Position) -> int:
+        """What a leaf of this search scores `position` at, for its side to move (the
+        game's evaluation, with no search): the `score cp` of a search that stops there."""
+        return int(self.game.evaluate(position)[position.to_move])
+
     def search(self, root: Position, stop: StopSignal, root_moves: Sequence[int] | None = None,
                multipv: int = 1) -> Iterator[SearchReport]:
         """Deepen until `stop` fires, `stop.max_depth` is reached, the result is proven,

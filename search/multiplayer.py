@@ -38,7 +38,7 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from games.base import Game, Position, zobrist_keys
-from games.kernel import COMPILING, borrowed, inline_template, kernel
+from games.kernel import COMPILING, borrowed, inline_template, interpreted, kernel
 from search.base import INFINITY, MAX_PLY, Aborted, SearchReport
 from search.limits import StopSignal
 from search.tt import (
@@ -457,6 +457,12 @@ class MultiPlayerSearch:
         self._me = 0
         self._salt = 0
         self._root_best: int | None = None
+
+    def static_score(self, position: Position) -> int:
+        """What a leaf of this search scores `position` at, for its side to move: its
+        value minus the best of the other players' values (the game's evaluation, with
+        no search), the `score cp` of a search that stops there."""
+        return int(interpreted(_utility)(*self.game.evaluate(position), position.to_move))
 
     def search(self, root: Position, stop: StopSignal, root_moves: Sequence[int] | None = None,
                multipv: int = 1) -> Iterator[SearchReport]:

@@ -31,14 +31,26 @@ def sample_positions(game, count: int, seed: int):
     return positions
 
 
-def leaf_value(game, position) -> int:
-    """What the search's kernels value `position` at for the side to move."""
+def kernel_values(game, position) -> list[int]:
+    """What the compiled evaluation the search's leaves call values `position` at, per
+    player."""
     evaluation = importlib.import_module(f"games.{game.name}.evaluation")
     if game.num_players == 2:
-        return int(evaluation.evaluate(position.s))
+        value = int(evaluation.evaluate(position.s))
+        return [value, -value] if position.to_move == 0 else [-value, value]
     values = np.zeros(3, dtype=np.int64)
     evaluation.evaluate(position.s, values)
-    return int(values[position.to_move])
+    return [int(value) for value in values]
+
+
+def leaf_score(game, position) -> int:
+    """The score a leaf of the search has for the side to move: its value, and in a
+    game of three players its value minus the best of the others' (`score cp`)."""
+    values = kernel_values(game, position)
+    me = position.to_move
+    if game.num_players == 2:
+        return values[me]
+    return values[me] - max(value for player, value in enumerate(values) if player != me)
 
 
 @pytest.mark.skipif(not COMPILING, reason="numba is not available")
@@ -55,12 +67,14 @@ def test_eval_gives_the_leaf_value_and_terms_that_add_up_to_it(name: str, sessio
                 lines = (await engine.ask("eval", "eval total"))
                 lines += await engine.ready()
                 total = int(lines[0].split()[2])
-                assert total == leaf_value(game, position), game.format_board(position)
+                assert total == leaf_score(game, position), game.format_board(position)
                 terms = [line.split() for line in lines[1:]]
                 assert all(term[:2] == ["eval", "term"] and len(term) == 3 + game.num_players for term in terms)
                 if terms:
-                    mover = sum(int(term[3 + position.to_move]) for term in terms)
-                    assert abs(mover - total) <= ROUNDING.get(name, 0), (lines, game.format_board(position))
+                    # Each player's terms add up to its value.
+                    for player, value in enumerate(kernel_values(game, position)):
+                        summed = sum(int(term[3 + player]) for term in terms)
+                        assert abs(summed - value) <= ROUNDING.get(name, 0), (lines, game.format_board(position))
                 else:
                     assert name == "loa"
     run(scenario())
