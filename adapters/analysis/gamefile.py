@@ -94,11 +94,17 @@ def read_game(path: Path, game: str | None = None) -> Game:
         raise ValueError(f"{path}: not JSON: {error}") from None
     if not isinstance(document, dict):
         raise ValueError(f"{path}: a game file's JSON is an object")
+    result = document.get("gameResult", document)
     if "moves" in document and "game" in document:
-        return read_record(document)
-    if "frames" in document.get("gameResult", document) or "outputs" in document:
-        return read_replay(document, game)
-    raise ValueError(f"{path}: neither an arena record (game, moves) nor a CodinGame replay (frames, outputs)")
+        kind, read = "arena record", lambda: read_record(document)
+    elif isinstance(result, dict) and ("frames" in result or "outputs" in result):
+        kind, read = "CodinGame replay", lambda: read_replay(document, game)
+    else:
+        raise ValueError(f"{path}: neither an arena record (game, moves) nor a CodinGame replay (frames, outputs)")
+    try:
+        return read()
+    except (KeyError, TypeError, AttributeError, IndexError) as error:
+        raise ValueError(f"{path}: not a well-formed {kind} ({type(error).__name__}: {error})") from None
 
 
 def read_move_list(text: str, where: str) -> Game:

@@ -123,3 +123,23 @@ def test_an_arena_record_of_three_players_keeps_its_leaves(tmp_path: Path) -> No
     path = tmp_path / "game-0000.json"
     path.write_text(json.dumps(record))
     assert [token for _, token in read_game(path).plies] == moves
+
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers(-3, 3) | st.text(max_size=6)
+                    | st.sampled_from(["clobber", "isolation", "a1a2", "e2e3", "seed=1"]),
+                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+                        st.sampled_from(["game", "moves", "move", "player", "start", "events", "at", "event",
+                                         "frames", "agentId", "stdout", "gameResult", "outputs", "refereeInput"]),
+                        inner, max_size=4), max_leaves=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.sampled_from(["game", "moves", "frames", "gameResult", "outputs", "start", "events"]),
+                       JSON, max_size=4))
+def test_a_malformed_game_file_is_a_clear_error(tmp_path_factory, document: dict) -> None:
+    path = tmp_path_factory.mktemp("bad") / "game.json"
+    path.write_text(json.dumps(document))
+    try:
+        read_game(path)
+    except ValueError as error:
+        assert str(error)
