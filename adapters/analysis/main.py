@@ -39,7 +39,7 @@ import attrs
 from adapters.analysis.gamefile import Game, read_game
 from games import find_game
 from games.base import Position
-from protocol.client import Engine, Limit
+from protocol.client import Engine, EngineClosed, EngineError, Limit
 from protocol.info import Info, Score
 
 MISTAKE_CP = 100
@@ -214,14 +214,18 @@ def main(argv: list[str] | None = None) -> int:
     address = None
     if args.connect:
         host, _, port = args.connect.rpartition(":")
+        if not port.isdigit():
+            parser.error(f"--connect wants HOST:PORT, got {args.connect!r}")
         address = (host or "127.0.0.1", int(port))
     command = shlex.split(args.engine) if args.engine else [str(Path(sys.executable).parent / "engine")]
-    token = args.token_file.read_text().split()[0] if args.token_file else None
     try:
+        token = args.token_file.read_text().split()[0] if args.token_file else None
         plies = asyncio.run(analyse_game(game, limit, args.top, args.jobs, command, address, token,
                                          progress=not args.quiet))
-    except ValueError as error:
-        print(f"engine-analyse: {error}", file=sys.stderr)
+    except (OSError, ValueError, IndexError, EngineError, EngineClosed, asyncio.TimeoutError) as error:
+        what = f"the engine answered {error.line!r}" if isinstance(error, EngineError) else (
+            f"{type(error).__name__}: {error}" if not isinstance(error, ValueError) else str(error))
+        print(f"engine-analyse: {what}", file=sys.stderr)
         return 2
     prefix = args.out or args.game_file.with_name(args.game_file.stem + "-analysis")
     report = {"game": game.name, "params": dict(game.params), "start": game.board, "stopped": game.stopped,

@@ -77,6 +77,10 @@ def test_a_bad_game_file_says_what_is_wrong(tmp_path: Path) -> None:
     assert result.returncode == 2 and f"move 2 ({moves[0]})" in result.stderr
     path.write_text("a2a3\n")
     assert "the first line must be setgame" in analyse(str(path)).stderr
+    path.write_text(f"setgame clobber\n{moves[0]}\n")
+    gone = analyse(str(path), "--connect", "127.0.0.1:1")
+    assert gone.returncode == 2 and "engine-analyse: ConnectionRefusedError" in gone.stderr
+    assert "Traceback" not in gone.stderr
 
 
 def test_a_codingame_replay_is_analysed_without_naming_its_game(tmp_path: Path) -> None:
