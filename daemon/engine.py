@@ -117,6 +117,36 @@ class Job:
             await asyncio.wait({self.task})
 
 
+class PvFormatter:
+    """The moves of a search's principal variations as the game writes them.
+
+    Playing out a pv in Python costs more than the search's iterations when they are
+    cheap (a decided endgame runs a hundred of them in a few milliseconds), so the lines
+    already written are kept, one per first move (MultiPV lines differ there): a pv
+    that shares a prefix with an earlier one plays out only the rest."""
+
+    def __init__(self, root: Position):
+        self.root = root
+        #: By first move: the moves written, their tokens, and the positions before
+        #: each move and after the last.
+        self._lines: dict[int, tuple[list[int], list[str], list[Position]]] = {}
+
+    def __call__(self, pv: tuple[int, ...]) -> list[str]:
+        if not pv:
+            return []
+        moves, tokens, positions = self._lines.setdefault(pv[0], ([], [], [self.root]))
+        shared = 0
+        while shared < min(len(pv), len(moves)) and pv[shared] == moves[shared]:
+            shared += 1
+        del moves[shared:], tokens[shared:], positions[shared + 1:]
+        game = self.root.game
+        for move in pv[shared:]:
+            tokens.append(game.format_move(positions[-1], move))
+            moves.append(move)
+            positions.append(positions[-1].play(move))
+        return list(tokens)
+
+
 class ActiveSearch:
     """The bookkeeping of one `go` until its `bestmove` is written."""
 
@@ -137,6 +167,7 @@ class ActiveSearch:
         self.emitted = False
         self.watchdog: asyncio.TimerHandle | None = None
         self.run: SearchRun | None = None
+        self.format_pv = PvFormatter(root)
 
 
 class Engine:
@@ -627,7 +658,7 @@ class Engine:
             return
         previous, active.latest = active.latest, report
         if not (report.final and previous is not None and previous.nodes == report.nodes):
-            format_pv = self._pv_formatter(active.root)
+            format_pv = active.format_pv
             lines = [report, *(attrs.evolve(report, score=score, pv=pv, others=()) for score, pv in report.others)]
             for rank, line in enumerate(lines, 1):
                 chances = wdl(active.root.game, line.score, line.mate_in) if self.options["ShowWDL"] else None
@@ -642,17 +673,6 @@ class Engine:
         else:
             self._emit(active, report)
 
-    def _pv_formatter(self, root: Position) -> Callable[[tuple[int, ...]], list[str]]:
-        game = root.game
-
-        def format_pv(pv: tuple[int, ...]) -> list[str]:
-            tokens, position = [], root
-            for move in pv:
-                tokens.append(game.format_move(position, move))
-                position = position.play(move)
-            return tokens
-
-        return format_pv
 
     def _emit(self, active: ActiveSearch, report: SearchReport | None) -> None:
         """Write the one `bestmove` of this search and free the session for the next."""
