@@ -673,7 +673,6 @@ class Engine:
         else:
             self._emit(active, report)
 
-
     def _emit(self, active: ActiveSearch, report: SearchReport | None) -> None:
         """Write the one `bestmove` of this search and free the session for the next."""
         if active.emitted:

@@ -286,12 +286,12 @@ class Engine:
         the position after its move and the expected reply (`go ponder`). A `play` of
         exactly that position (as the typed calls wrote it) and limit then answers from
         that search (`ponderhit`); any other call stops it first."""
-        go = _limit(limit).go()
+        limit = _limit(limit)
+        go = limit.go()
         target = self._position if position is None else " ".join(position.split())
         if self._pondering == (target, go):
             self._pondering = None
-            started = time.monotonic()
-            answer = parse_bestmove(await self.ask("ponderhit", "bestmove", timeout), time.monotonic() - started)
+            answer = await self.bestmove("ponderhit", timeout)
         else:
             if position is not None:
                 await self.position(position)
@@ -301,7 +301,7 @@ class Engine:
             after = self._position + ("" if " moves " in f" {self._position} " else " moves")
             after += f" {answer.move} {answer.ponder}"
             await self.send(f"position {after}")
-            await self.send(_limit(limit).go(ponder=True))
+            await self.send(limit.go(ponder=True))
             self._position, self._pondering = after, (after, go)
         return answer
 

@@ -59,7 +59,6 @@ class _Follower:
         self.rules = find_game(name)
         self.state = self.rules.parse_board(board.split()) if board else self.rules.initial_state(params)
         self.plies: list[tuple[Position, str]] = []
-        self.history: list[tuple[int, str]] = []
 
     def play(self, token: str) -> None:
         """Play `token` for the player to move; raises ValueError saying which move is
@@ -69,8 +68,12 @@ class _Follower:
         except GameError as error:
             raise ValueError(f"move {len(self.plies) + 1} ({token}): {error}") from None
         self.plies.append((self.state, token))
-        self.history.append((self.state.to_move, token))
         self.state = self.state.play(move)
+
+    @property
+    def history(self) -> list[tuple[int, str]]:
+        """(player, move) of every move played, as the turn formats take them."""
+        return [(position.to_move, token) for position, token in self.plies]
 
     def leave(self) -> None:
         """The player to move leaves the game (a timeout or a bad action in a game of
