@@ -20,7 +20,7 @@ import numpy as np
 
 from games.base import ONGOING, Game, Position
 from games.kernel import COMPILING, borrowed, inline_template
-from search.base import INFINITY, MATE, MATE_BOUND, MAX_PLY, Aborted, SearchReport
+from search.base import INFINITY, MATE, MATE_BOUND, MAX_PLY, Aborted, SearchReport, best_first
 from search.limits import StopSignal
 from search.solver import WINDOW_LIMIT, Solver, new_solver_table, promote, sort_by_score
 from search.tt import (
@@ -444,9 +444,12 @@ class AlphaBeta:
             moves.remove(move)
             moves.insert(0, move)
             try:
-                others = self._other_lines(root, moves, depth, score)
+                lines = self._lines(root, moves, depth, score)
             except Aborted:
                 return best_move, best_score, completed, True
+            (best_score, best_move), others = lines[0], tuple(lines[1:])
+            moves.remove(best_move)
+            moves.insert(0, best_move)
             yield self._report(root, completed, best_score, best_move, started, False, others)
             # Proven: every line reported, so that MultiPV's other lines are exact too.
             if all(abs(line) > MATE_BOUND and MATE - abs(line) <= depth for line in (score, *(s for s, _ in others))):
@@ -456,25 +459,26 @@ class AlphaBeta:
                 return best_move, best_score, completed, True
         return best_move, best_score, completed, limit >= MAX_PLY
 
-    def _other_lines(self, root: Position, moves: list[int], depth: int,
-                     best_score: int) -> tuple[tuple[int, int], ...]:
-        """With MultiPV, the next best root moves after moves[0] (the iteration's best),
-        up to `_multipv` lines in all, as (score, move): each the best of the moves not
-        listed yet, searched to `depth` with a full window, so its score is exact.
-        Raises Aborted when stopped. Each search stores the root as a lower bound with
-        its own move; the table keeps the best line's in the end."""
-        lines: list[tuple[int, int]] = []
+    def _lines(self, root: Position, moves: list[int], depth: int, best_score: int) -> list[tuple[int, int]]:
+        """The iteration's lines as (score, move), best first (`best_first`): moves[0]
+        at `best_score` (the iteration's best), and with MultiPV the next best root
+        moves, up to `_multipv` lines in all, each the best of the moves not listed yet,
+        searched to `depth` with a full window, so its score is exact. Raises Aborted
+        when stopped. Each search stores the root as a lower bound with its own move;
+        the table keeps the best line's in the end."""
+        lines = [(best_score, moves[0])]
         remaining = moves[1:]
         try:
-            while remaining and len(lines) + 1 < self._multipv:
+            while remaining and len(lines) < self._multipv:
                 score, move = self._root(root, remaining, depth, hard_only=False)
                 lines.append((score, move))
                 remaining.remove(move)
         finally:
-            if lines:
+            if len(lines) > 1:
+                score, move = best_first(lines)[0]
                 tt_store(self.table.cells, np.uint64(root.key), np.int64(depth), np.int64(EXACT),
-                         np.int64(best_score), np.int64(moves[0]), np.int64(self.table.generation))
-        return tuple(lines)
+                         np.int64(score), np.int64(move), np.int64(self.table.generation))
+        return best_first(lines)
 
     def _root(self, root: Position, moves: list[int], depth: int, hard_only: bool) -> tuple[int, int]:
         """Search every root move to `depth`; returns (score, best move). Raises Aborted

@@ -1,4 +1,5 @@
-"""What every search shares: the report it yields, score bounds, the abort signal."""
+"""What every search shares: the report it yields, score bounds, the abort signal, the
+order of MultiPV lines."""
 
 from __future__ import annotations
 
@@ -12,6 +13,17 @@ INFINITY = MATE + 1
 MAX_PLY = 128
 #: The search polls its stop signal every POLL_MASK + 1 nodes (a power of two).
 POLL_MASK = 31
+
+
+def best_first(lines: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """MultiPV lines of one iteration, (score, root move) each, best first; lines of equal
+    score keep the order they were searched in.
+
+    Each line's score is exact for its own full-window search, but the searches share a
+    warm table whose entries of other depths can bound one line's moves differently from
+    another's: a line searched after the first can score above it. Its own search is the
+    better evidence, so the lines are reported, and the best one played, in score order."""
+    return sorted(lines, key=lambda line: -line[0])
 
 
 class Aborted(Exception):

@@ -39,7 +39,7 @@ import numpy as np
 
 from games.base import Game, Position, zobrist_keys
 from games.kernel import COMPILING, borrowed, inline_template, interpreted, kernel
-from search.base import INFINITY, MAX_PLY, Aborted, SearchReport
+from search.base import INFINITY, MAX_PLY, Aborted, SearchReport, best_first
 from search.limits import StopSignal
 from search.tt import (
     EXACT,
@@ -509,9 +509,10 @@ class MultiPlayerSearch:
             assert self._root_best is not None
             best_move, best_score, completed = self._root_best, score, depth
             try:
-                others = self._other_lines(root, moves, depth, best_move, best_score, bool(root_moves))
+                lines = self._lines(root, moves, depth, best_move, best_score, bool(root_moves))
             except Aborted:
                 break
+            (best_score, best_move), others = lines[0], tuple(lines[1:])
             yield self._report(root, completed, best_score, best_move, started, False, others)
             if (len(moves) == 1 and stop.deadline_ns is not None) or stop.should_stop(self.nodes):
                 break
@@ -523,16 +524,17 @@ class MultiPlayerSearch:
         self._work[slot] = len(moves)
         self._work[slot + 1:slot + 1 + len(moves)] = moves
 
-    def _other_lines(self, root: Position, moves: list[int], depth: int, best_move: int, best_score: int,
-                     restricted: bool) -> tuple[tuple[int, int], ...]:
-        """With MultiPV, the next best root moves after `best_move`, up to `_multipv`
-        lines in all, as (utility, move): each the best of the moves not listed yet,
-        searched to `depth` with a full window. Raises Aborted when stopped. The table
-        keeps the best line's root entry in the end (paranoid)."""
-        lines: list[tuple[int, int]] = []
+    def _lines(self, root: Position, moves: list[int], depth: int, best_move: int, best_score: int,
+               restricted: bool) -> list[tuple[int, int]]:
+        """The iteration's lines as (utility, move), best first (`best_first`):
+        `best_move` at `best_score`, and with MultiPV the next best root moves, up to
+        `_multipv` lines in all, each the best of the moves not listed yet, searched to
+        `depth` with a full window. Raises Aborted when stopped. The table keeps the
+        best line's root entry in the end (paranoid)."""
+        lines = [(best_score, best_move)]
         remaining = [move for move in moves if move != best_move]
         try:
-            while remaining and len(lines) + 1 < self._multipv:
+            while remaining and len(lines) < self._multipv:
                 self._allow_at_root(remaining)
                 score = self._root_search(root, depth, hard_only=False)
                 assert self._root_best is not None
@@ -540,10 +542,11 @@ class MultiPlayerSearch:
                 remaining.remove(self._root_best)
         finally:
             self._allow_at_root(moves if restricted else [])
-            if lines and self.algorithm == "paranoid":
+            if len(lines) > 1 and self.algorithm == "paranoid":
+                score, move = best_first(lines)[0]
                 tt_store(self.table.cells, np.uint64(root.key ^ self._salt), np.int64(depth), np.int64(EXACT),
-                         np.int64(best_score), np.int64(best_move), np.int64(self.table.generation))
-        return tuple(lines)
+                         np.int64(score), np.int64(move), np.int64(self.table.generation))
+        return best_first(lines)
 
     def _root_search(self, root: Position, depth: int, hard_only: bool) -> int:
         """One iteration to `depth`: the searcher's utility; the best root move in

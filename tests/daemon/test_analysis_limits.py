@@ -8,6 +8,7 @@ import pytest
 
 from games import all_games
 from protocol.client import EngineError
+from protocol.info import parse_info
 from tests.conftest import run
 
 
@@ -143,4 +144,24 @@ def test_multipv_goes_on_until_every_line_is_proven(session) -> None:
             assert [info.move for info in lines][0] == "h5" and lines[0].score.mate == 1
             assert {info.move for info in lines} == {"h5", "f6", "g6", "h6"}
             assert all(info.score.mate is not None and info.score.mate < 0 for info in lines[1:]), lines
+    run(scenario())
+
+
+def test_multipv_lines_are_best_first_after_a_deeper_search(session) -> None:
+    """A depth 6 MultiPV search after a depth 9 one of the position before: the table's
+    deeper entries once scored line 3 above line 1."""
+
+    async def scenario() -> None:
+        async with session() as engine:
+            await engine.setgame("othello")
+            await engine.configure({"OwnBook": False})
+            await engine.analyse({"depth": 9}, position="startpos moves d3 c5 d6 e3", multipv=3)
+            await engine.position("startpos moves d3 c5 d6 e3 f4")
+            replies = await engine.ask("go depth 6", "bestmove", 60)
+            for depth in range(1, 7):
+                lines = [parse_info(line) for line in replies if line.startswith(f"info depth {depth} ")]
+                assert [line.multipv for line in lines] == [1, 2, 3]
+                assert [line.score for line in lines] == sorted((line.score for line in lines), reverse=True)
+            assert replies[-1].split()[1] == lines[0].move
+
     run(scenario())
