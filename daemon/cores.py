@@ -55,12 +55,6 @@ def prepare(core: str, game: Game) -> None:
         specialised.load_in_background(game)
 
 
-def wait_loaded(core: str, game: Game, timeout: float) -> None:
-    """Block up to `timeout` seconds while `game`'s compiled searches load."""
-    if core == COMPILED:
-        specialised.wait_loaded(game, timeout)
-
-
 def loading(core: str, game: Game) -> bool:
-    """Whether `game`'s compiled searches are still loading."""
-    return core == COMPILED and NUMBA_MISSING is None and not specialised.loaded(game)
+    """Whether `game`'s compiled searches are still loading (`prepare` started them)."""
+    return core == COMPILED and specialised.loading(game)

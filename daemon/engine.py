@@ -289,8 +289,9 @@ class Engine:
         """Whether the current game's compiled searches are still loading."""
         return self.game is not None and cores.loading(self.core, self.game)
 
-    async def wait_loaded(self, timeout: float) -> None:
-        """Wait up to `timeout` seconds for the current game's compiled searches (on the
+    async def wait_loaded(self, timeout: float | None = None, give_up: Callable[[], bool] = lambda: False) -> None:
+        """Wait while the current game's compiled searches load: up to `timeout`
+        seconds (None: however long it takes), or until `give_up()` is true (on the
         loop: a wait holds no thread)."""
         deadline = time.monotonic() + timeout
         while self.loading and time.monotonic() < deadline:

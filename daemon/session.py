@@ -7,7 +7,8 @@ replies through its sink. A command that fails writes one error line and changes
 nothing. While a search runs, only `isready`, `stop`, `ponderhit`, `uci` and `quit` are
 taken. A long job (perft, hash save or load) runs while the session goes on reading:
 every later command waits for it to end, so replies keep their order, but a `stop` or
-`quit` halts it the moment it is read, and so does the client's disconnecting.
+`quit` halts it the moment it is read (even one still waiting its turn to start), and
+so does the client's disconnecting.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from games.base import (
     UnknownGameError,
 )
 from protocol import commands as c
-from protocol.errors import Code, ProtocolError
+from protocol.errors import COMMAND_FIELD_LIMIT, Code, ProtocolError
 from protocol.format import format_perft
 from protocol.parse import parse_line, split_tokens
 from search.tt import HashFileError
@@ -44,11 +45,15 @@ LOG = logging.getLogger("engine.session")
 ENGINE_NAME = "engine 0.1.0"
 ENGINE_AUTHOR = "the engine developers"
 
-#: `isready` waits at most this long (seconds) for the game's compiled code to load.
-LOAD_WAIT_S = 2.0
+#: `isready` waits at most this long (seconds) for the game's compiled code to load (a
+#: cold cache compiles a game in up to a minute).
+LOAD_WAIT_S = 120.0
 #: Lines read ahead of the one being applied; past this, further lines are refused
 #: (`error busy`) until the session catches up.
 QUEUED_LINES = 256
+#: Dropped lines (past QUEUED_LINES) whose own `error busy` waits its turn; past this
+#: many waiting, further dropped lines are only counted, in one line.
+DROPPED_NAMED = 1024
 #: Commands that halt the session's long job as soon as they are read.
 _HALTING = ("stop", "quit")
 
@@ -64,6 +69,26 @@ _GAME_ERROR_CODES = (
 
 _HASH_FILE_ERROR_CODES = {"io": Code.IO, "missing": Code.IO, "format": Code.BAD_VALUE,
                           "name": Code.BAD_VALUE, "stopped": Code.STOPPED}
+
+
+@attrs.define
+class Dropped:
+    """A run of lines read while QUEUED_LINES were waiting: their `error busy` replies,
+    written in their turn so that replies keep the order of the lines. Lines past
+    DROPPED_NAMED waiting are counted in `more`, their command names forgotten."""
+
+    names: list[str] = attrs.field(factory=list)
+    more: int = 0
+    #: The session has taken it from the queue: later drops start a new run.
+    taken: bool = False
+
+    def replies(self) -> list[str]:
+        reason = f"more than {QUEUED_LINES} commands waiting: line dropped"
+        lines = [ProtocolError(Code.BUSY, name, reason).line() for name in self.names]
+        if self.more:
+            lines.append(ProtocolError(Code.BUSY, "-", f"{self.more} more lines dropped, more than"
+                                                       f" {QUEUED_LINES} commands waiting").line())
+        return lines
 
 
 class Sink(Protocol):
@@ -85,6 +110,15 @@ class Session:
         self.engine = Engine(self.write, core, files, budget)
         #: The client is gone (a TCP connection closed): its work is abandoned.
         self.vanished = False
+        #: Lines are numbered as they are read; `stop` and `quit` halt the long jobs of
+        #: every line read before them, including those not started yet.
+        self._lines_read = 0
+        self._halt_read = 0
+        self._applying = 0
+        #: When the last `readyok` was written (monotonic ns).
+        self._ready_ns = 0
+        #: Dropped lines whose refusal waits in the queue, by name (see `Dropped`).
+        self._dropped_named = 0
 
     # ---- the line loop -------------------------------------------------------------
 
@@ -99,20 +133,29 @@ class Session:
         file) a search with limits or a job ends before the next line is applied, so a
         file of commands runs like a script.
         """
-        queue: asyncio.Queue[tuple[str | TooLong, int] | None] = asyncio.Queue()
+        queue: asyncio.Queue[tuple[str | TooLong | Dropped, int, int] | None] = asyncio.Queue()
         reader = asyncio.ensure_future(self._read(lines, queue, finish_on_eof))
         try:
             while (entry := await queue.get()) is not None:
-                item, received_ns = entry
+                item, received_ns, self._applying = entry
+                if isinstance(item, Dropped):
+                    item.taken = True
+                    self._dropped_named -= len(item.names)
                 if self.vanished:
                     if isinstance(item, str) and isinstance(_parse_quietly(item), c.Quit):
                         return True
+                    continue
+                if isinstance(item, Dropped):
+                    for reply in item.replies():
+                        self.write(reply)
                     continue
                 if isinstance(item, TooLong):
                     name = (split_tokens(item.head) or [""])[0]
                     self.write(ProtocolError(Code.SYNTAX, name, "line too long").line())
                     continue
-                if not await self.handle(item, received_ns):
+                # A command read while an earlier `isready` waited counts its time from
+                # the `readyok`, as if the client had waited for it.
+                if not await self.handle(item, max(received_ns, self._ready_ns)):
                     return True
                 if script:
                     await self.engine.finish_bounded_search()
@@ -130,26 +173,37 @@ class Session:
         return False
 
     async def _read(self, lines: AsyncIterator[str | TooLong],
-                    queue: asyncio.Queue[tuple[str | TooLong, int] | None], finish_on_eof: bool) -> None:
+                    queue: asyncio.Queue[tuple[str | TooLong | Dropped, int, int] | None],
+                    finish_on_eof: bool) -> None:
         """Queue the lines as they come, with their arrival times; None at the end.
 
         Reading goes on while a command is applied, so that a `stop` or `quit` halts a
-        long job at once and a disconnect is seen at once. Past QUEUED_LINES lines
-        waiting, a line is refused instead of queued, and reading waits while the client
-        leaves its replies unread (a connection lost ends that wait): memory stays
-        bounded."""
+        long job at once, whether it runs or waits in the queue to start (`halted`), and
+        a disconnect is seen at once. Past QUEUED_LINES lines waiting, a line is refused
+        instead of queued (its refusal queued in its turn, see `Dropped`), and reading
+        waits while the client leaves its replies unread (a connection lost ends that
+        wait): memory stays bounded."""
+        dropped: Dropped | None = None
         try:
             async for item in lines:
                 await self.sink.drain()
                 received_ns = time.monotonic_ns()
+                self._lines_read += 1
                 first = (split_tokens(item.head if isinstance(item, TooLong) else item) or [""])[0]
                 if first in _HALTING and isinstance(item, str):
+                    self._halt_read = self._lines_read
                     self.engine.abandon_job()
                 if queue.qsize() >= QUEUED_LINES:
-                    self.write(ProtocolError(Code.BUSY, first, f"more than {QUEUED_LINES} commands"
-                                                               f" waiting: line dropped").line())
+                    if dropped is None or dropped.taken:
+                        dropped = Dropped()
+                        queue.put_nowait((dropped, received_ns, self._lines_read))
+                    if self._dropped_named < DROPPED_NAMED:
+                        dropped.names.append(first[:COMMAND_FIELD_LIMIT])
+                        self._dropped_named += 1
+                    else:
+                        dropped.more += 1
                     continue
-                queue.put_nowait((item, received_ns))
+                queue.put_nowait((item, received_ns, self._lines_read))
         finally:
             if not finish_on_eof:
                 self.vanished = True
@@ -159,6 +213,12 @@ class Session:
 
     def write(self, line: str) -> None:
         self.sink.write(line)
+
+    @property
+    def halted(self) -> bool:
+        """Whether a `stop` or `quit` was read after the line being applied: its long
+        job (or wait) is to end at once."""
+        return self._halt_read > self._applying
 
     async def handle(self, line: str, received_ns: int) -> bool:
         """Apply one line; returns False when the session must end (`quit`)."""
@@ -194,7 +254,9 @@ class Session:
     def _job(self, name: str, line: str, work) -> None:
         """Start `work(job)` (a coroutine function returning the reply line) as the
         session's long job."""
-        self.engine.start_job(work, lambda error: self._report(error, name, line))
+        job = self.engine.start_job(work, lambda error: self._report(error, name, line))
+        if self.halted:
+            job.halt()
 
     async def _dispatch(self, command: c.Command, name: str, received_ns: int) -> bool:
         engine = self.engine
@@ -206,11 +268,12 @@ class Session:
                     self.write(attrs.evolve(spec, default=engine.defaults[spec.name]).announce())
                 self.write("uciok")
             case c.IsReady():
-                if engine.active is None and engine.loading:
-                    # Ready means searching at full speed, unless loading takes long (a
-                    # cold cache compiles for seconds: searches run interpreted then).
-                    await engine.wait_loaded(LOAD_WAIT_S)
+                if engine.active is None:
+                    # Ready means searching at full speed: the game's compiled code is
+                    # there (or its load failed), unless a stop or quit came meanwhile.
+                    await engine.wait_loaded(LOAD_WAIT_S, give_up=lambda: self.halted or self.vanished)
                 self.write("readyok")
+                self._ready_ns = time.monotonic_ns()
             case c.Games():
                 self.write("games " + " ".join(all_games()))
             case c.SetGame(game_name, params):

@@ -87,11 +87,15 @@ def prepare_compiler() -> None:
     global _preparing
     if not COMPILING or _preparing is not None:
         return
+    from numba.core.compiler_lock import global_compiler_lock
     from numba.core.registry import cpu_target
 
     def prepare() -> None:
-        cpu_target.typing_context.refresh()
-        cpu_target.target_context.refresh()
+        # Under numba's compiler lock, which every compilation and cache load takes
+        # too: a refresh racing with theirs breaks the registries' generators.
+        with global_compiler_lock:
+            cpu_target.typing_context.refresh()
+            cpu_target.target_context.refresh()
 
     _preparing = threading.Thread(target=prepare, name="prepare-compiler", daemon=True)
     _preparing.start()
@@ -123,20 +127,14 @@ def load_in_background(game: Game) -> None:
             return
         thread = threading.Thread(target=_warm_logged, args=(game,), name=f"load-{game.name}", daemon=True)
         _loading[game.name] = thread
-    thread.start()
+        thread.start()  # within the lock: `loading` never sees it registered but not alive
 
 
-def loaded(game: Game) -> bool:
-    """Whether `game`'s compiled searches are loaded."""
-    return game.name in _loaded
-
-
-def wait_loaded(game: Game, timeout: float) -> bool:
-    """Wait up to `timeout` seconds for a background load of `game`; whether it is loaded."""
+def loading(game: Game) -> bool:
+    """Whether a background load of `game`'s compiled searches is under way (a failed
+    one is over: its searches stay interpreted)."""
     thread = _loading.get(game.name)
-    if thread is not None:
-        thread.join(timeout)
-    return game.name in _loaded
+    return thread is not None and thread.is_alive() and game.name not in _loaded
 
 
 def ready_searches(game: Game, compiled: bool, stop: StopSignal | None = None) -> SimpleNamespace:
