@@ -15,6 +15,7 @@ import ssl
 import stat
 import sys
 from pathlib import Path
+from typing import AsyncIterator
 
 from daemon import cores, runner
 from daemon.hashfiles import HashBudget, HashFiles, default_budget_mib
@@ -34,6 +35,9 @@ AUTH_TIMEOUT_S = 10.0
 #: The TLS handshake's time limit (seconds).
 TLS_HANDSHAKE_TIMEOUT_S = 10.0
 DEFAULT_MAX_SESSIONS = 64
+#: With a token: connections that have not authenticated yet, at once; one more closes
+#: the oldest of them. They take no session until they have.
+DEFAULT_MAX_UNAUTHENTICATED = 16
 
 
 def _positive(text: str) -> int:
@@ -74,6 +78,9 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
                         help="stdio only: hash file names are paths, anywhere the user may write")
     parser.add_argument("--max-sessions", type=_positive, default=DEFAULT_MAX_SESSIONS, metavar="N",
                         help=f"TCP sessions at once (default {DEFAULT_MAX_SESSIONS})")
+    parser.add_argument("--max-unauthenticated", type=_positive, default=DEFAULT_MAX_UNAUTHENTICATED,
+                        metavar="N", help="with --token: connections still to send their auth line, at once;"
+                                          f" one more closes the oldest (default {DEFAULT_MAX_UNAUTHENTICATED})")
     parser.add_argument("--max-searches", type=_positive, default=runner.default_max_searches(), metavar="N",
                         help="searches and perfts running at once, over every session (default: 4 a core)")
     parser.add_argument("--max-hash-mib", type=_positive, default=default_budget_mib(), metavar="MIB",
@@ -121,14 +128,19 @@ class Daemon:
 
     def __init__(self, core: str = cores.PYTHON, files: HashFiles | None = None,
                  budget: HashBudget | None = None, token: str | None = None,
-                 max_sessions: int = DEFAULT_MAX_SESSIONS) -> None:
+                 max_sessions: int = DEFAULT_MAX_SESSIONS,
+                 max_unauthenticated: int = DEFAULT_MAX_UNAUTHENTICATED) -> None:
         self.core = core
         self.files = files or HashFiles(None)
         self.budget = budget or HashBudget(default_budget_mib() << 20)
         self.token = token
         self.max_sessions = max_sessions
+        self.max_unauthenticated = max_unauthenticated
         self.sessions: set[Session] = set()
         self.tcp_sessions = 0
+        #: The connections waiting for their auth line, oldest first, each with the
+        #: event that closes it to make room.
+        self._unauthenticated: dict[object, asyncio.Event] = {}
         self.terminated = asyncio.Event()
 
     def _session(self, sink) -> Session:
@@ -174,6 +186,9 @@ class Daemon:
 
     async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         peer = writer.get_extra_info("peername")
+        lines = stream_lines(reader)
+        if self.token is not None and not await self._authenticated(lines, reader, writer, peer):
+            return
         if self.tcp_sessions >= self.max_sessions:
             LOG.warning("session refused, %d open already: %s", self.tcp_sessions, peer)
             await refuse(reader, writer, ProtocolError(Code.BUSY, "-", f"{self.tcp_sessions} sessions open,"
@@ -185,12 +200,10 @@ class Daemon:
         self.sessions.add(session)
         LOG.debug("session opened: %s", peer)
         try:
-            lines = stream_lines(reader)
-            if await self._authenticated(lines, reader, writer, peer):
-                quit_asked = await session.run(lines, finish_on_eof=False)
-                session.engine.abandon_search()  # a quit returns with the search running
-                if quit_asked:
-                    await session.engine.save_hash_file()
+            quit_asked = await session.run(lines, finish_on_eof=False)
+            session.engine.abandon_search()  # a quit returns with the search running
+            if quit_asked:
+                await session.engine.save_hash_file()
         except asyncio.CancelledError:
             pass  # the daemon is ending: its sessions' hash files are saved by `terminate`
         finally:
@@ -200,17 +213,43 @@ class Daemon:
             sink.close()
             LOG.debug("session closed: %s", peer)
 
-    async def _authenticated(self, lines, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
-                             peer: object) -> bool:
-        """With a token: whether the connection's first line is `auth <token>` (else
-        one error, a log line, and the connection is to be closed). Without one: True,
-        an `auth` first line being taken without a word."""
-        if self.token is None:
-            return True
+    async def _authenticated(self, lines: AsyncIterator[str | TooLong], reader: asyncio.StreamReader,
+                             writer: asyncio.StreamWriter, peer: object) -> bool:
+        """Whether the connection's first line (empty lines aside) is `auth <token>`,
+        within AUTH_TIMEOUT_S; else one error, a log line, and the connection closed.
+
+        Until then the connection takes no session: it is one of at most
+        `max_unauthenticated`, and one more closes the oldest of them, so that idle
+        strangers can never keep a client with the token out."""
+        evicted = asyncio.Event()
+        key = object()
+        self._unauthenticated[key] = evicted
+        if len(self._unauthenticated) > self.max_unauthenticated:
+            self._unauthenticated.pop(next(iter(self._unauthenticated))).set()
+
+        async def first_line() -> str | TooLong | None:
+            async for line in lines:
+                if not isinstance(line, str) or line.strip():
+                    return line
+            return None
+
+        reading = asyncio.ensure_future(first_line())
+        waiting = asyncio.ensure_future(evicted.wait())
         try:
-            first = await asyncio.wait_for(anext(lines, None), AUTH_TIMEOUT_S)
-        except asyncio.TimeoutError:
-            first = None
+            await asyncio.wait((reading, waiting), timeout=AUTH_TIMEOUT_S, return_when=asyncio.FIRST_COMPLETED)
+            first = reading.result() if reading.done() else None
+        finally:
+            self._unauthenticated.pop(key, None)
+            for task in (reading, waiting):
+                task.cancel()
+            # The reading task leaves the stream before `refuse` reads it.
+            await asyncio.gather(reading, waiting, return_exceptions=True)
+        if first is None and evicted.is_set():
+            LOG.warning("unauthenticated connection closed to make room: %s", peer)
+            await refuse(reader, writer, ProtocolError(
+                Code.BUSY, "-", f"more than {self.max_unauthenticated} connections waiting to authenticate,"
+                                f" the daemon's limit (--max-unauthenticated): the oldest is closed"))
+            return False
         tokens = first.split() if isinstance(first, str) else []
         given = tokens[1] if len(tokens) == 2 and tokens[0] == "auth" else ""
         if hmac.compare_digest(given.encode(), self.token.encode()):
@@ -326,7 +365,7 @@ def main(argv: list[str] | None = None) -> int:
     gc.freeze()
     with asyncio.Runner(loop_factory=_loop_factory()) as loop_runner:
         code = loop_runner.run(Daemon(core, files, HashBudget(args.max_hash_mib << 20), token,
-                                      args.max_sessions).main(args))
+                                      args.max_sessions, args.max_unauthenticated).main(args))
     sys.stdout.flush()
     return code
 

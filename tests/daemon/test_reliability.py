@@ -449,3 +449,55 @@ def test_a_flood_of_commands_from_a_client_that_never_reads_stays_bounded(hash_d
         run(scenario())
     finally:
         engine.stop()
+
+
+def test_connections_that_never_authenticate_cannot_lock_out_the_token(hash_dir: Path, tmp_path: Path) -> None:
+    """Idle sockets that never send `auth` take no session: past --max-unauthenticated the
+    oldest is closed, and a client with the token is served whatever they do."""
+    token_file = tmp_path / "token"
+    token_file.write_text(TOKEN)
+    token_file.chmod(0o600)
+    engine = daemon(hash_dir, "--token", str(token_file), "--max-sessions", "2", "--max-unauthenticated", "4")
+
+    async def scenario() -> None:
+        idle = [await asyncio.open_connection("127.0.0.1", engine.port) for _ in range(10)]
+        await asyncio.sleep(0.3)
+        # The six oldest were closed to make room, each with one line.
+        for reader, _ in idle[:6]:
+            line = (await asyncio.wait_for(reader.readline(), 5)).decode()
+            assert line.startswith("error busy - more than 4 connections waiting to authenticate"), line
+            assert await asyncio.wait_for(reader.read(), 5) == b""
+        clients = [await connect(engine, TOKEN) for _ in range(2)]
+        for client in clients:
+            assert await client.ready(5) == []
+        # Sessions are counted once authenticated: a third is one too many.
+        third = await connect(engine, TOKEN)
+        (line,) = await third.until("error", 5)
+        assert line.startswith("error busy - 2 sessions open")
+        for client in clients:
+            await client.close()
+        for _, writer in idle:
+            writer.close()
+
+    try:
+        run(scenario())
+    finally:
+        engine.stop()
+
+
+def test_empty_lines_before_the_auth_line_are_ignored(hash_dir: Path, tmp_path: Path) -> None:
+    token_file = tmp_path / "token"
+    token_file.write_text(TOKEN)
+    token_file.chmod(0o600)
+    engine = daemon(hash_dir, "--token", str(token_file))
+
+    async def scenario() -> None:
+        client = await connect(engine)
+        await client.send_raw(f"\n  \r\nauth {TOKEN}\n".encode())
+        assert await client.ready(5) == []
+        await client.close()
+
+    try:
+        run(scenario())
+    finally:
+        engine.stop()
