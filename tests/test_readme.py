@@ -54,3 +54,41 @@ def test_the_client_page_examples_run(index: int, tmp_path: Path) -> None:
                             timeout=300, env=example_env(tmp_path))
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip()
+
+
+def test_the_readme_stdio_example_piped_at_once_searches(tmp_path: Path) -> None:
+    """The README's first example, piped in one write as the README shows: a searched
+    move, as the interactive session gets."""
+    readme = (ROOT / "README.md").read_text()
+    command = readme.split("`printf '", 1)[1].split("' |", 1)[0]
+    assert command == r"setgame clobber\nposition startpos moves e2e3\nisready\ngo movetime 100\n"
+    result = subprocess.run(engine_command(), input=command.replace(r"\n", "\n"), capture_output=True,
+                            text=True, timeout=120, env={**example_env(tmp_path), "PATH": "/usr/bin:/bin"})
+    lines = result.stdout.splitlines()
+    assert lines[0] == "readyok" and lines[-1].startswith("bestmove "), lines
+    assert not any("no search iteration" in line for line in lines)
+    assert any(line.startswith("info depth 3 ") for line in lines), lines
+
+
+def test_the_readme_tcp_example_prints_the_search(tmp_path: Path) -> None:
+    from tests.conftest import TcpEngine
+
+    readme = (ROOT / "README.md").read_text()
+    code = readme.split("## Example: TCP", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    assert "9123" in code
+    daemon = TcpEngine()
+    try:
+        script = tmp_path / "example.py"
+        script.write_text(code.replace("9123", str(daemon.port)))
+        result = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True,
+                                timeout=120, env=example_env(tmp_path))
+    finally:
+        daemon.stop()
+    assert result.returncode == 0, result.stderr
+    shown = readme.split("## Example: TCP", 1)[1].split("It prints:\n\n```\n", 1)[1].split("```", 1)[0]
+    lines, shown_lines = result.stdout.splitlines(), shown.splitlines()
+    # The first line shown comes only while the compiled core loads.
+    assert lines[0] == shown_lines[0] or lines[0].startswith("info depth 1 "), lines
+    searched = [line for line in lines if line.startswith("info depth")]
+    assert [line.split()[2] for line in searched] == ["1", "2", "3"], lines
+    assert lines[-1] == shown_lines[-1] == "bestmove g1g2 ponder b1b2"
