@@ -154,7 +154,10 @@ class Session:
                     self.write(ProtocolError(Code.SYNTAX, name, "line too long").line())
                     continue
                 # A command read while an earlier `isready` waited counts its time from
-                # the `readyok`, as if the client had waited for it.
+                # the `readyok`, as if the client had waited for it; in a script, from
+                # when its turn comes (the file was read at once).
+                if script:
+                    received_ns = time.monotonic_ns()
                 if not await self.handle(item, max(received_ns, self._ready_ns)):
                     return True
                 if script:
