@@ -15,9 +15,13 @@ blocking wrapper of it for scripts and notebooks.
 
 The client knows lines, not games: besides the typed calls it sends raw commands, reads
 replies, and offers the waits a client needs (`until` a line prefix, `ready` for the
-`isready` barrier, `bestmove`). An `error` line met while waiting raises EngineError at
-once, unless the wait is for the error itself; a wait that runs out raises
-asyncio.TimeoutError.
+`isready` barrier, `bestmove`). `until` and `bestmove` raise EngineError at the first
+`error` line they meet (a refused `go` gets no `bestmove`); `ready` reads through its
+`readyok` first. A wait that runs out raises asyncio.TimeoutError.
+
+Each typed call reads every reply to what it sent before it returns or raises, so the
+session stays in step: after an EngineError (or a search's timeout), the next call's
+replies are its own.
 """
 
 from __future__ import annotations
@@ -36,6 +40,11 @@ from protocol.info import Info, parse_info
 
 T = TypeVar("T")
 
+#: How long the typed calls wait for `readyok`: after `setgame` (or a `Core` or `Hash`
+#: option) it waits for the game's compiled code, which a cold cache compiles for up to
+#: a minute or two.
+READY_TIMEOUT_S = 180.0
+
 
 class EngineClosed(Exception):
     """The engine closed the connection or exited before the awaited line."""
@@ -49,41 +58,90 @@ class EngineError(Exception):
         command: the command the engine names.
         message: what is wrong.
         line: the whole line.
+        others: the errors of the same call's later commands, in order (a `configure`
+            whose options the engine refuses raises the first, the others here).
     """
 
-    def __init__(self, line: str):
+    def __init__(self, line: str, others: Sequence["EngineError"] = ()):
         fields = line.split(" ", 3) + ["", "", ""]
         self.code, self.command, self.message = fields[1], fields[2], fields[3]
         self.line = line
+        self.others = tuple(others)
         super().__init__(line)
+
+
+def _raise_errors(lines: Sequence[str]) -> None:
+    """Raise the first `error` line of `lines` as EngineError, the later ones as its
+    `others`; return when there is none."""
+    errors = [line for line in lines if line.startswith("error ")]
+    if errors:
+        raise EngineError(errors[0], [EngineError(line) for line in errors[1:]])
 
 
 @attrs.frozen
 class Bestmove:
-    """The answer to a `go`: the move (None for `(none)`), the ponder move, the info
-    lines that came before it, and the seconds between `go` and `bestmove`."""
+    """The answer to a `go`.
+
+    Attributes:
+        move: the move, None for `bestmove (none)`.
+        ponder: the expected reply, or None.
+        infos: the search's reports before the `bestmove`, in order, as `Info` values
+            (empty when the opening book answered).
+        info_lines: every `info` line before the `bestmove`, as the engine wrote it,
+            `info string` lines included (the book's move, the solver's margin...).
+        elapsed: the seconds between sending the `go` (or `ponderhit`) and reading the
+            `bestmove`.
+    """
 
     move: str | None
     ponder: str | None
-    infos: tuple[str, ...]
+    infos: tuple[Info, ...]
+    info_lines: tuple[str, ...]
     elapsed: float
 
 
 @attrs.frozen
 class Limit:
-    """The limits of a search: `go` with those given (see docs/protocol.md)."""
+    """The limits of a search: `go` with those given (docs/protocol.md, "go and its
+    limits"); times are in milliseconds. The first limit reached ends the search.
+
+    Attributes:
+        depth, nodes, movetime, mate: as `go` takes them.
+        wtime, btime, winc, binc: the clocks and increments of white and black, in
+            two-player games.
+        p1time, p2time, p3time, p1inc, p2inc, p3inc: each player's clock and increment,
+            by turn order (`p1` moves first in the start position); any game.
+        movestogo: the moves left to the next time control.
+        infinite: no `bestmove` before `stop`, even once another limit is reached: for
+            `Engine.analysis`, whose stream can be stopped.
+    """
 
     depth: int | None = None
     nodes: int | None = None
     movetime: int | None = None
     mate: int | None = None
+    wtime: int | None = None
+    btime: int | None = None
+    winc: int | None = None
+    binc: int | None = None
+    p1time: int | None = None
+    p2time: int | None = None
+    p3time: int | None = None
+    p1inc: int | None = None
+    p2inc: int | None = None
+    p3inc: int | None = None
+    movestogo: int | None = None
+    infinite: bool = False
 
     def go(self, searchmoves: Sequence[str] | None = None, ponder: bool = False) -> str:
-        """The `go` line."""
+        """The `go` line: `go [ponder]`, each limit given in the order of the fields,
+        then `searchmoves` if any."""
         words = ["go", *(["ponder"] if ponder else [])]
-        for name in ("depth", "nodes", "movetime", "mate"):
-            if getattr(self, name) is not None:
-                words += [name, str(getattr(self, name))]
+        for name, value in attrs.asdict(self).items():
+            if isinstance(value, bool):
+                words += [name] if value else []
+            elif value is not None:
+                words += [name, str(value)]
         if searchmoves:
             words += ["searchmoves", *searchmoves]
         return " ".join(words)
@@ -173,8 +231,8 @@ class Engine:
 
     async def until(self, prefix: str, timeout: float | None = 10, raise_errors: bool = True) -> list[str]:
         """Every line up to and including the first starting with `prefix`. An `error`
-        line before it raises EngineError, unless `prefix` is `error` or `raise_errors`
-        is false (the error is then one of the lines returned)."""
+        line before it raises EngineError at once, unless `prefix` is `error` or
+        `raise_errors` is false (the error is then one of the lines returned)."""
         lines = []
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
@@ -192,12 +250,18 @@ class Engine:
         return await self.until(prefix, timeout)
 
     async def ready(self, timeout: float | None = 10, raise_errors: bool = True) -> list[str]:
-        """The `isready` barrier: every line before `readyok` (see `until` for errors)."""
+        """The `isready` barrier: every line before `readyok`. It reads through the
+        `readyok` in any case; then, with `raise_errors`, an `error` line among those
+        raises EngineError (the first, the later ones as its `others`)."""
         await self.send("isready")
-        return (await self.until("readyok", timeout, raise_errors))[:-1]
+        lines = (await self.until("readyok", timeout, raise_errors=False))[:-1]
+        if raise_errors:
+            _raise_errors(lines)
+        return lines
 
     async def bestmove(self, go: str = "go", timeout: float | None = 60) -> Bestmove:
-        """Send a `go` command and wait for its `bestmove`."""
+        """Send a `go` command (or `ponderhit`, `stop`) and wait for its `bestmove`. A
+        `go` the engine refuses raises EngineError: its error line is its only reply."""
         started = time.monotonic()
         lines = await self.ask(go, "bestmove", timeout)
         return parse_bestmove(lines, time.monotonic() - started)
@@ -205,28 +269,43 @@ class Engine:
     # ---- typed calls ----------------------------------------------------------------
 
     async def _settle(self) -> None:
-        """Stop a pondering search and read its (unwanted) `bestmove`."""
+        """Stop a pondering search and read all it wrote: its infos and `bestmove`, or
+        the error of a `go ponder` the engine refused."""
         if self._pondering is not None:
             self._pondering = None
-            await self.ask("stop", "bestmove")
+            await self.send("stop")
+            await self.ready(raise_errors=False)
+
+    async def _search(self, go: str, timeout: float | None) -> Bestmove:
+        """The `bestmove` of `go` (or `ponderhit`). A search that outlasts `timeout` is
+        stopped, and all it wrote read, before asyncio.TimeoutError is raised."""
+        try:
+            return await self.bestmove(go, timeout)
+        except asyncio.TimeoutError:
+            await self.send("stop")
+            await self.ready(raise_errors=False)
+            raise
 
     async def configure(self, options: Mapping[str, object]) -> None:
-        """Set options (`setoption`); raises EngineError for one the engine refuses."""
+        """Set options (`setoption`). Raises EngineError for the first option the engine
+        refuses, with the errors of the later ones as its `others`; it takes every
+        option it does not refuse."""
         await self._settle()
         for name, value in options.items():
             await self.send(f"setoption name {name} value {_option_text(value)}")
-        await self.ready()
+        await self.ready(READY_TIMEOUT_S)
 
     async def setgame(self, game: str, **params: object) -> None:
-        """Choose the game (`setgame`, with its parameters); raises EngineError."""
+        """Choose the game (`setgame`, with its parameters) at its start position;
+        raises EngineError, the game and position unchanged."""
         await self._settle()
-        self._position = "startpos"
         await self.send(" ".join([f"setgame {game}", *(f"{key}={value}" for key, value in params.items())]))
-        await self.ready()
+        await self.ready(READY_TIMEOUT_S)
+        self._position = "startpos"
 
     async def position(self, position: str) -> None:
         """Set the position: what follows `position`, such as `startpos moves f5` or
-        `board <board text>`; raises EngineError."""
+        `board <board text>`; raises EngineError, the position unchanged."""
         await self._settle()
         await self.send(f"position {position}")
         await self.ready()
@@ -236,12 +315,14 @@ class Engine:
                       multipv: int = 1, searchmoves: Sequence[str] | None = None,
                       timeout: float | None = 600) -> list[Info]:
         """Search the session's position (or `position`, see `position`) to `limit` and
-        return the last iteration's lines, best first: one, or `multipv`."""
+        return the last iteration's lines, best first: one, or `multipv`. Raises
+        EngineError for a position, option or `go` the engine refuses, and
+        asyncio.TimeoutError (the search stopped) after `timeout` seconds."""
         if position is not None:
             await self.position(position)
         await self.configure({"MultiPV": multipv})
-        answer = await self.bestmove(_limit(limit).go(searchmoves), timeout)
-        infos = [info for info in map(parse_info, answer.infos) if info is not None and info.score is not None]
+        answer = await self._search(_limit(limit).go(searchmoves), timeout)
+        infos = [info for info in answer.infos if info.score is not None]
         if not infos:
             return []
         last = max(info.depth or 0 for info in infos)
@@ -257,7 +338,8 @@ class Engine:
                        searchmoves: Sequence[str] | None = None) -> AsyncIterator["AnalysisStream"]:
         """A search streamed as it goes: iterate the stream for its `Info`s until its
         limit (none: until `stop`) ends it, or call `stop()`. Leaving the block stops
-        a search still running and reads its `bestmove`.
+        a search still running and reads its `bestmove`. A position or option the
+        engine refuses raises EngineError here, a `go` it refuses from the stream.
 
             async with engine.analysis() as stream:
                 async for info in stream:
@@ -272,31 +354,37 @@ class Engine:
         try:
             yield stream
         finally:
-            if stream.bestmove is None:
-                await stream.stop()
-                async for _ in stream:
-                    pass
+            await stream.stop()
+            async for _ in stream:  # the search's last lines, up to its bestmove
+                pass
 
     async def play(self, limit: Limit | Mapping[str, int], *, position: str | None = None,
                    ponder: bool = False, timeout: float | None = 600) -> Bestmove:
         """The engine's move (and its ponder move) in the session's position (or
-        `position`) after a search to `limit`.
+        `position`) after a search to `limit`. Raises EngineError for a position or
+        `go` the engine refuses, and asyncio.TimeoutError (the search stopped) after
+        `timeout` seconds.
 
         With `ponder`, the engine goes on thinking on the opponent's time: it searches
         the position after its move and the expected reply (`go ponder`). A `play` of
         exactly that position (as the typed calls wrote it) and limit then answers from
-        that search (`ponderhit`); any other call stops it first."""
+        that search (`ponderhit`); any other call stops it first. Pondering is
+        best-effort: a `go ponder` the engine refuses (say, for lack of a clock for the
+        player to move there) only means that such a `play` searches afresh."""
         limit = _limit(limit)
         go = limit.go()
         target = self._position if position is None else " ".join(position.split())
         if self._pondering == (target, go):
             self._pondering = None
-            answer = await self.bestmove("ponderhit", timeout)
+            try:
+                answer = await self._search("ponderhit", timeout)
+            except EngineError:  # the `go ponder` was refused: no search to hit
+                answer = await self._search(go, timeout)
         else:
             if position is not None:
                 await self.position(position)
             await self._settle()
-            answer = await self.bestmove(go, timeout)
+            answer = await self._search(go, timeout)
         if ponder and answer.move is not None and answer.ponder is not None:
             after = self._position + ("" if " moves " in f" {self._position} " else " moves")
             after += f" {answer.move} {answer.ponder}"
@@ -306,16 +394,14 @@ class Engine:
         return answer
 
     async def eval(self) -> Evaluation:
-        """The static evaluation of the session's position (`eval`)."""
+        """The static evaluation of the session's position (`eval`); raises
+        EngineError (say, before `setgame`)."""
         await self._settle()
-        lines = await self.ask("eval", "eval total")
-        lines += await self.ready()
-        terms = {}
-        for line in lines[1:]:
-            words = line.split()
-            if words[:2] == ["eval", "term"]:
-                terms[words[2]] = tuple(int(word) for word in words[3:])
-        return Evaluation(int(lines[0].split()[2]), terms)
+        await self.send("eval")
+        words = [line.split() for line in await self.ready()]
+        terms = {fields[2]: tuple(int(value) for value in fields[3:])
+                 for fields in words[1:] if fields[:2] == ["eval", "term"]}
+        return Evaluation(int(words[0][2]), terms)
 
     async def close(self) -> None:
         """Say `quit` and close; waits for a child process to exit."""
@@ -337,17 +423,21 @@ def parse_bestmove(lines: Sequence[str], elapsed: float) -> Bestmove:
     tokens = lines[-1].split()
     move = None if tokens[1] == "(none)" else tokens[1]
     ponder = tokens[3] if len(tokens) >= 4 and tokens[2] == "ponder" else None
-    infos = tuple(line for line in lines[:-1] if line.startswith("info"))
-    return Bestmove(move, ponder, infos, elapsed)
+    info_lines = tuple(line for line in lines[:-1] if line.startswith("info"))
+    infos = tuple(info for info in map(parse_info, info_lines) if info is not None)
+    return Bestmove(move, ponder, infos, info_lines, elapsed)
 
 
 class AnalysisStream:
     """The `Info`s of one running search (see `Engine.analysis`); `bestmove` is
-    its answer once the iteration has ended."""
+    its answer once the iteration has ended. A `go` the engine refused raises
+    EngineError from the iteration, which then ends (no search runs)."""
 
     def __init__(self, client: Engine):
         self._client = client
         self._stopped = False
+        #: The search's `bestmove`, or its `go`'s error, has been read.
+        self._ended = False
         self.bestmove: Bestmove | None = None
         self._started = time.monotonic()
 
@@ -355,11 +445,13 @@ class AnalysisStream:
         return self
 
     async def __anext__(self) -> Info:
-        while self.bestmove is None:
+        while not self._ended:
             line = await self._client.read_line()
             if line.startswith("error "):
+                self._ended = True
                 raise EngineError(line)
             if line.startswith("bestmove"):
+                self._ended = True
                 self.bestmove = parse_bestmove([line], time.monotonic() - self._started)
                 break
             info = parse_info(line)
@@ -368,8 +460,9 @@ class AnalysisStream:
         raise StopAsyncIteration
 
     async def stop(self) -> None:
-        """Ask the search to stop (its last lines and `bestmove` still come)."""
-        if not self._stopped and self.bestmove is None:
+        """Ask the search to stop (its last lines and `bestmove` still come); nothing
+        once it has ended."""
+        if not self._stopped and not self._ended:
             self._stopped = True
             await self._client.send("stop")
 

@@ -135,8 +135,7 @@ async def bench_protocol(name: str, samples: int, core: str) -> None:
         await engine.send(f"setgame {name}")
         await engine.ready()
         answer = await engine.bestmove("go depth 64 movetime 3000")
-        times = [(int(info.split(" depth ")[1].split()[0]), int(info.split(" time ")[1].split()[0]))
-                 for info in answer.infos[:-1] if info.startswith("info depth")]
+        times = [(info.depth, info.time) for info in answer.infos[:-1]]
         print(f"{name}: {core} core: time to depth from the start: "
               + ", ".join(f"d{depth} {ms} ms" for depth, ms in times))
 
@@ -191,7 +190,7 @@ async def bench_sessions(name: str, core: str, seconds: float = 3.0) -> None:
 
         async def searched(client: protocol_client.Engine) -> int:
             answer = await client.bestmove(f"go movetime {int(seconds * 1000)}")
-            return int(answer.infos[-1].split(" nodes ")[1].split()[0])
+            return answer.infos[-1].nodes
 
         for client in clients:  # fill both sessions' tables' pages before measuring
             await searched(client)

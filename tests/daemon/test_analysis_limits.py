@@ -31,7 +31,7 @@ def test_the_root_is_cut_to_the_moves_given(name: str, session) -> None:
             # One move: it is played, and every line's pv starts with it.
             forced = await engine.bestmove(f"go depth 3 searchmoves {others[-1]}")
             assert forced.move == others[-1]
-            assert all(info.split(" pv ")[1].split()[0] == others[-1] for info in forced.infos if " pv " in info)
+            assert all(info.split(" pv ")[1].split()[0] == others[-1] for info in forced.info_lines if " pv " in info)
             # Two moves, neither the best: one of them.
             pair = others[:2]
             assert (await engine.bestmove(f"go depth 3 searchmoves {' '.join(pair)}")).move in pair
@@ -39,7 +39,7 @@ def test_the_root_is_cut_to_the_moves_given(name: str, session) -> None:
             again = await engine.bestmove("go depth 3")
             await engine.send("hash clear")
             fresh = await engine.bestmove("go depth 3")
-            assert scores(again.infos)[-1] == scores(fresh.infos)[-1] == scores(free.infos)[-1]
+            assert scores(again.info_lines)[-1] == scores(fresh.info_lines)[-1] == scores(free.info_lines)[-1]
             with pytest.raises(EngineError) as refused:
                 await engine.bestmove(f"go depth 2 searchmoves {others[0]} zz9")
             assert refused.value.code == "illegal-move" and "searchmoves 2" in refused.value.message
@@ -53,10 +53,10 @@ def test_go_mate_finds_a_win_within_its_moves_and_stops(session) -> None:
             await engine.send("setgame clobber")
             await engine.send("position board ......../......../......../......../......../......../bw....../........ w")
             found = await engine.bestmove("go mate 3")
-            assert found.move == "b2a2" and " score mate 1 " in found.infos[-1]
+            assert found.move == "b2a2" and " score mate 1 " in found.info_lines[-1]
             await engine.send("position startpos")
             bounded = await engine.bestmove("go mate 2")  # no win that soon: depth 3, then the best move
-            assert max(int(info.split()[2]) for info in bounded.infos if info.startswith("info depth")) == 3
+            assert max(int(info.split()[2]) for info in bounded.info_lines if info.startswith("info depth")) == 3
             await engine.send("setgame isolation")
             with pytest.raises(EngineError) as refused:
                 await engine.bestmove("go mate 2")
@@ -85,17 +85,17 @@ def test_multipv_reports_the_best_root_moves_each_on_its_line(name: str, session
         async with session() as engine:
             await engine.send(setgame)
             plain = await engine.bestmove("go depth 2")
-            assert not any("multipv" in info for info in plain.infos), "MultiPV 1 prints as before"
+            assert not any("multipv" in info for info in plain.info_lines), "MultiPV 1 prints as before"
             await engine.send("setoption name MultiPV value 256")
             every = await engine.bestmove("go depth 1")
-            lines = lines_of(every.infos, 1)
+            lines = lines_of(every.info_lines, 1)
             assert [rank for rank, _, _ in lines] == list(range(1, len(legal) + 1))
             assert {move for _, _, move in lines} == legal and every.move == lines[0][2]
             scores = [score for _, score, _ in lines]
             assert scores == sorted(scores, reverse=True), "best first, at depth 1 exactly"
             await engine.send("setoption name MultiPV value 3")
             three = await engine.bestmove("go depth 3")
-            top = lines_of(three.infos, 3)
+            top = lines_of(three.info_lines, 3)
             assert [rank for rank, _, _ in top] == [1, 2, 3] and len({move for _, _, move in top}) == 3
             assert three.move == top[0][2]
     run(scenario())

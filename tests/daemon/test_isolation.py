@@ -28,7 +28,7 @@ def test_seeded_start_clocks_and_searches() -> None:
                 await engine.send(f"setoption name MultiPlayerSearch value {algorithm}")
                 answer = await engine.bestmove("go depth 3")
                 assert answer.move in legal(board), algorithm
-                assert " score cp " in answer.infos[-1]
+                assert " score cp " in answer.info_lines[-1]
             await engine.send("setoption name MultiPlayerSearch value paranoid")
             await engine.ready()
             answer = await engine.bestmove("go p1time 1000 p2time 1000 p3time 1000")

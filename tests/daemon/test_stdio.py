@@ -124,7 +124,7 @@ def test_go_reports_info_and_a_legal_bestmove() -> None:
             after = after.play(CLOBBER.parse_move(after, answer.move))
             assert answer.ponder in {CLOBBER.format_move(after, m) for m in after.legal_moves()}
             depths = []
-            for info in answer.infos:
+            for info in answer.info_lines:
                 if info.startswith("info string "):
                     continue
                 tokens = info.split()
@@ -137,10 +137,10 @@ def test_go_reports_info_and_a_legal_bestmove() -> None:
             assert depths[:3] == [1, 2, 3]
             await engine.send(f"position board {PROVEN}")
             answer = await engine.bestmove("go depth 5")
-            assert answer.move == "a8b8" and " score mate 1 " in answer.infos[-1]
+            assert answer.move == "a8b8" and " score mate 1 " in answer.info_lines[-1]
             await engine.send("position board ......../......../......../......../......../......../......../wb...... b")
             answer = await engine.bestmove("go depth 5")
-            assert answer.move == "b1a1" and " score mate 1 " in answer.infos[-1]
+            assert answer.move == "b1a1" and " score mate 1 " in answer.info_lines[-1]
     run(scenario())
 
 
@@ -155,9 +155,9 @@ def test_movetime_is_a_hard_deadline() -> None:
                 assert answer.elapsed < movetime / 1000 + TRANSPORT_SLACK, (movetime, answer.elapsed)
             answer = await engine.bestmove("go movetime 0")
             assert answer.move in legal_tokens(START) and answer.elapsed < 0.02 + TRANSPORT_SLACK
-            assert answer.infos, "an info line comes before every bestmove"
+            assert answer.info_lines, "an info line comes before every bestmove"
             answer = await engine.bestmove("go nodes 1")
-            assert answer.infos[-1].startswith("info depth 1 "), "one iteration always completes"
+            assert answer.info_lines[-1].startswith("info depth 1 "), "one iteration always completes"
             await engine.send("setoption name MoveOverhead value 100")
             answer = await engine.bestmove("go movetime 150")
             assert answer.elapsed < 0.05 + TRANSPORT_SLACK
@@ -206,7 +206,7 @@ def test_isready_and_stop_answer_at_once_during_a_search() -> None:
             await engine.send("stop")
             assert await engine.ready() == []
             answer = await engine.bestmove("go depth 2")
-            assert any(info.startswith("info depth 2 ") for info in answer.infos)
+            assert any(info.startswith("info depth 2 ") for info in answer.info_lines)
     run(scenario())
 
 
@@ -246,7 +246,7 @@ def test_ponder_then_ponderhit_or_stop() -> None:
             time.sleep(0.5)
             answer = await engine.bestmove("ponderhit")
             assert answer.elapsed < 0.1 + TRANSPORT_SLACK, answer.elapsed
-            assert int(answer.infos[-1].split()[2]) >= 2
+            assert int(answer.info_lines[-1].split()[2]) >= 2
             await engine.send("go ponder depth 2")
             time.sleep(0.1)
             answer = await engine.bestmove("stop")
@@ -319,7 +319,7 @@ def test_hash_commands_and_hash_file_option(tmp_path) -> None:
             cold = await engine.bestmove("go depth 3")
             await engine.ask("hash load clobber.hash", "info string")
             warm = await engine.bestmove("go depth 3")
-            nodes = [int(info.split(" nodes ")[1].split()[0]) for info in (cold.infos[-1], warm.infos[-1])]
+            nodes = [int(info.split(" nodes ")[1].split()[0]) for info in (cold.info_lines[-1], warm.info_lines[-1])]
             assert nodes[1] < nodes[0], "a loaded table saves work"
             await engine.send("setoption name HashFile value auto.hash")
         assert (tmp_path / "auto.hash").exists(), "quit saves the HashFile"
@@ -367,13 +367,13 @@ def test_othello_go_solves_what_its_clock_allows() -> None:
             await engine.bestmove("go depth 1")  # a search without deadline waits for the code
             await engine.send(f"position board {near}")
             answer = await engine.bestmove("go movetime 5000")
-            solved = next(info for info in answer.infos if info.startswith("info string solved exactly: final margin +"))
+            solved = next(info for info in answer.info_lines if info.startswith("info string solved exactly: final margin +"))
             margin = int(solved.split("+")[1].split()[0])
-            assert " score mate " in answer.infos[-2] and f" margin {margin} " in answer.infos[-2]
+            assert " score mate " in answer.info_lines[-2] and f" margin {margin} " in answer.info_lines[-2]
             assert answer.elapsed < 2.5, "a proved result ends the search"
             await engine.send(f"position board {far}")
             answer = await engine.bestmove("go movetime 300")
-            assert not any("solved exactly" in info or " margin " in info for info in answer.infos)
-            assert " score cp " in answer.infos[-1]
+            assert not any("solved exactly" in info or " margin " in info for info in answer.info_lines)
+            assert " score cp " in answer.info_lines[-1]
             assert answer.elapsed < 0.3 + TRANSPORT_SLACK
     run(scenario())

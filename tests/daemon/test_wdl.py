@@ -68,10 +68,10 @@ def test_info_lines_carry_wdl_when_asked(session) -> None:
         async with session() as engine:
             await engine.send("setgame loa")
             plain = await engine.bestmove("go depth 2")
-            assert not any(" wdl " in info for info in plain.infos)
+            assert not any(" wdl " in info for info in plain.info_lines)
             await engine.send("setoption name ShowWDL value true")
             shown = await engine.bestmove("go depth 3")
-            for info in shown.infos:
+            for info in shown.info_lines:
                 words = info.split()
                 at = words.index("wdl")
                 win, draw, loss = (int(word) for word in words[at + 1:at + 4])
@@ -81,11 +81,11 @@ def test_info_lines_carry_wdl_when_asked(session) -> None:
             await engine.send("setgame clobber")
             await engine.send("position board ......../......../......../......../......../......../bw....../........ w")
             won = await engine.bestmove("go depth 2")
-            assert " score mate 1 wdl 1000 0 0 " in won.infos[-1]
+            assert " score mate 1 wdl 1000 0 0 " in won.info_lines[-1]
             await engine.send("setgame isolation")
             knights = await engine.bestmove("go depth 2")
-            assert any(" score " in info for info in knights.infos)
-            for info in (info for info in knights.infos if " score " in info):
+            assert any(" score " in info for info in knights.info_lines)
+            for info in (info for info in knights.info_lines if " score " in info):
                 words = info.split()
                 assert sum(int(word) for word in words[words.index("wdl") + 1:words.index("wdl") + 4]) == 1000
     run(scenario())

@@ -1,10 +1,12 @@
 """The typed client: `info` lines parsed as the engine formats them, scores that order
-as results do, and the typed calls against a real engine, async and blocking."""
+as results do, the typed calls against a real engine, async and blocking, and the
+session kept in step after every error."""
 
 from __future__ import annotations
 
 import asyncio
 
+import attrs
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -14,7 +16,9 @@ from protocol.client import Engine, EngineError, Limit, SimpleEngine
 from protocol.format import format_info
 from protocol.info import Info, Score, Wdl, parse_info
 from search.base import MATE, SearchReport
-from tests.conftest import engine_command, run
+from tests.conftest import TcpEngine, engine_command, run
+
+OTHELLO_OPENINGS = {"d3", "c4", "f5", "e6"}
 
 counts = st.integers(0, 2**40)
 reports = st.builds(
@@ -43,6 +47,15 @@ def test_parse_info_reads_what_the_engine_writes(report: SearchReport, multipv, 
     assert info.pv == tuple(f"m{move}" for move in report.pv)
 
 
+def legal_tokens(name: str, moves: str = "") -> set[str]:
+    """The moves of game `name` after `moves` (space-separated), as the game writes them."""
+    game = find_game(name)
+    state = game.initial_state({})
+    for token in moves.split():
+        state = state.play(game.parse_move(state, token))
+    return {game.format_move(state, move) for move in state.legal_moves()}
+
+
 def test_scores_order_as_results_do() -> None:
     ordered = [Score(mate=-1), Score(mate=-7), Score(cp=-900), Score(cp=0), Score(cp=35), Score(mate=9),
                Score(mate=2)]
@@ -69,7 +82,10 @@ def test_typed_calls_against_a_real_engine() -> None:
             only = await engine.analyse({"depth": 3}, searchmoves=["f4"])
             assert len(only) == 1 and only[0].move == "f4"
             played = await engine.play({"depth": 2}, position="startpos")
-            assert played.move in {"d3", "c4", "f5", "e6"}
+            assert played.move in OTHELLO_OPENINGS
+            assert [info.depth for info in played.infos] == [1, 2] and all(info.pv for info in played.infos)
+            assert [info.line() for info in played.infos] == [
+                line for line in played.info_lines if not line.startswith("info string ")]
             evaluation = await engine.eval()
             assert evaluation.total == sum(values[0] for values in evaluation.terms.values())
             with pytest.raises(EngineError) as refused:
@@ -121,7 +137,7 @@ def test_play_ponders_and_a_ponderhit_answers_from_that_search(session) -> None:
     `play` of that position answers from it (its limits count from `ponderhit`, so the
     search that ran meanwhile goes past the limit's depth), and anything else stops it."""
     def deepest(answer) -> int:
-        return max(info.depth or 0 for info in map(parse_info, answer.infos) if info is not None)
+        return max(info.depth or 0 for info in answer.infos)
 
     async def scenario() -> None:
         async with session() as engine:
@@ -147,4 +163,153 @@ def test_play_ponders_and_a_ponderhit_answers_from_that_search(session) -> None:
             evaluation = await engine.eval()
             assert isinstance(evaluation.total, int)
             assert (await engine.analyse({"depth": 2}))[0].depth == 2
+    run(scenario())
+
+
+@pytest.mark.parametrize("transport", ["stdio", "tcp"])
+def test_after_an_error_the_next_call_reads_its_own_reply(transport: str) -> None:
+    """A typed call sends its command, then `isready`: the `readyok` that follows an
+    error is read before the error is raised, so that every later call reads its own
+    reply."""
+    server = TcpEngine() if transport == "tcp" else None
+    try:
+        with (SimpleEngine.popen(engine_command()) if server is None
+              else SimpleEngine.connect("127.0.0.1", server.port)) as engine:
+            with pytest.raises(EngineError) as unknown:
+                engine.setgame("chess")
+            assert (unknown.value.code, unknown.value.command) == ("bad-value", "setgame")
+            engine.setgame("othello")
+            with pytest.raises(EngineError) as illegal:
+                engine.position("startpos moves a1")
+            assert (illegal.value.code, illegal.value.command) == ("illegal-move", "position")
+            (best,) = engine.analyse({"depth": 3})
+            assert best.depth == 3 and best.move in OTHELLO_OPENINGS, "the position is unchanged"
+    finally:
+        if server is not None:
+            server.stop()
+
+
+def test_refused_options_raise_the_first_error_with_the_others(session) -> None:
+    """`configure` sends one `setoption` per option and one `isready`: it reads every
+    error up to the `readyok`, raises the first with the others attached, and the
+    options the engine took are set."""
+    async def scenario() -> None:
+        async with session() as engine:
+            await engine.setgame("clobber")
+            with pytest.raises(EngineError) as refused:
+                await engine.configure({"Hash": 0, "ShowWDL": True, "Nonsense": 1})
+            assert (refused.value.code, refused.value.command) == ("bad-value", "setoption")
+            assert "Hash" in refused.value.message
+            assert [other.line for other in refused.value.others] == [
+                "error bad-value setoption unknown option 'Nonsense'"]
+            (best,) = await engine.analyse({"depth": 2})
+            assert best.depth == 2 and best.wdl is not None, "ShowWDL, between the refused two, is set"
+            with pytest.raises(EngineError) as alone:
+                await engine.configure({"Hash": 0})
+            assert alone.value.others == ()
+            assert isinstance((await engine.eval()).total, int)
+    run(scenario())
+
+
+def test_a_refused_search_leaves_the_session_in_step(session) -> None:
+    """A refused command gets one error line, a refused `go` no `bestmove`: `eval`,
+    `analyse`, `analysis` and `play` raise the error, and the next call's reply is its
+    own."""
+    async def scenario() -> None:
+        async with session() as engine:
+            with pytest.raises(EngineError) as no_game:
+                await engine.eval()
+            assert no_game.value.code == "no-game"
+            await engine.setgame("othello")
+            with pytest.raises(EngineError) as refused:
+                await engine.analyse({"depth": 3}, searchmoves=["a1"])
+            assert (refused.value.code, refused.value.command) == ("illegal-move", "go")
+            (best,) = await engine.analyse({"depth": 3})
+            assert best.depth == 3 and best.move in OTHELLO_OPENINGS
+            with pytest.raises(EngineError) as streamed:
+                async with engine.analysis({"depth": 3}, searchmoves=["a1"]) as stream:
+                    async for _ in stream:
+                        pass
+            assert streamed.value.command == "go" and stream.bestmove is None
+            with pytest.raises(EngineError) as clockless:
+                await engine.play(Limit(depth=2, p3time=1000))
+            assert clockless.value.message == "othello has 2 players, no p3time"
+            assert (await engine.play({"depth": 2})).move in OTHELLO_OPENINGS
+            assert len((await engine.eval()).terms) > 1
+    run(asyncio.wait_for(scenario(), 120))
+
+
+def test_a_search_that_runs_out_of_time_is_stopped(session) -> None:
+    """A typed search that outlasts its timeout is stopped, and its `bestmove` read,
+    before asyncio.TimeoutError is raised."""
+    async def scenario() -> None:
+        async with session() as engine:
+            await engine.setgame("clobber")
+            with pytest.raises(asyncio.TimeoutError):
+                await engine.analyse({"depth": 60}, timeout=0.2)
+            (best,) = await engine.analyse({"depth": 2})
+            assert best.depth == 2
+    run(scenario())
+
+
+def test_a_refused_ponder_search_is_not_reported_by_a_later_call(session) -> None:
+    """Pondering is best-effort. In Knight Isolation with the clocks of red and green
+    only, red's `play` is answered but its `go ponder` on blue's turn is refused (no
+    p3time): the next call neither raises nor misreads that error, and a `play` of the
+    pondered position searches afresh and raises its own."""
+    two_clocks = Limit(depth=2, p1time=60_000, p2time=60_000)
+
+    async def scenario() -> None:
+        async with session() as engine:
+            await engine.setgame("isolation")
+            first = await engine.play(two_clocks, ponder=True)
+            assert first.move in legal_tokens("isolation") and first.ponder
+            assert isinstance((await engine.eval()).total, int)
+            await engine.position("startpos")
+            first = await engine.play(two_clocks, ponder=True)
+            with pytest.raises(EngineError) as refused:
+                await engine.play(two_clocks, position=f"startpos moves {first.move} {first.ponder}")
+            assert refused.value.message == "no clock for the side to move (p3time)"
+            answer = await engine.play(attrs.evolve(two_clocks, p3time=60_000))
+            assert answer.move in legal_tokens("isolation", f"{first.move} {first.ponder}")
+            assert answer.infos[-1].depth == 2
+    run(scenario())
+
+
+def test_a_limit_writes_every_limit_of_go() -> None:
+    assert Limit().go() == "go"
+    assert Limit(depth=3, nodes=10, movetime=0, mate=2).go(searchmoves=["a1", "b2"]) == (
+        "go depth 3 nodes 10 movetime 0 mate 2 searchmoves a1 b2")
+    assert Limit(wtime=1000, btime=2000, winc=10, binc=20, movestogo=5).go(ponder=True) == (
+        "go ponder wtime 1000 btime 2000 winc 10 binc 20 movestogo 5")
+    assert Limit(p1time=1, p2time=2, p3time=3, p1inc=4, p2inc=5, p3inc=6).go() == (
+        "go p1time 1 p2time 2 p3time 3 p1inc 4 p2inc 5 p3inc 6")
+    assert Limit(depth=4, infinite=True).go() == "go depth 4 infinite"
+
+
+def test_play_on_the_clock(session) -> None:
+    """Clocks reach the engine under their own names: white's and black's in Clobber
+    (white moves first, so black's clock alone is refused), each player's in Knight
+    Isolation; the engine answers within the budget of the clock to move, pondering
+    with the same clocks on the opponent's time."""
+    async def scenario() -> None:
+        async with session() as engine:
+            await engine.setgame("clobber")
+            with pytest.raises(EngineError) as refused:
+                await engine.play(Limit(btime=60_000))
+            assert refused.value.message == "no clock for the side to move (p1time)"
+            clocks = Limit(wtime=2_000, btime=60_000, winc=100, binc=100, movestogo=10)  # a 268 ms budget
+            first = await engine.play(clocks, ponder=True)
+            assert first.move in legal_tokens("clobber") and first.elapsed < 2
+            played = f"{first.move} {first.ponder}"
+            hit = await engine.play(clocks, position=f"startpos moves {played}")
+            assert hit.move in legal_tokens("clobber", played) and hit.elapsed < 2
+
+            await engine.setgame("isolation")
+            clocks = Limit(p1time=3_000, p2time=3_000, p3time=3_000, p1inc=100, p2inc=100, p3inc=100)
+            first = await engine.play(clocks, ponder=True)
+            assert first.move in legal_tokens("isolation") and first.elapsed < 2
+            played = f"{first.move} {first.ponder}"
+            hit = await engine.play(clocks, position=f"startpos moves {played}")
+            assert hit.move in legal_tokens("isolation", played) and hit.elapsed < 2
     run(scenario())

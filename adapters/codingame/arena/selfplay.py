@@ -53,6 +53,7 @@ from adapters.codingame.arena.stats import Sprt, elo, group_units, wilson
 from games.base import GameError
 from games.files import atomic_file
 from protocol.client import Engine, EngineClosed, EngineError
+from protocol.info import Info
 
 #: The version of the record format (docs/selfplay.md).
 FORMAT = 1
@@ -136,19 +137,16 @@ def _check(lines: Sequence[str], who: str) -> None:
             raise SelfplayError(f"{who}: {line}")
 
 
-def _score(infos: Sequence[str]) -> dict:
+def _score(infos: Sequence[Info]) -> dict:
     """The last report's score (`cp` or `mate`), depth and nodes."""
-    for line in reversed(infos):
-        words = line.split()
-        if "score" in words:
-            found: dict = {}
-            at = words.index("score")
-            found[words[at + 1]] = int(words[at + 2])
-            for key in ("depth", "nodes"):
-                if key in words:
-                    found[key] = int(words[words.index(key) + 1])
-            return found
-    return {}
+    last = next((info for info in reversed(infos) if info.score is not None), None)
+    if last is None:
+        return {}
+    found: dict = {"cp": last.score.cp} if last.score.mate is None else {"mate": last.score.mate}
+    for key in ("depth", "nodes"):
+        if getattr(last, key) is not None:
+            found[key] = getattr(last, key)
+    return found
 
 
 async def _play(task: SelfplayTask) -> dict:
