@@ -188,6 +188,7 @@ class Game(Protocol):
         num_players: 2 or 3.
         zero_sum: whether the returns of every outcome sum to zero.
         player_names: how the board text names each player, by index.
+        side_names: how people name each player's side, by index (its colour).
         white_player: the index the UCI clocks `wtime`/`winc` refer to (two-player
             games), or None where the game has no such notion.
         fixtures: the module of the game's bench data: BENCH_PERFT_DEPTH (the perft
@@ -203,6 +204,7 @@ class Game(Protocol):
     num_players: int
     zero_sum: bool
     player_names: tuple[str, ...]
+    side_names: tuple[str, ...]
     white_player: int | None
     fixtures: ModuleType
 

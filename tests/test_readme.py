@@ -4,6 +4,7 @@ command aside)."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +20,8 @@ def example_env(tmp_path: Path) -> dict[str, str]:
 
 
 def test_the_readme_analysis_example_writes_its_json_and_plot(tmp_path: Path) -> None:
+    """The example writes into `analysis-out/` of the directory it runs in (the project
+    root, as the README says), which git ignores there, so the checkout stays clean."""
     readme = (ROOT / "README.md").read_text()
     code = readme.split("<!-- example: analyse -->\n```python\n", 1)[1].split("```", 1)[0]
     assert '["scripts/engine"]' in code
@@ -28,9 +31,18 @@ def test_the_readme_analysis_example_writes_its_json_and_plot(tmp_path: Path) ->
     result = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True,
                             timeout=300, env=example_env(tmp_path))
     assert result.returncode == 0, result.stderr
-    plies = json.loads((tmp_path / "analysis.json").read_text())
+    files = (path.relative_to(tmp_path) for path in tmp_path.rglob("*") if path.is_file())
+    written = sorted(path for path in files if not path.parts[0].startswith("."))  # HOME's caches aside
+    assert written == [Path("analysis-out/analysis.json"), Path("analysis-out/analysis.png"), Path("example.py")]
+    plies = json.loads((tmp_path / "analysis-out" / "analysis.json").read_text())
     assert [ply["ply"] for ply in plies] == list(range(1, 11)) and all(ply["best"] for ply in plies)
-    assert (tmp_path / "analysis.png").read_bytes()[:4] == b"\x89PNG"
+    assert (tmp_path / "analysis-out" / "analysis.png").read_bytes()[:4] == b"\x89PNG"
+    git = shutil.which("git")
+    if git is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout: whether git ignores the example's output was not checked")
+    for path in written[:2]:
+        ignored = subprocess.run([git, "check-ignore", "--quiet", "--no-index", str(path)], cwd=ROOT)
+        assert ignored.returncode == 0, f"git does not ignore {path}, which the README example writes"
 
 
 def client_examples() -> list[str]:

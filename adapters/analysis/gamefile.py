@@ -2,9 +2,9 @@
 
 Each reader gives a `Game`: its name, `setgame` parameters, start board and every
 position before a move with the move played there, each move checked legal by the
-engine's rules. A game whose record stops before its end (a bot that timed out, played
-an invalid action, or `random`, whose draw a replay does not record) keeps the moves up
-to there, and `Game.stopped` says why.
+engine's rules, and the players' names where the record gives them. A game whose record
+stops before its end (a bot that timed out, played an invalid action, or `random`, whose
+draw a replay does not record) keeps the moves up to there, and `Game.stopped` says why.
 
 A CodinGame replay is the JSON the site serves for a game (its `frames`, each with the
 `agentId` of the player that played it and that player's `stdout`, possibly inside
@@ -12,9 +12,11 @@ A CodinGame replay is the JSON the site serves for a game (its `frames`, each wi
 turn). Its output lines are read as that game's referee reads them (the turn format's
 `parse_output`); the passes the referee plays for a player without a move are played
 where the rules call for them; a player that times out in a game of more players leaves
-it as on CodinGame. The replay does not name its game: `read_game` takes it, or finds
-the game whose rules read the most of its lines as moves. The seed, where the game takes
-one, is the replay's `refereeInput` (or `gameParameters`) `seed=`.
+it as on CodinGame. The players' names are the replay's `agents` (the site's
+`codingamer` `pseudo` or `arenaboss` `nickname`, the local runner's `name`). The replay
+does not name its game: `read_game` takes it, or finds the game whose rules read the
+most of its lines as moves. The seed, where the game takes one, is the replay's
+`refereeInput` (or `gameParameters`) `seed=`.
 """
 
 from __future__ import annotations
@@ -42,6 +44,9 @@ class Game:
         board: the board text it starts from; None for the start position of `params`.
         plies: each position before a move, with the move played there, in order.
         stopped: why the record stops before the game's end, or None.
+        players: the players' names by seat (an arena record's bots, a replay's
+            CodinGame players), None for a seat the record does not name; empty where it
+            names none (a move list).
     """
 
     name: str
@@ -49,6 +54,7 @@ class Game:
     board: str | None
     plies: tuple[tuple[Position, str], ...]
     stopped: str | None = None
+    players: tuple[str | None, ...] = ()
 
 
 class _Follower:
@@ -80,8 +86,9 @@ class _Follower:
         more players)."""
         self.state = turn_format(self.name).leave(self.state, self.state.to_move)  # type: ignore[attr-defined]
 
-    def game(self, stopped: str | None = None) -> Game:
-        return Game(self.name, tuple(sorted(self.params.items())), self.board, tuple(self.plies), stopped)
+    def game(self, stopped: str | None = None, players: Sequence[str | None] = ()) -> Game:
+        return Game(self.name, tuple(sorted(self.params.items())), self.board, tuple(self.plies), stopped,
+                    tuple(players))
 
 
 def read_game(path: Path, game: str | None = None) -> Game:
@@ -144,7 +151,7 @@ def read_record(record: dict) -> Game:
             raise ValueError(f"move {index + 1} ({move['move']}) is player {move['player']}'s,"
                              f" but player {follower.state.to_move} is to move")
         follower.play(move["move"])
-    return follower.game()
+    return follower.game(players=[str(name) for name in record.get("seats", ())])
 
 
 def replay_outputs(document: dict) -> list[tuple[int, str | None]]:
@@ -164,6 +171,30 @@ def replay_outputs(document: dict) -> list[tuple[int, str | None]]:
             if index < len(lines) and lines[index] is not None:
                 turns.append((agent, _first_line(lines[index])))
     return turns
+
+
+def replay_names(document: dict) -> dict[int, str]:
+    """The names a CodinGame replay gives its players, by agent index: its `agents`
+    (beside `gameResult` or inside it), each named by its `codingamer`'s `pseudo`, its
+    `arenaboss`'s `nickname` (the site) or its `name` (the local runner). Agents without
+    a name are left out."""
+    result = document.get("gameResult", document)
+    agents = document.get("agents") or (result.get("agents") if isinstance(result, dict) else None)
+    names = {}
+    for agent in agents if isinstance(agents, list) else ():
+        if not isinstance(agent, dict) or not isinstance(agent.get("index"), int):
+            continue
+        found = [_field(agent.get("codingamer"), "pseudo"), _field(agent.get("arenaboss"), "nickname"),
+                 _field(agent, "name")]
+        name = next((name for name in found if name), None)
+        if name is not None:
+            names[agent["index"]] = name
+    return names
+
+
+def _field(entry: object, key: str) -> str | None:
+    value = entry.get(key) if isinstance(entry, dict) else None
+    return value if isinstance(value, str) else None
 
 
 def _first_line(output: object) -> str | None:
@@ -215,10 +246,17 @@ def follow_replay(document: dict, turns: Sequence[tuple[int, str | None]], name:
     follower = _following(name, replay_params(document, find_game(name).parameters), None)
     seats: dict[int, int] = {}
     unread = 0
+    names = replay_names(document)
+
+    def game(why: str | None = None) -> Game:
+        players = [None] * fmt.PLAYERS
+        for agent, seat in seats.items():
+            players[seat] = names.get(agent)
+        return follower.game(why, players if any(players) else ())
 
     def stop(number: int, why: str | None = None) -> tuple[Game, int]:
         rest = sum(line is not None for _, line in turns[number - 1:])
-        return follower.game(why), unread + rest
+        return game(why), unread + rest
 
     for number, (agent, line) in enumerate(turns, 1):
         while True:
@@ -253,7 +291,7 @@ def follow_replay(document: dict, turns: Sequence[tuple[int, str | None]], name:
             follower.leave()
             continue
         follower.play(token)
-    return follower.game(), unread
+    return game(), unread
 
 
 def _following(name: str, params: dict[str, str], board: str | None) -> _Follower:

@@ -1,7 +1,7 @@
 """`engine-analyse`: analyse every position of a game with the engine, and say where the
 moves played lost.
 
-    engine-analyse GAME_FILE [--game GAME] [--depth 10 | --movetime MS | --nodes N] [--top 3]
+    engine-analyse GAME_FILE [--game GAME] [--depth N | --movetime MS | --nodes N] [--top 3]
                    [--jobs J] [--engine CMD | --connect HOST:PORT [--token-file F]] [--out PREFIX]
 
 GAME_FILE is one of (see `adapters.analysis.gamefile`):
@@ -16,10 +16,16 @@ Each position before a move is searched with the limit, `--top` lines (MultiPV),
 over `--jobs` engine sessions. Where the move played is not among them, it is searched
 alone (`go searchmoves`), so its score is exact at the same depth. It writes
 PREFIX.json (per ply: the move played, the engine's best, the top lines with their
-scores and win chances, the score the move lost and a mark) and PREFIX.png /
-PREFIX.svg, the score over the game with the mistakes marked and the expected points of
-the moves played. Marks: a `mistake` loses at least MISTAKE_CP, a `blunder` at least
-BLUNDER_CP centi-units for its player; a proven result counts as PROVEN_CP.
+scores and win chances, what the move lost and a mark) and PREFIX.png / PREFIX.svg, the
+score over the game with the mistakes marked and the expected points of the moves
+played.
+
+A move is judged by what it costs its player in results: the expected points (win +
+draw / 2, from the engine's win chances, ShowWDL) of the engine's best move minus those
+of the move played. A `mistake` gives up at least MISTAKE_POINTS, a `blunder` at least
+BLUNDER_POINTS. So a move between two won positions (two proven wins, or two scores
+the game's model already counts as won) is no mistake, however far apart their scores.
+The loss in centi-units (a proven result counting as PROVEN_CP) is reported beside it.
 """
 
 from __future__ import annotations
@@ -42,10 +48,14 @@ from games.base import Position
 from protocol.client import Engine, EngineClosed, EngineError, Limit
 from protocol.info import Info, Score
 
-MISTAKE_CP = 100
-BLUNDER_CP = 300
-#: What a proven win is worth in centi-units when losses are counted.
+#: The expected points a move gives up to be marked a mistake, or a blunder.
+MISTAKE_POINTS = 0.1
+BLUNDER_POINTS = 0.2
+#: What a proven win is worth in centi-units when losses in centi-units are counted.
 PROVEN_CP = 10_000
+#: The picture draws scores up to this size (centi-units) to a linear scale, larger ones
+#: to a logarithmic one.
+LINEAR_CP = 1000
 
 
 def centi(score: Score) -> int:
@@ -55,10 +65,20 @@ def centi(score: Score) -> int:
     return PROVEN_CP if score.mate > 0 else -PROVEN_CP
 
 
-def mark(loss: int) -> str | None:
-    if loss >= BLUNDER_CP:
+def expected_points(wdl: Sequence[int] | None) -> float | None:
+    """Win + draw / 2 of `[win, draw, loss]` per mille (in a three-player game: first,
+    second and last place), between 0 and 1; None without win chances."""
+    return None if wdl is None else (wdl[0] + wdl[1] / 2) / 1000
+
+
+def mark(points_lost: float | None) -> str | None:
+    """`blunder` from BLUNDER_POINTS expected points lost, `mistake` from MISTAKE_POINTS,
+    else (and without win chances) None."""
+    if points_lost is None:
+        return None
+    if points_lost >= BLUNDER_POINTS:
         return "blunder"
-    if loss >= MISTAKE_CP:
+    if points_lost >= MISTAKE_POINTS:
         return "mistake"
     return None
 
@@ -73,7 +93,9 @@ def _line(info: Info) -> dict:
 
 async def analyse_ply(engine: Engine, game: str, position: Position, played: str,
                       limit: Limit, top: int) -> dict:
-    """The analysis of one position (see the module docstring)."""
+    """The analysis of one position (see the module docstring): `loss` in centi-units,
+    `points_lost` in expected points (None where the engine gave no win chances), both
+    at least 0, and the `mark` that `points_lost` earns."""
     board = find_game(game).format_board(position)
     lines = await engine.analyse(limit, position=f"board {board}", multipv=top)
     best = lines[0]
@@ -81,9 +103,11 @@ async def analyse_ply(engine: Engine, game: str, position: Position, played: str
     if own is None:
         own = (await engine.analyse(limit, multipv=1, searchmoves=[played]))[0]
     loss = max(0, centi(best.score) - centi(own.score)) if best.score and own.score else 0
+    best_points, own_points = expected_points(_wdl(best)), expected_points(_wdl(own))
+    points_lost = None if best_points is None or own_points is None else round(max(0.0, best_points - own_points), 4)
     return {"player": position.to_move, "board": board, "played": played, "best": best.move,
             "top": [_line(info) for info in lines], "played_score": str(own.score), "played_wdl": _wdl(own),
-            "best_score": str(best.score), "loss": loss, "mark": mark(loss)}
+            "best_score": str(best.score), "loss": loss, "points_lost": points_lost, "mark": mark(points_lost)}
 
 
 async def analyse_game(game: Game, limit: Limit, top: int, jobs: int, command: Sequence[str] | None,
@@ -120,11 +144,44 @@ async def analyse_game(game: Game, limit: Limit, top: int, jobs: int, command: S
     return [result for result in results if result is not None]
 
 
+def score_heights(scores: Sequence[Score]) -> tuple[list[float], float]:
+    """Where the picture draws each score, and the height of the row of proven wins
+    (proven losses: its negative). An unproven score is drawn at its own value, never
+    clipped (the axis is linear up to ±LINEAR_CP, logarithmic beyond); a proven result
+    on its row, twice the largest unproven size (at least LINEAR_CP), so that it stands
+    beyond every unproven score."""
+    largest = max([abs(score.cp) for score in scores if score.cp is not None] + [LINEAR_CP])
+    proven = 2.0 * largest
+    return [float(score.cp) if score.mate is None else proven if score.mate > 0 else -proven
+            for score in scores], proven
+
+
+def _score_ticks(proven: float) -> tuple[list[float], list[str]]:
+    """The score axis's ticks: 0, sizes well below the proven rows (500, then 1000, 3000,
+    10000, 30000 and on, half a decade apart on the logarithmic part), and the two proven
+    rows, named."""
+    steps = [500] + [size * 10 ** power for power in range(3, 12) for size in (1, 3)]
+    sizes = [step for step in steps if step < proven / 1.5]
+    ticks = [-proven, *(-size for size in reversed(sizes)), 0, *sizes, proven]
+    labels = ["proven loss", *(f"{-size:,}" for size in reversed(sizes)), "0", *(f"{size:,}" for size in sizes),
+              "proven win"]
+    return ticks, labels
+
+
+def player_labels(game: Game) -> list[str]:
+    """How the picture names each player: its side (the game's `side_names`) and,
+    where the record names it, the player (`black: bot-a`)."""
+    sides = find_game(game.name).side_names
+    names = [*game.players, *[None] * len(sides)]
+    return [f"{side}: {name}" if name else side for side, name in zip(sides, names)]
+
+
 def plot(game: Game, plies: list[dict], prefix: Path) -> list[Path]:
     """PREFIX.png and PREFIX.svg: each player's score after each of its turns (from its
-    own point of view, proven results at ±PROVEN_CP clipped to the plot), mistakes and
-    blunders marked; below it, where the engine gave win chances, the expected points
-    (win + draw / 2) of each move played for its player. None without matplotlib (the
+    own point of view, drawn by `score_heights`: proven results as stars on rows beyond
+    every unproven score), mistakes and blunders circled; below it, where the engine
+    gave win chances, the expected points (win + draw / 2) of each move played for its
+    player. The players are named by `player_labels`. None without matplotlib (the
     `analyse` extra)."""
     try:
         import matplotlib
@@ -135,30 +192,43 @@ def plot(game: Game, plies: list[dict], prefix: Path) -> list[Path]:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
 
-    names = find_game(game.name).player_names
+    labels, sides = player_labels(game), find_game(game.name).side_names
     chances = any(ply.get("played_wdl") for ply in plies)
-    figure, panels = plt.subplots(2 if chances else 1, 1, figsize=(10, 7 if chances else 4.5), sharex=True,
+    figure, panels = plt.subplots(2 if chances else 1, 1, figsize=(10, 7.5 if chances else 5), sharex=True,
                                   squeeze=False, height_ratios=[3, 2] if chances else None)
     axes = panels[0][0]
-    limit = 1500
-    for player, name in enumerate(names):
-        mine = [ply for ply in plies if ply["player"] == player]
-        values = [max(-limit, min(limit, centi(_score(ply["played_score"])))) for ply in mine]
-        line, = axes.plot([ply["ply"] for ply in mine], values, marker=".", linewidth=1.2, label=f"player {name}")
+    scores = [_score(ply["played_score"]) for ply in plies]
+    heights, proven = score_heights(scores)
+    proven_labelled = False
+    for player, (label, side) in enumerate(zip(labels, sides)):
+        mine = [(ply, score, height) for ply, score, height in zip(plies, scores, heights) if ply["player"] == player]
+        line, = axes.plot([ply["ply"] for ply, _, _ in mine], [height for _, _, height in mine], marker=".",
+                          linewidth=1.2, label=label)
+        certain = [(ply["ply"], height) for ply, score, height in mine if score.mate is not None]
+        if certain:
+            axes.scatter(*zip(*certain), marker="*", s=130, color=line.get_color(), edgecolors="black",
+                         linewidths=0.6, zorder=4, label=None if proven_labelled else "proven result")
+            proven_labelled = True
         for style, colour in (("mistake", "orange"), ("blunder", "red")):
-            marked = [(ply["ply"], value) for ply, value in zip(mine, values) if ply["mark"] == style]
+            marked = [(ply["ply"], height) for ply, _, height in mine if ply["mark"] == style]
             if marked:
-                axes.scatter(*zip(*marked), s=70, facecolors="none", edgecolors=colour, linewidths=1.6,
-                             label=f"{style}s of {name}", zorder=3)
+                axes.scatter(*zip(*marked), s=90, facecolors="none", edgecolors=colour, linewidths=1.6,
+                             label=f"{style}s of {side}", zorder=3)
         if chances:
-            points = [(ply["ply"], (ply["played_wdl"][0] + ply["played_wdl"][1] / 2) / 1000)
-                      for ply in mine if ply.get("played_wdl")]
+            points = [(ply["ply"], expected_points(ply["played_wdl"])) for ply, _, _ in mine if ply.get("played_wdl")]
             if points:
-                panels[1][0].plot(*zip(*points), marker=".", linewidth=1.2, color=line.get_color(),
-                                  label=f"player {name}")
+                panels[1][0].plot(*zip(*points), marker=".", linewidth=1.2, color=line.get_color(), label=label)
+    axes.set_yscale("symlog", linthresh=LINEAR_CP, linscale=1.5)
+    top = proven * 1.35
+    axes.set_ylim(-top, top)
+    for sign in (1, -1):  # the proven rows' bands start between them and the largest unproven size
+        axes.axhspan(sign * proven / 1.4, sign * top, color="#f1f1f1", zorder=0)
+    axes.set_yticks(*_score_ticks(proven))
+    axes.yaxis.set_minor_locator(matplotlib.ticker.NullLocator())
     axes.axhline(0, color="grey", linewidth=0.8)
-    axes.set_ylabel("score of the move played,\nfor its player (centi-units)")
+    axes.set_ylabel(f"score of the move played, for its player\n(centi-units; linear to ±{LINEAR_CP:,})")
     axes.set_title(f"{game.name}: {len(plies)} plies analysed")
     axes.legend(fontsize="small", ncol=2)
     if chances:
@@ -166,7 +236,7 @@ def plot(game: Game, plies: list[dict], prefix: Path) -> list[Path]:
         below.axhline(0.5, color="grey", linewidth=0.8)
         below.set_ylim(0, 1)
         below.set_ylabel("expected points of the move\nplayed (win + draw / 2)")
-        below.legend(fontsize="small", ncol=len(names))
+        below.legend(fontsize="small", ncol=len(labels))
     panels[-1][0].set_xlabel("ply")
     figure.tight_layout()
     written = []
@@ -230,7 +300,9 @@ def main(argv: list[str] | None = None) -> int:
     prefix = args.out or args.game_file.with_name(args.game_file.stem + "-analysis")
     report = {"game": game.name, "params": dict(game.params), "start": game.board, "stopped": game.stopped,
               "limit": attrs.asdict(limit),
-              "top": args.top, "thresholds": {"mistake": MISTAKE_CP, "blunder": BLUNDER_CP, "proven": PROVEN_CP},
+              "top": args.top, "players": list(game.players),
+              "thresholds": {"mistake_points": MISTAKE_POINTS, "blunder_points": BLUNDER_POINTS,
+                             "proven_cp": PROVEN_CP},
               "plies": plies}
     prefix.with_suffix(".json").write_text(json.dumps(report, indent=1) + "\n")
     pictures = plot(game, plies, prefix)

@@ -36,6 +36,7 @@ class AbaloneGame:
     num_players = 2
     zero_sum = True
     player_names = ("2", "1")
+    side_names = ("black", "white")
     white_player = rules.WHITE
     fixtures = fixtures
 

@@ -26,6 +26,7 @@ class ClobberGame:
     num_players = 2
     zero_sum = True
     player_names = ("w", "b")
+    side_names = ("white", "black")
     white_player = rules.WHITE
     fixtures = fixtures
 

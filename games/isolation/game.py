@@ -27,6 +27,7 @@ class IsolationGame:
     num_players = rules.PLAYERS
     zero_sum = False
     player_names = ("r", "g", "b")
+    side_names = ("red", "green", "blue")
     white_player = None
     fixtures = fixtures
 

@@ -31,6 +31,7 @@ class LoaGame:
     num_players = 2
     zero_sum = True
     player_names = ("b", "w")
+    side_names = ("black", "white")
     white_player = rules.WHITE
     fixtures = fixtures
 

@@ -25,6 +25,7 @@ class OthelloGame:
     num_players = 2
     zero_sum = True
     player_names = ("0", "1")
+    side_names = ("black", "white")
     white_player = rules.WHITE
     fixtures = fixtures
 

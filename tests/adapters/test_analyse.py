@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 
-from adapters.analysis.main import BLUNDER_CP, MISTAKE_CP
+import pytest
+
+from adapters.analysis.gamefile import Game, read_replay
+from adapters.analysis.main import (BLUNDER_POINTS, MISTAKE_POINTS, analyse_ply, expected_points, mark,
+                                    player_labels, plot, score_heights)
+from adapters.codingame import formats, turn_format
 from games import find_game
+from protocol.client import Limit
+from protocol.info import Info, Score, Wdl
 
 def clobber_game(plies: int, seed: int) -> tuple[str, list[str]]:
     """A move-list file of `plies` random legal moves, and the moves."""
@@ -47,10 +56,13 @@ def test_a_move_list_is_analysed_ply_by_ply(tmp_path: Path) -> None:
         assert 1 <= len(ply["top"]) <= 3 and {line["move"] for line in ply["top"]} <= legal
         assert ply["best"] == ply["top"][0]["move"] and ply["loss"] >= 0
         assert sum(ply["played_wdl"]) == 1000 and all(sum(line["wdl"]) == 1000 for line in ply["top"])
-        expected = "blunder" if ply["loss"] >= BLUNDER_CP else "mistake" if ply["loss"] >= MISTAKE_CP else None
+        lost = expected_points(ply["top"][0]["wdl"]) - expected_points(ply["played_wdl"])
+        assert ply["points_lost"] == pytest.approx(max(0.0, lost))
+        expected = ("blunder" if ply["points_lost"] >= BLUNDER_POINTS else
+                    "mistake" if ply["points_lost"] >= MISTAKE_POINTS else None)
         assert ply["mark"] == expected
         if ply["played"] == ply["best"]:
-            assert ply["loss"] == 0
+            assert ply["loss"] == 0 and ply["points_lost"] == 0
     assert (tmp_path / "out.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert (tmp_path / "out.svg").read_text().lstrip().startswith("<?xml")
 
@@ -67,6 +79,101 @@ def test_an_arena_record_from_its_start_board(tmp_path: Path) -> None:
     report = json.loads((tmp_path / "game-0000-analysis.json").read_text())
     assert [ply["played"] for ply in report["plies"]] == ["d3", "c5", "f6"]
     assert report["limit"]["nodes"] == 2000
+
+
+def test_the_picture_names_the_players_by_side_and_bot(tmp_path: Path) -> None:
+    """The legends say each player's colour and the bot the record names in its seat;
+    without names, the colour alone."""
+    othello = find_game("othello")
+    record = {"game": "othello", "start": othello.format_board(othello.initial_state({})),
+              "seats": ["bot-a", "bot-b"], "moves": [{"player": 0, "move": "d3"}, {"player": 1, "move": "c5"}]}
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(record))
+    result = analyse(str(path), "--depth", "1", "--top", "1", "--jobs", "1")
+    assert result.returncode == 0, result.stderr
+    assert json.loads((tmp_path / "game-analysis.json").read_text())["players"] == ["bot-a", "bot-b"]
+    legend = re.findall(r"<!-- (.*?) -->", (tmp_path / "game-analysis.svg").read_text())
+    assert legend.count("black: bot-a") == 2 and legend.count("white: bot-b") == 2  # both panels
+    assert not any(text.startswith("player ") for text in legend)
+    assert player_labels(Game("clobber", (), None, ())) == ["white", "black"]
+    assert player_labels(Game("isolation", (), None, (), None, ("a", None, "c"))) == ["red: a", "green", "blue: c"]
+
+
+def test_every_game_names_one_side_per_player() -> None:
+    for game in formats():
+        sides = find_game(game).side_names
+        assert len(sides) == turn_format(game).PLAYERS == len(set(sides))
+    assert find_game("othello").side_names == ("black", "white")
+    assert find_game("clobber").side_names == ("white", "black")
+
+
+def test_a_codingame_replay_names_its_players_by_seat() -> None:
+    """The site's agents (a codingamer's pseudo, a boss's nickname) and the local runner's
+    names reach the seats their agents play, whichever agent moves first."""
+    from tests.adapters.test_gamefile import random_replay
+
+    document, _, _ = random_replay("clobber", 5, shift=1)  # agent 1 moves first
+    document["agents"] = [{"index": 0, "codingamer": {"pseudo": "Alice"}},
+                          {"index": 1, "arenaboss": {"nickname": "Boss"}}]
+    assert read_replay(document, "clobber").players == ("Boss", "Alice")
+    document.pop("agents")
+    document["gameResult"]["agents"] = [{"index": 0, "name": "local bot"}, {"index": 1, "avatar": None}]
+    assert read_replay(document, "clobber").players == (None, "local bot")
+    document["gameResult"].pop("agents")
+    assert read_replay(document, "clobber").players == ()
+
+
+class _Scripted:
+    """An engine that answers the position's search with `lines` and the search of the
+    move played alone with `alone`."""
+
+    def __init__(self, lines: list[Info], alone: Info) -> None:
+        self.lines, self.alone = lines, alone
+
+    async def analyse(self, limit, position=None, multipv=1, searchmoves=None):
+        return [self.alone] if searchmoves else self.lines
+
+
+def _info(move: str, score: Score, wdl: tuple[int, int, int]) -> Info:
+    return Info(depth=4, score=score, wdl=Wdl(*wdl), pv=(move,))
+
+
+@pytest.mark.parametrize(("best", "played", "loss", "lost", "marked"), [
+    # Both won, one by more: no result is given up, whatever the centi-units say.
+    ((Score(cp=5413), (1000, 0, 0)), (Score(cp=5208), (1000, 0, 0)), 205, 0.0, None),
+    ((Score(mate=3), (1000, 0, 0)), (Score(mate=9), (1000, 0, 0)), 0, 0.0, None),
+    ((Score(mate=2), (1000, 0, 0)), (Score(cp=4000), (999, 0, 1)), 6000, 0.001, None),
+    # Both lost: nothing to give up either.
+    ((Score(mate=-7), (0, 0, 1000)), (Score(mate=-2), (0, 0, 1000)), 0, 0.0, None),
+    # A sure win thrown into a likely one, an even game into a worse one.
+    ((Score(mate=2), (1000, 0, 0)), (Score(cp=300), (640, 0, 360)), 9700, 0.36, "blunder"),
+    ((Score(cp=100), (519, 56, 425)), (Score(cp=-150), (402, 55, 543)), 250, 0.1175, "mistake"),
+    ((Score(cp=40), (520, 0, 480)), (Score(cp=-40), (480, 0, 520)), 80, 0.04, None),
+])
+def test_a_move_is_judged_by_the_expected_points_it_gives_up(best, played, loss, lost, marked) -> None:
+    othello = find_game("othello")
+    position = othello.initial_state({})
+    lines = [_info("d3", *best), _info("c4", Score(cp=-9000), (0, 0, 1000))]
+    ply = asyncio.run(analyse_ply(_Scripted(lines, _info("f5", *played)), "othello", position, "f5",
+                                  Limit(depth=4), 2))
+    assert (ply["loss"], ply["points_lost"], ply["mark"]) == (loss, pytest.approx(lost), marked)
+    assert mark(None) is None and mark(MISTAKE_POINTS) == "mistake" and mark(BLUNDER_POINTS) == "blunder"
+
+
+def test_unproven_scores_are_never_drawn_as_proven_ones(tmp_path: Path) -> None:
+    """Large unproven scores keep their value; proven results stand on rows beyond every
+    one of them, wins above and losses below."""
+    scores = [Score(cp=120), Score(cp=-2500), Score(cp=5208), Score(cp=-5413), Score(mate=3), Score(mate=-2)]
+    heights, proven = score_heights(scores)
+    assert heights[:4] == [120, -2500, 5208, -5413]
+    assert heights[4:] == [proven, -proven] and proven > 1.5 * 5413
+    assert score_heights([Score(cp=10), Score(mate=1)]) == ([10, 2000], 2000)
+    plies = [{"ply": index + 1, "player": index % 2, "played_score": str(score), "played_wdl": None, "mark": None}
+             for index, score in enumerate(scores)]
+    written = plot(Game("clobber", (), None, ()), plies, tmp_path / "picture")
+    texts = re.findall(r"<!-- (.*?) -->", (tmp_path / "picture.svg").read_text())
+    assert {"proven win", "proven loss", "proven result", "3,000", "-3,000"} <= set(texts)
+    assert len(written) == 2
 
 
 def test_a_bad_game_file_says_what_is_wrong(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from adapters.codingame import formats, turn_format
 from adapters.codingame.arena.referee import GameSpec, plan, play_game
 from adapters.codingame.arena.replay import frames, replay_page
 from adapters.codingame.arena.stats import Sprt, elo, expected_score, sprt_units, tally, wilson
+from games import find_game
 from tests.conftest import DATA, run
 
 ARENA = [sys.executable, "-m", "adapters.codingame.arena.main"]
@@ -222,13 +223,28 @@ def test_the_replay_page_embeds_every_position_and_draws_it(game: str, tmp_path:
     assert result.returncode == 0, result.stderr
     checked = json.loads(result.stdout)
     pieces = "".join(turn_format(game).GAME.player_names)
-    for step, frame in zip(checked["steps"], embedded["frames"]):
+    sides = find_game(game).side_names
+    for index, (step, frame) in enumerate(zip(checked["steps"], embedded["frames"])):
         assert step["svg"]
         assert step["pieces"] == sum(row.count(char) for row in frame["rows"] for char in pieces)
         assert step["marks"] == (0 if frame["move"] in (None, "pass") else len(frame["move"]) // 2)
+        if index:  # who played, in words: the bot and its side
+            who = f"{record['seats'][frame['player']]} ({sides[frame['player']]})"
+            action = "passes (forced)" if frame["auto"] else f"plays {frame['move']}"
+            assert step["info"].startswith(f"step {index} / {len(record['moves'])}: {who} {action}")
+            assert "seat" not in step["info"]
     assert checked["atFirst"].startswith("step 0 /") and checked["afterRight"].startswith("step 1 /")
     assert checked["atEnd"].startswith(f"step {len(record['moves'])} /")
     assert checked["result"] == embedded["result"]
+    winner = record["result"]["winner"]
+    if winner is not None:
+        assert embedded["result"].startswith(f"{record['seats'][winner]} ({sides[winner]}) wins")
+
+
+def test_the_replay_page_says_in_words_who_left_a_game() -> None:
+    record = sample_record("othello")
+    record["events"] = [{"at": len(record["moves"]), "player": 1, "event": "timeout"}]
+    assert frames(record)[-1]["note"] == f"{record['seats'][1]} (white) did not answer in time"
 
 
 def test_a_board_the_page_cannot_draw_is_refused_clearly() -> None:
@@ -306,21 +322,60 @@ def test_the_replay_page_shows_an_engine_analyse_report(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     page = (tmp_path / "game.html").read_text()
     embedded = json.loads(page.split('<script id="record" type="application/json">')[1].split("</script>")[0])
-    assert [frame["engine"]["best"] for frame in embedded["frames"][:-1]] == [ply["best"] for ply in analysis["plies"]]
-    assert "engine" not in embedded["frames"][-1]
+    # Each step shows the move it played with the engine's view of that move.
+    assert [(frame["move"], frame["engine"]["played"], frame["engine"]["best"]) for frame in embedded["frames"][1:]] == [
+        (ply["played"], ply["played"], ply["best"]) for ply in analysis["plies"]]
+    assert "engine" not in embedded["frames"][0]
     node = shutil.which("node")
     if node is not None:
         checked = json.loads(subprocess.run([node, str(DATA / "replay_check.js"), str(tmp_path / "game.html")],
                                             capture_output=True, text=True, timeout=60, check=True).stdout)
-        for step, ply in zip(checked["steps"], analysis["plies"]):
-            assert step["best"] == 2 and step["engine"].startswith(f"engine here: best {ply['best']}; top ")
+        assert checked["steps"][0]["best"] == 0 and checked["steps"][0]["engine"] == ""
+        for step, ply in zip(checked["steps"][1:], analysis["plies"]):
+            who = f"{record['seats'][ply['player']]} ({find_game('clobber').side_names[ply['player']]})"
+            assert f": {who} plays {ply['played']}" in step["info"]
+            assert step["best"] == 2 and step["engine"].startswith(
+                f"engine, before {ply['played']}: best {ply['best']}; top ")
             wdl = ply["played_wdl"]
+            assert f"; {ply['played']} by {who} scored {ply['played_score']}" in step["engine"]
             assert f" (expected points {(wdl[0] + wdl[1] / 2) / 1000:.2f})" in step["engine"]
+            if ply["points_lost"]:
+                assert f", giving up {ply['points_lost']:.2f} expected points ({ply['loss']} centi-units)" in step[
+                    "engine"]
+            assert step["engine"].endswith(f" \u2014 {ply['mark']}") == bool(ply["mark"])
             assert step["graphLines"] == 2 and step["graphNow"] == 1
-        assert checked["steps"][-1]["best"] == 0
     other = dict(analysis, plies=analysis["plies"][1:])
     with pytest.raises(ValueError, match="not of this game"):
         replay_page(record, other)
+
+
+def test_the_replay_graph_draws_proven_results_beyond_every_score(tmp_path: Path) -> None:
+    """Unproven scores, however large, are not drawn as proven results: a proven win
+    stands above every unproven score, a proven loss below, each marked."""
+    import re
+
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed: the page's script was not run")
+    record = sample_record("clobber")
+    scores = ["cp 5208", "cp -5413", "mate 3", "mate -2"]
+    plies = [{"ply": index + 1, "player": move["player"], "played": move["move"], "best": move["move"],
+              "top": [{"move": move["move"], "score": score}], "played_score": score, "played_wdl": None,
+              "loss": 0, "points_lost": None, "mark": None}
+             for index, (move, score) in enumerate(zip(record["moves"], [*scores, *["cp 100"] * 200]))]
+    path = tmp_path / "page.html"
+    path.write_text(replay_page(record, {"game": "clobber", "plies": plies}))
+    checked = json.loads(subprocess.run([node, str(DATA / "replay_check.js"), str(path)],
+                                        capture_output=True, text=True, timeout=60, check=True).stdout)
+    graph = checked["steps"][0]["graph"]
+    lines = re.findall(r'<polyline class="score" points="([^"]*)"', graph)
+    heights = [float(point.split(",")[1]) for line in lines for point in line.split()]
+    proven = [float(y) + 4 for y in re.findall(r'<rect class="proven" x="[^"]*" y="([^"]*)"', graph)]
+    assert len(heights) == len(plies) and len(proven) == 2
+    win, loss = proven  # plies 3 and 4; the picture's y grows downwards
+    unproven = [height for height in heights if height not in proven]
+    assert len(unproven) == len(plies) - 2
+    assert win < min(unproven) - 5 and loss > max(unproven) + 5
 
 
 def test_the_replay_page_with_its_analysis_in_headless_chromium(tmp_path: Path) -> None:
@@ -347,7 +402,9 @@ def test_the_replay_page_with_its_analysis_in_headless_chromium(tmp_path: Path) 
     engine = re.search(r'<div id="engine">(.*?)</div>', dom, re.S).group(1)
     assert board.count('class="best"') == 2 and board.count('class="mark"') == 2
     assert graph.count('class="score"') == 2 and graph.count('class="now"') == 1
-    assert engine.startswith(f"engine here: best {analysis['plies'][3]['best']}; top ")
+    ply = analysis["plies"][2]  # step 3 shows the third move, with the engine's view of it
+    assert re.search(r'<div id="info">step 3 / \d+: [^<]* plays ' + ply["played"], dom)
+    assert engine.startswith(f"engine, before {ply['played']}: best {ply['best']}; top ")
     shot = tmp_path / "game.png"
     subprocess.run([*browser, f"--screenshot={shot}", "--window-size=700,1000", url], capture_output=True,
                    timeout=120)

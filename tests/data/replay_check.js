@@ -1,5 +1,5 @@
 // Runs a replay page's script outside a browser (stub DOM): draws every step and
-// reports pieces and marks per step, and the text after the buttons and keys.
+// reports pieces, marks, texts and graph per step, and the text after the buttons and keys.
 // node replay_check.js PAGE.html
 const fs = require('fs');
 const page = fs.readFileSync(process.argv[2], 'utf8');
@@ -26,7 +26,8 @@ for (let k = 0; k < replay.data.frames.length; k++) {
               best: (svg.match(/class="best"/g) || []).length,
               svg: svg.startsWith('<svg') && svg.endsWith('</svg>'), info: element('info').textContent,
               engine: element('engine').textContent,
-              graphLines: (graph.match(/class="score"/g) || []).length, graphNow: (graph.match(/class="now"/g) || []).length});
+              graphLines: (graph.match(/class="score"/g) || []).length, graphNow: (graph.match(/class="now"/g) || []).length,
+              graph: graph});
 }
 element('first').listeners.click();
 const atFirst = element('info').textContent;

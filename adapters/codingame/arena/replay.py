@@ -3,13 +3,16 @@
 The positions are worked out here, with the game's own rules, from the record's start
 position, moves and events; the page embeds them as JSON and draws each with inline SVG
 (no external file, font or script). Buttons and the keys Left, Right, Home, End and
-Space step through the game; each step shows the move, who played it and how long it
-took. `page.html#20` opens at step 20.
+Space step through the game; each step shows the move, who played it (the bot and its
+side: its colour, the game's `side_names`) and how long it took.
+`page.html#20` opens at step 20.
 
-With an `engine-analyse` report of the game, the page also shows the analysis: under
-the board, each player's score over the game with mistakes and blunders marked and the
-step shown; on the board, the engine's best move in the position (blue); and in the
-text, the engine's top moves and what the move played lost.
+With an `engine-analyse` report of the game, the page also shows the analysis of the
+move each step shows: on the board, the engine's best move in the position before it
+(blue, beside the move played); in the text, the engine's top moves there, the move's
+score and expected points and what it gave up; under the board, each player's score
+over the game (drawn as the analysis picture draws it, proven results on rows of their
+own) with mistakes and blunders marked and the step shown.
 """
 
 from __future__ import annotations
@@ -18,7 +21,9 @@ import html
 import json
 import re
 
+from adapters.analysis.main import expected_points
 from adapters.codingame import turn_format
+from games import find_game
 
 
 def frames(record: dict) -> list[dict]:
@@ -31,6 +36,7 @@ def frames(record: dict) -> list[dict]:
     for event in record.get("events", []):
         events.setdefault(event["at"], []).append(event)
     seats = record["seats"]
+    sides = find_game(record["game"]).side_names
 
     def frame(move: dict | None, note: str = "") -> dict:
         return {
@@ -43,7 +49,7 @@ def frames(record: dict) -> list[dict]:
         }
 
     def describe(event: dict) -> str:
-        who = f"{seats[event['player']]} (seat {event['player']})"
+        who = f"{seats[event['player']]} ({sides[event['player']]})"
         return {"eliminated": f"{who} has no move and is out",
                 "timeout": f"{who} did not answer in time",
                 "crashed": f"{who} stopped answering",
@@ -69,48 +75,53 @@ def frames(record: dict) -> list[dict]:
 
 
 def with_analysis(record: dict, steps: list[dict], analysis: dict) -> list[dict]:
-    """`steps` (the frames) with the engine's view of the move played from each: best
-    move, top lines, the move's score, its expected points (win + draw / 2, from the
-    report's win chances; None without them), loss and mark. Raises ValueError for a
-    report of another game."""
+    """`steps` (the frames) with, in each step after the start, the engine's view of the
+    move that step shows (`engine`): the best move and top lines in the position before
+    it, the move's score, its expected points (win + draw / 2, from the report's win
+    chances; None without them), the expected points it gave up (`lost`, None without
+    them), its loss in centi-units and its mark. Raises ValueError for a report of
+    another game."""
     plies = analysis.get("plies", [])
     if analysis.get("game") != record["game"] or [ply["played"] for ply in plies] != [
             move["move"] for move in record["moves"]]:
         raise ValueError("the analysis is not of this game: its moves differ from the record's")
-    for frame, ply in zip(steps, plies):
+    for frame, ply in zip(steps[1:], plies):
         frame["engine"] = {"best": ply["best"], "top": [[line["move"], line["score"]] for line in ply["top"]],
                            "played": ply["played"], "score": ply["played_score"], "loss": ply["loss"],
-                           "mark": ply["mark"], "player": ply["player"], "points": _points(ply.get("played_wdl"))}
+                           "lost": ply.get("points_lost"), "mark": ply["mark"], "player": ply["player"],
+                           "points": _round(expected_points(ply.get("played_wdl")))}
     return steps
 
 
-def _points(wdl: list[int] | None) -> float | None:
-    return None if not wdl else round((wdl[0] + wdl[1] / 2) / 1000, 3)
+def _round(points: float | None) -> float | None:
+    return None if points is None else round(points, 3)
 
 
 def replay_data(record: dict, analysis: dict | None = None) -> dict:
-    """What the page embeds: the game, how to draw its board, the seats, the frames (with
-    `analysis`, an `engine-analyse` report of the game, the engine's view of each move)
-    and the result. Raises ValueError for a game the page cannot draw, or an analysis
-    of another game."""
+    """What the page embeds: the game, how to draw its board, the seats (the bots) and
+    their sides (the game's `side_names`), the frames (with `analysis`, an
+    `engine-analyse` report of the game, the engine's view of each move) and the result. Raises ValueError for
+    a game the page cannot draw, or an analysis of another game."""
     fmt = turn_format(record["game"])
     style = fmt.BOARD_STYLE
     if style is None:
         raise ValueError(f"the replay page cannot draw a {record['game']} board")
     names = fmt.GAME.player_names
+    sides = find_game(record["game"]).side_names
     scores = record["result"]["scores"]
     winner = record["result"]["winner"]
     outcome = ("draw" if winner is None and len(set(scores)) == 1 else
-               f"{record['seats'][winner]} (seat {winner}) wins" if winner is not None else
+               f"{record['seats'][winner]} ({sides[winner]}) wins" if winner is not None else
                "ranks " + ", ".join(f"{name} {rank}" for name, rank in
                                     zip(record["seats"], record["result"]["ranks"])))
     return {
         "game": record["game"],
-        "style": {"pieces": dict(zip(names, style.colours, strict=True)), "seatNames": "".join(names),
+        "style": {"pieces": dict(zip(names, style.colours, strict=True)),
                   "row1Top": style.row1_top, "felt": style.felt, "lettered": style.lettered},
         "index": record.get("index"),
         "seed": record.get("seed"),
         "seats": record["seats"],
+        "sides": list(sides),
         "frames": frames(record) if analysis is None else with_analysis(record, frames(record), analysis),
         "result": f"{outcome}: {record.get('reason', '')}; scores {scores}",
     }
@@ -190,27 +201,49 @@ SCRIPT = r"""
     return out.join("");
   }
 
-  function centi(score) {
-    var parts = score.split(" "), value = parseInt(parts[1], 10);
-    if (parts[0] === "mate") return value > 0 ? 1500 : -1500;
-    return Math.max(-1500, Math.min(1500, value));
+  // Where the graph draws scores, as the analysis picture does: an unproven score at its
+  // value, on a scale linear to +-1000 and logarithmic beyond; a proven result on a row of
+  // its own, twice the largest unproven size (at least 1000), beyond every unproven score.
+  function scoreScale(frames) {
+    var largest = 1000;
+    frames.forEach(function (frame) {
+      var parts = frame.engine ? frame.engine.score.split(" ") : [];
+      if (parts[0] === "cp") largest = Math.max(largest, Math.abs(parseInt(parts[1], 10)));
+    });
+    var proven = 2 * largest;
+    function warp(v) {
+      var size = Math.abs(v), warped = size <= 1000 ? size / 1000 : 1 + Math.log10(size / 1000);
+      return v < 0 ? -warped : warped;
+    }
+    return {proven: warp(proven), top: warp(proven * 1.3), boundary: warp(proven / 1.4),
+            height: function (score) {
+              var parts = score.split(" "), value = parseInt(parts[1], 10);
+              return parts[0] === "mate" ? (value > 0 ? warp(proven) : -warp(proven)) : warp(value);
+            }};
   }
 
-  // The score of each move played, for its player, over the game; the step shown.
+  // The score of each move played, for its player, at the step that shows it; proven
+  // results as filled squares on their rows; the step shown.
   function renderGraph(data, index) {
     var plies = data.frames.filter(function (frame) { return frame.engine; });
     if (!plies.length) return "";
     var width = 8 * CELL + 2 * PAD, height = 160, left = 40, colours = ["#1565c0", "#e65100", "#2e7d32"];
+    var scale = scoreScale(data.frames);
     var x = function (k) { return left + (width - left - 10) * k / Math.max(1, data.frames.length - 1); };
-    var y = function (v) { return 10 + (height - 20) * (1500 - v) / 3000; };
+    var y = function (h) { return 10 + (height - 20) * (scale.top - h) / (2 * scale.top); };
     var out = [SVG + ' width="' + width + '" height="' + height + '">'];
+    [scale.boundary, -scale.boundary].forEach(function (h) {
+      out.push('<line x1="' + left + '" y1="' + y(h) + '" x2="' + width + '" y2="' + y(h) +
+               '" stroke="#ccc" stroke-dasharray="2,3"/>');
+    });
     out.push('<line x1="' + left + '" y1="' + y(0) + '" x2="' + width + '" y2="' + y(0) + '" stroke="#999"/>');
     out.push('<text x="2" y="' + (y(0) + 4) + '" font-size="11">0</text>');
-    var seats = data.seats.length;
-    for (var seat = 0; seat < seats; seat++) {
+    out.push('<text x="2" y="' + (y(scale.proven) + 4) + '" font-size="11">won</text>');
+    out.push('<text x="2" y="' + (y(-scale.proven) + 4) + '" font-size="11">lost</text>');
+    for (var seat = 0; seat < data.seats.length; seat++) {
       var points = [];
       data.frames.forEach(function (frame, k) {
-        if (frame.engine && frame.engine.player === seat) points.push(x(k + 1) + "," + y(centi(frame.engine.score)));
+        if (frame.engine && frame.engine.player === seat) points.push(x(k) + "," + y(scale.height(frame.engine.score)));
       });
       if (points.length) {
         out.push('<polyline class="score" points="' + points.join(" ") + '" fill="none" stroke="' +
@@ -218,10 +251,16 @@ SCRIPT = r"""
       }
     }
     data.frames.forEach(function (frame, k) {
-      if (frame.engine && frame.engine.mark) {
-        out.push('<circle class="' + frame.engine.mark + '" cx="' + x(k + 1) + '" cy="' +
-                 y(centi(frame.engine.score)) + '" r="5" fill="none" stroke="' +
-                 (frame.engine.mark === "blunder" ? "#d32f2f" : "#fb8c00") + '" stroke-width="2"/>');
+      var e = frame.engine;
+      if (!e) return;
+      if (e.score.split(" ")[0] === "mate") {
+        out.push('<rect class="proven" x="' + (x(k) - 4) + '" y="' + (y(scale.height(e.score)) - 4) +
+                 '" width="8" height="8" fill="' + colours[e.player % 3] + '"/>');
+      }
+      if (e.mark) {
+        out.push('<circle class="' + e.mark + '" cx="' + x(k) + '" cy="' + y(scale.height(e.score)) +
+                 '" r="5" fill="none" stroke="' + (e.mark === "blunder" ? "#d32f2f" : "#fb8c00") +
+                 '" stroke-width="2"/>');
       }
     });
     out.push('<line class="now" x1="' + x(index) + '" y1="5" x2="' + x(index) + '" y2="' + (height - 5) +
@@ -230,13 +269,23 @@ SCRIPT = r"""
     return out.join("");
   }
 
-  function describeEngine(frame) {
+  // Who played a seat's moves: the bot, and its side in words.
+  function player(data, seat) {
+    return data.seats[seat] + " (" + data.sides[seat] + ")";
+  }
+
+  // The engine's view of the move the frame shows: the position before it, and the move.
+  function describeEngine(data, frame) {
     var e = frame.engine;
     if (!e) return "";
     var top = e.top.map(function (line) { return line[0] + " (" + line[1] + ")"; }).join(", ");
-    return "engine here: best " + e.best + "; top " + top + "; " + e.played + " scored " + e.score +
-           (e.points == null ? "" : " (expected points " + e.points.toFixed(2) + ")") +
-           (e.loss ? ", losing " + e.loss + (e.mark ? " — " + e.mark : "") : "");
+    var cost = e.lost !== null && e.lost !== undefined ?
+      (e.lost || e.loss ? ", giving up " + e.lost.toFixed(2) + " expected points (" + e.loss + " centi-units)" : "") :
+      (e.loss ? ", losing " + e.loss + " centi-units" : "");
+    return "engine, before " + e.played + ": best " + e.best + "; top " + top + "; " + e.played + " by " +
+           player(data, e.player) + " scored " + e.score +
+           (e.points === null || e.points === undefined ? "" : " (expected points " + e.points.toFixed(2) + ")") +
+           cost + (e.mark ? " \u2014 " + e.mark : "");
   }
 
   function describe(data, index) {
@@ -244,9 +293,7 @@ SCRIPT = r"""
     if (frame.move === null) {
       text = "start position";
     } else {
-      var seat = frame.player, side = data.style.seatNames.charAt(seat);
-      text = data.seats[seat] + " (seat " + seat + ", " + side + ") " +
-             (frame.auto ? "passes (forced)" : "plays " + frame.move) +
+      text = player(data, frame.player) + " " + (frame.auto ? "passes (forced)" : "plays " + frame.move) +
              (frame.ms === null || frame.ms === undefined ? "" : " in " + frame.ms.toFixed(1) + " ms");
     }
     if (frame.note) text += " \u2014 " + frame.note;
@@ -266,7 +313,7 @@ SCRIPT = r"""
       board.innerHTML = renderBoard(data, data.frames[index]);
       info.textContent = describe(data, index);
       graph.innerHTML = renderGraph(data, index);
-      engine.textContent = describeEngine(data.frames[index]);
+      engine.textContent = describeEngine(data, data.frames[index]);
     }
     function play() {
       if (timer !== null) { clearInterval(timer); timer = null; return; }
