@@ -293,8 +293,8 @@ class Engine:
         """Wait while the current game's compiled searches load: up to `timeout`
         seconds (None: however long it takes), or until `give_up()` is true (on the
         loop: a wait holds no thread)."""
-        deadline = time.monotonic() + timeout
-        while self.loading and time.monotonic() < deadline:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.loading and not give_up() and (deadline is None or time.monotonic() < deadline):
             await asyncio.sleep(0.005)
 
     def start_job(self, work: Callable[[Job], Awaitable[str]], on_error: Callable[[Exception], None]) -> Job:
@@ -423,19 +423,26 @@ class Engine:
 
     async def hash_save(self, name: str, file_name: str, job: Job | None = None) -> tuple[int, int]:
         """(entries written, elapsed ms) of saving the current game's table to the hash
-        file `file_name`."""
-        return await self._save_table(self.table(name), file_name, job)
+        file `file_name`; raises ProtocolError(busy) when the hash directory has no room
+        for it."""
+        try:
+            return await self._save_table(self.table(name), file_name, job)
+        except HashFileError as error:
+            if error.kind != "full":
+                raise
+            raise ProtocolError(Code.BUSY, name, str(error)) from None
 
     async def _save_table(self, table: TranspositionTable, file_name: str,
                           job: Job | None = None) -> tuple[int, int]:
         """(entries written, elapsed ms) of saving `table` to the hash file `file_name`,
-        in a file thread; saves of one file run one at a time."""
+        in a file thread; saves of one file run one at a time, each within the hash
+        directory's room (`HashFiles.room`: HashFileError(`full`) writes nothing)."""
         path = self.files.path(file_name)
         halt = job.event if job is not None else None
 
         def save() -> int:
             with self.files.lock(path):
-                return table.save(path, halt, file_name)
+                return table.save(path, halt, file_name, lambda size: self.files.room(path, size, file_name))
 
         started = time.monotonic_ns()
         try:
@@ -503,7 +510,9 @@ class Engine:
     async def save_hash_file(self) -> None:
         """Save to the HashFile option's path, if one is set (quit, end of input,
         SIGTERM), the table of the current game, or with no game selected the one the
-        file was loaded into; in a worker thread, so that other sessions go on."""
+        file was loaded into; in a worker thread, so that other sessions go on. The save
+        keeps to the hash directory's room as `hash save` does; a failure, a refusal
+        included, is logged."""
         path = self.options["HashFile"]
         game = self.game.name if self.game is not None else self._hash_file_game
         table = self.tables.get(game) if game else None

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import AsyncIterator
 
 from daemon import cores, runner
-from daemon.hashfiles import HashBudget, HashFiles, default_budget_mib
+from daemon.hashfiles import DEFAULT_MAX_BYTES, DEFAULT_MAX_FILES, HashBudget, HashFiles, default_budget_mib
 from daemon.session import Session
 from daemon.transport import StdoutSink, StreamSink, TooLong, stdin_lines, stream_lines
 from protocol.errors import Code, ProtocolError
@@ -75,7 +75,14 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
                         help="where hash files are saved and loaded, by plain name (default:"
                              " $ENGINE_HASH_DIR, else the user's data directory, engine/hash)")
     parser.add_argument("--allow-hash-paths", action="store_true",
-                        help="stdio only: hash file names are paths, anywhere the user may write")
+                        help="stdio only: hash file names are paths, anywhere the user may write"
+                             " (--max-hash-dir-mib and --max-hash-files do not apply)")
+    parser.add_argument("--max-hash-dir-mib", type=_positive, metavar="MIB",
+                        help=f"the files in the hash directory together (default {DEFAULT_MAX_BYTES >> 20},"
+                             f" or less where the disk is short: what the directory holds and half the"
+                             f" free space)")
+    parser.add_argument("--max-hash-files", type=_positive, default=DEFAULT_MAX_FILES, metavar="N",
+                        help=f"files in the hash directory (default {DEFAULT_MAX_FILES})")
     parser.add_argument("--max-sessions", type=_positive, default=DEFAULT_MAX_SESSIONS, metavar="N",
                         help=f"TCP sessions at once (default {DEFAULT_MAX_SESSIONS})")
     parser.add_argument("--max-unauthenticated", type=_positive, default=DEFAULT_MAX_UNAUTHENTICATED,
@@ -341,7 +348,8 @@ def main(argv: list[str] | None = None) -> int:
         except (OSError, ssl.SSLError) as error:
             print(f"engine: cannot use the TLS certificate: {error}", file=sys.stderr)
             return 2
-    files = HashFiles(args.hash_dir, args.allow_hash_paths)
+    files = HashFiles(args.hash_dir, args.allow_hash_paths,
+                      None if args.max_hash_dir_mib is None else args.max_hash_dir_mib << 20, args.max_hash_files)
     try:
         files.prepare()
     except OSError as error:

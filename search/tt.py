@@ -18,6 +18,7 @@ from an older search, or by an entry searched at least as deep.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import errno
 import io
@@ -29,6 +30,7 @@ import struct
 import sys
 import threading
 import zlib
+from typing import Callable, ContextManager
 
 import numpy as np
 
@@ -49,6 +51,8 @@ SLOT_BYTES = 16
 FILE_MAGIC = b"ENGINE-TT\n"
 FILE_VERSION = 1
 _HEADER = struct.Struct("<10sIIQ")  # magic, format version, key scheme, entry count
+#: The CRC-32 that ends a hash file.
+_CHECKSUM = struct.Struct("<I")
 
 
 class HashFileError(Exception):
@@ -57,7 +61,9 @@ class HashFileError(Exception):
     Attributes:
         kind: `missing` when there is no regular file to read at the path, `io` when the
             file system failed, `format` when the contents are wrong, `stopped` when the
-            job was halted before the end.
+            job was halted before the end; `name` and `full` are the daemon's refusals of
+            a name and of a file its hash directory has no room for
+            (`daemon.hashfiles`).
     """
 
     def __init__(self, kind: str, message: str):
@@ -297,13 +303,14 @@ class TranspositionTable:
         search would, replacing as it would."""
         _store_all(self.cells, keys.astype(np.uint64), entries.astype(np.uint64), self.generation)
 
-    def save(self, path: str, halt: threading.Event | None = None, label: str | None = None) -> int:
+    def save(self, path: str, halt: threading.Event | None = None, label: str | None = None,
+             room: Callable[[int], ContextManager[object]] | None = None) -> int:
         """Write every entry to `path` atomically (`games.files.atomic_file`); returns the
         number written. Raises HashFileError, leaving any file at `path` as it was:
-        `stopped` when `halt` was set before the end. Messages name the file `label`
-        (by default its path)."""
+        `stopped` when `halt` was set before the end, or what `room` raises (see
+        `write_hash_file`). Messages name the file `label` (by default its path)."""
         used = self.cells[self.cells[:, 1] != 0]
-        write_hash_file(path, self.game, self.key_scheme, used.astype("<u8", copy=False), halt, label)
+        write_hash_file(path, self.game, self.key_scheme, used.astype("<u8", copy=False), halt, label, room)
         return len(used)
 
     def load(self, path: str, halt: threading.Event | None = None, max_entries: int | None = None,
@@ -333,28 +340,38 @@ def _halted(halt: threading.Event | None, label: str) -> None:
         raise HashFileError("stopped", f"stopped before {quote(label)} was done")
 
 
+def _file_bytes(header: bytes, count: int) -> int:
+    """The size of a hash file with `header` and `count` entries."""
+    return len(header) + count * SLOT_BYTES + _CHECKSUM.size
+
+
 def write_hash_file(path: str, game: str, key_scheme: int, pairs: np.ndarray,
-                    halt: threading.Event | None = None, label: str | None = None) -> None:
+                    halt: threading.Event | None = None, label: str | None = None,
+                    room: Callable[[int], ContextManager[object]] | None = None) -> None:
     """Write a hash file of `game` holding `pairs`, its (key, packed entry) rows of
     little-endian 64-bit words, atomically (`games.files.atomic_file`): a crash or a
-    halt never leaves a half-written table at `path`. Raises HashFileError (`io`,
-    `stopped`), naming the file `label` (by default its path)."""
+    halt never leaves a half-written table at `path`. `room`, if given, is entered
+    with the file's size in bytes before anything is written, and left once the file
+    is in place or the write has failed; it refuses the write by raising, which
+    leaves everything as it was. Raises HashFileError (`io`, `stopped`, or what `room`
+    raises), naming the file `label` (by default its path)."""
     label = label or path
     name = game.encode()
     header = _HEADER.pack(FILE_MAGIC, FILE_VERSION, key_scheme, len(pairs)) + bytes([len(name)]) + name
     body = memoryview(np.ascontiguousarray(pairs).view(np.uint8).reshape(-1))
-    try:
-        with atomic_file(path) as out:
-            out.write(header)
-            checksum = zlib.crc32(header)
-            for start in range(0, len(body), CHUNK_BYTES):
-                _halted(halt, label)
-                chunk = body[start:start + CHUNK_BYTES]
-                out.write(chunk)
-                checksum = zlib.crc32(chunk, checksum)
-            out.write(struct.pack("<I", checksum))
-    except OSError as error:
-        raise HashFileError("io", f"cannot write {quote(label)}: {error.strerror}") from None
+    with room(_file_bytes(header, len(pairs))) if room is not None else contextlib.nullcontext():
+        try:
+            with atomic_file(path) as out:
+                out.write(header)
+                checksum = zlib.crc32(header)
+                for start in range(0, len(body), CHUNK_BYTES):
+                    _halted(halt, label)
+                    chunk = body[start:start + CHUNK_BYTES]
+                    out.write(chunk)
+                    checksum = zlib.crc32(chunk, checksum)
+                out.write(_CHECKSUM.pack(checksum))
+        except OSError as error:
+            raise HashFileError("io", f"cannot write {quote(label)}: {error.strerror}") from None
 
 
 def _open_regular(path: str, follow_links: bool, label: str) -> tuple[io.BufferedReader, int]:
@@ -414,8 +431,14 @@ def read_hash_file(path: str, game: str, key_scheme: int, cells: np.ndarray, gen
             if max_entries is not None and count > max_entries:
                 raise HashFileError("format", f"{quote(label)} holds {count} entries, more than the"
                                               f" {max_entries} the hash budget allows")
-            if len(header) + count * SLOT_BYTES + 4 != size:
-                raise HashFileError("format", f"{quote(label)} is truncated: {count} entries announced")
+            expected = _file_bytes(header, count)
+            if size < expected:
+                raise HashFileError("format", f"{quote(label)} is truncated: {count} entries announced take"
+                                              f" {expected} bytes, the file has {size}")
+            if size > expected:
+                raise HashFileError("format", f"{quote(label)} has {size - expected} bytes after its end:"
+                                              f" {count} entries announced take {expected} bytes, the file"
+                                              f" has {size}")
             checksum = zlib.crc32(header)
             chunk = bytearray(CHUNK_BYTES)
             left = count * SLOT_BYTES
@@ -428,10 +451,10 @@ def read_hash_file(path: str, game: str, key_scheme: int, cells: np.ndarray, gen
                 pairs = np.frombuffer(view, dtype="<u8").reshape(-1, 2)
                 _store_all(cells, pairs[:, 0].astype(np.uint64), pairs[:, 1].astype(np.uint64), generation)
                 left -= len(view)
-            trailer = handle.read(4)
+            trailer = handle.read(_CHECKSUM.size)
     except OSError as error:
         raise HashFileError("io", f"cannot read {quote(label)}: {error.strerror}") from None
-    if len(trailer) != 4 or struct.unpack("<I", trailer)[0] != checksum:
+    if len(trailer) != _CHECKSUM.size or _CHECKSUM.unpack(trailer)[0] != checksum:
         raise HashFileError("format", f"{quote(label)} is corrupt or truncated (checksum)")
     return count
 
