@@ -1,9 +1,11 @@
-"""The Python examples of the README and docs/client.md run as written (their engine
-command aside)."""
+"""The examples of the README and of docs/ (client.md, remote.md, codingame.md) run as
+written (their engine command, host and port aside)."""
 
 from __future__ import annotations
 
 import json
+import os
+import re
 import shutil
 import subprocess
 import sys
@@ -104,3 +106,45 @@ def test_the_readme_tcp_example_prints_the_search(tmp_path: Path) -> None:
     searched = [line for line in lines if line.startswith("info depth")]
     assert [line.split()[2] for line in searched] == ["1", "2", "3"], lines
     assert lines[-1] == shown_lines[-1] == "bestmove g1g2 ponder b1b2"
+
+
+def doc_python_blocks(name: str) -> list[str]:
+    text = (ROOT / "docs" / name).read_text()
+    return [part.split("```", 1)[0] for part in text.split("```python\n")[1:]]
+
+
+def test_the_remote_page_client_example_connects_with_the_token(tmp_path: Path) -> None:
+    """docs/remote.md's client, against a daemon with the token file the page makes
+    (host and port substituted)."""
+    from tests.conftest import TcpEngine
+
+    (code,) = doc_python_blocks("remote.md")
+    token = tmp_path / ".engine-token"
+    token.write_text("a-token-of-the-example-run-0123456789\n")
+    token.chmod(0o600)
+    daemon = TcpEngine("--token", str(token))
+    try:
+        script = tmp_path / "example.py"
+        script.write_text(code.replace('"engine.example.org", 9123', f'"127.0.0.1", {daemon.port}'))
+        result = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True,
+                                timeout=120, env=example_env(tmp_path))
+    finally:
+        daemon.stop()
+    assert result.returncode == 0, result.stderr
+    assert re.fullmatch(r"[a-h][1-8]", result.stdout.strip()), result.stdout
+
+
+def test_the_codingame_page_bot_plays_a_game_in_the_arena(tmp_path: Path) -> None:
+    (code,) = doc_python_blocks("codingame.md")
+    bot = tmp_path / "mybot.py"
+    bot.write_text(code)
+    out = tmp_path / "out"
+    result = subprocess.run([sys.executable, "-m", "adapters.codingame.arena.main", "othello",
+                             "--bot", f"mine={sys.executable} {bot}", "--bot", "random", "--games", "2",
+                             "--out", str(out), "--quiet"], capture_output=True, text=True, timeout=300,
+                            env={**example_env(tmp_path), "PATH": os.environ["PATH"]})
+    assert result.returncode == 0, result.stderr
+    records = [json.loads(path.read_text()) for path in sorted(out.glob("game-*.json"))]
+    assert len(records) == 2
+    assert all(record["reason"] != "timeout" and "invalid" not in record["reason"] for record in records), \
+        [record["reason"] for record in records]
