@@ -36,6 +36,7 @@ from typing import Any, AsyncIterator, Awaitable, Mapping, Sequence, TypeVar
 
 import attrs
 
+from protocol.commands import Go
 from protocol.info import Info, parse_info
 
 T = TypeVar("T")
@@ -101,9 +102,10 @@ class Bestmove:
 
 
 @attrs.frozen
-class Limit:
+class Limit(Go):
     """The limits of a search: `go` with those given (docs/protocol.md, "go and its
-    limits"); times are in milliseconds. The first limit reached ends the search.
+    limits"), the fields of `protocol.commands.Go`; times are in milliseconds. The first
+    limit reached ends the search.
 
     Attributes:
         depth, nodes, movetime, mate: as `go` takes them.
@@ -116,35 +118,11 @@ class Limit:
             `Engine.analysis`, whose stream can be stopped.
     """
 
-    depth: int | None = None
-    nodes: int | None = None
-    movetime: int | None = None
-    mate: int | None = None
-    wtime: int | None = None
-    btime: int | None = None
-    winc: int | None = None
-    binc: int | None = None
-    p1time: int | None = None
-    p2time: int | None = None
-    p3time: int | None = None
-    p1inc: int | None = None
-    p2inc: int | None = None
-    p3inc: int | None = None
-    movestogo: int | None = None
-    infinite: bool = False
-
     def go(self, searchmoves: Sequence[str] | None = None, ponder: bool = False) -> str:
-        """The `go` line: `go [ponder]`, each limit given in the order of the fields,
-        then `searchmoves` if any."""
-        words = ["go", *(["ponder"] if ponder else [])]
-        for name, value in attrs.asdict(self).items():
-            if isinstance(value, bool):
-                words += [name] if value else []
-            elif value is not None:
-                words += [name, str(value)]
-        if searchmoves:
-            words += ["searchmoves", *searchmoves]
-        return " ".join(words)
+        """The `go` line of these limits (`Go.line`), pondering or cut to `searchmoves`
+        when asked."""
+        return attrs.evolve(self, searchmoves=tuple(searchmoves or self.searchmoves),
+                            ponder=ponder or self.ponder).line()
 
 
 @attrs.frozen

@@ -84,6 +84,19 @@ class Go:
     #: `searchmoves m1 m2 ...` (last on the line): the only root moves to search.
     searchmoves: tuple[str, ...] = ()
 
+    def line(self) -> str:
+        """The `go` line that reads back as this command: its flags and limits in the
+        order of the fields, `searchmoves` last."""
+        words = ["go"]
+        for field in attrs.fields(Go):
+            value = getattr(self, field.name)
+            if field.name == "searchmoves" or value is None or value is False:
+                continue
+            words += [field.name] if value is True else [field.name, str(value)]
+        if self.searchmoves:
+            words += ["searchmoves", *self.searchmoves]
+        return " ".join(words)
+
 
 @attrs.frozen
 class Stop:

@@ -279,7 +279,7 @@ def test_a_refused_ponder_search_is_not_reported_by_a_later_call(session) -> Non
 def test_a_limit_writes_every_limit_of_go() -> None:
     assert Limit().go() == "go"
     assert Limit(depth=3, nodes=10, movetime=0, mate=2).go(searchmoves=["a1", "b2"]) == (
-        "go depth 3 nodes 10 movetime 0 mate 2 searchmoves a1 b2")
+        "go movetime 0 depth 3 nodes 10 mate 2 searchmoves a1 b2")
     assert Limit(wtime=1000, btime=2000, winc=10, binc=20, movestogo=5).go(ponder=True) == (
         "go ponder wtime 1000 btime 2000 winc 10 binc 20 movestogo 5")
     assert Limit(p1time=1, p2time=2, p3time=3, p1inc=4, p2inc=5, p3inc=6).go() == (

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -116,3 +117,27 @@ def test_go_mate_takes_a_move_count() -> None:
     with pytest.raises(ProtocolError) as error:
         parse_line("go mate 0")
     assert error.value.code == Code.BAD_VALUE
+
+
+_AT_LEAST_ONE = ("depth", "movestogo", "mate")
+
+
+@st.composite
+def go_commands(draw) -> c.Go:
+    values = {}
+    for field in attrs.fields(c.Go):
+        if field.name == "searchmoves":
+            values[field.name] = tuple(draw(st.lists(st.from_regex(r"[a-h][1-8][a-h]?[1-8]?", fullmatch=True),
+                                                     max_size=4)))
+        elif field.name in ("infinite", "ponder"):
+            values[field.name] = draw(st.booleans())
+        else:
+            low = 1 if field.name in _AT_LEAST_ONE else 0
+            values[field.name] = draw(st.none() | st.integers(low, 2**31 - 1))
+    return c.Go(**values)
+
+
+@settings(max_examples=300)
+@given(go_commands())
+def test_a_go_command_writes_the_line_it_reads_back_from(command: c.Go) -> None:
+    assert parse_line(command.line()) == command
