@@ -11,6 +11,7 @@ from games.base import Game
 from games.kernel import COMPILING
 from search.alphabeta import AlphaBeta
 from search.multiplayer import MultiPlayerSearch
+from search.specialised import GameSearches
 from search.tt import TranspositionTable
 
 
@@ -18,6 +19,7 @@ def new_searcher(game: Game, table: TranspositionTable, multiplayer: str = "para
                  compiled: bool = COMPILING) -> AlphaBeta | MultiPlayerSearch:
     """The search for `game`: alpha-beta for two-player zero-sum games, else the
     multi-player search named by `multiplayer`; its kernels compiled or interpreted."""
+    searches = GameSearches(game, compiled)
     if game.num_players == 2 and game.zero_sum:
-        return AlphaBeta(game, table, compiled)
-    return MultiPlayerSearch(game, table, multiplayer, compiled)
+        return AlphaBeta(game, table, searches)
+    return MultiPlayerSearch(game, table, searches, multiplayer)

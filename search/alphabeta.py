@@ -3,9 +3,9 @@
 The tree is searched by kernels written once over a game's kernels (`BINDS`) and
 specialised per game by `search.specialised`, compiled or interpreted: one root
 iteration at a time (`root_iteration`), with the table, two killer moves per ply and the
-history heuristic in the work block (`search.work`). `AlphaBeta` deepens in Python
-between iterations, reports after each, and hands positions the game calls solvable to
-the exact solver (`search.solver`) after a short heuristic prelude.
+history heuristic in the work block (`search.work`). `AlphaBeta` gives the deepening
+frame of `search.driver` these root iterations, and hands positions the game calls
+solvable to the exact solver (`search.solver`) after a short heuristic prelude.
 
 Preconditions (checked at construction): a two-player zero-sum game.
 """
@@ -19,8 +19,9 @@ import attrs
 import numpy as np
 
 from games.base import ONGOING, Game, Position
-from games.kernel import COMPILING, borrowed, inline_template
-from search.base import INFINITY, MATE, MATE_BOUND, MAX_PLY, Aborted, SearchReport, best_first
+from games.kernel import borrowed, inline_template
+from search.base import INFINITY, MATE, MATE_BOUND, MAX_PLY, Aborted, SearchReport
+from search.driver import Deepening
 from search.limits import StopSignal
 from search.solver import WINDOW_LIMIT, Solver, new_solver_table, promote, sort_by_score
 from search.tt import (
@@ -39,7 +40,6 @@ from search.tt import (
 from search.work import (
     ABORTED,
     GENERATION,
-    HARD_ONLY,
     HISTORY,
     KILLERS,
     NODES,
@@ -47,11 +47,9 @@ from search.work import (
     PARTIAL_SCORE,
     POLL,
     SELDEPTH,
-    ControlBridge,
     move_rows,
     must_stop,
     new_work,
-    reset_work,
 )
 
 #: Where a game says a position is solvable, the heuristic search goes this deep first,
@@ -250,42 +248,7 @@ def root_iteration(s, root_moves, depth, cells, work, moves, bound):
     return alpha, best_move
 
 
-def principal_variation(s, first, length, cells, moves, line):
-    """The principal variation: `first`, then the table's moves while they stay legal and
-    no position repeats, at most `length`; written to `line`, returns the count."""
-    line[0] = first
-    count = 1
-    seen = np.empty(length + 1, dtype=np.uint64)
-    seen[0] = key(s)
-    s = play(s, first)
-    seen[1] = key(s)
-    known = 2
-    row = moves[0]
-    while count < length:
-        entry = tt_probe(cells, key(s))
-        move = entry_move(entry)
-        if entry == 0 or move < 0:
-            break
-        legal = False
-        for i in range(legal_moves(s, row)):
-            if row[i] == move:
-                legal = True
-                break
-        if not legal:
-            break
-        line[count] = move
-        count += 1
-        s = play(s, move)
-        position = key(s)
-        for i in range(known):
-            if seen[i] == position:
-                return count
-        seen[known] = position
-        known += 1
-    return count
-
-
-TEMPLATES = (_visit, _pick, _child, _search, root_iteration, principal_variation)
+TEMPLATES = (_visit, _pick, _child, _search, root_iteration)
 
 
 def warm(kernels, position: Position) -> None:
@@ -296,8 +259,6 @@ def warm(kernels, position: Position) -> None:
     work = new_work(kernels.HISTORY_MASK + 1)
     root_moves = np.array(position.legal_moves(), dtype=np.int64)
     kernels.root_iteration(position.s, root_moves, np.int64(2), cells, work, moves, np.int64(EXACT))
-    kernels.principal_variation(position.s, root_moves[0], np.int64(2), cells, moves,
-                                np.empty(2, dtype=np.int64))
     # What a search asks of the game before it starts (loading one costs a first search
     # about 100 ms).
     kernels.solvable(position.s)
@@ -305,39 +266,23 @@ def warm(kernels, position: Position) -> None:
         kernels.solve_seconds(position.s)
 
 
-class AlphaBeta:
+class AlphaBeta(Deepening):
     """A negamax PVS searcher over one game's positions, sharing a transposition table,
-    running its game's search kernels compiled (once they are loaded: until then, and
-    with `compiled` False, interpreted).
+    running its game's search kernels as `searches` gives them (`search.specialised`:
+    compiled once loaded, else interpreted).
 
     Raises ValueError at construction for a game that is not two-player zero-sum and for
     a table of another game.
     """
 
-    def __init__(self, game: Game, table: TranspositionTable, compiled: bool = COMPILING):
+    def __init__(self, game: Game, table: TranspositionTable, searches):
         if game.num_players != 2 or not game.zero_sum:
             raise ValueError(f"alpha-beta needs a two-player zero-sum game, not {game.name!r}")
-        if table.game != game.name:
-            raise ValueError(f"table of {table.game!r} used for {game.name!r}")
-        self.game = game
-        self.table = table
-        self.compiled = compiled
-        self.nodes = 0
-        self.seldepth = 0
-        self._work = new_work(game.rules.HISTORY_MASK + 1)
+        super().__init__(game, table, searches, new_work(game.rules.HISTORY_MASK + 1))
         self._moves = move_rows(game.rules.MAX_MOVES)
-        self._kernels = None
-        self._bridge: ControlBridge | None = None
-        #: How many root lines each iteration reports (MultiPV).
-        self._multipv = 1
-        #: The running search's count of legal root moves (more than it searches after
-        #: `go searchmoves`: its root values are then lower bounds).
-        self._root_count = 0
         #: The solver's table, half the main one's memory, made at the first solve and
         #: kept: its bounds are exact.
         self._solver_table: np.ndarray | None = None
-        #: The best (move, score) of the running root iteration so far.
-        self._partial: tuple[int, int] | None = None
 
     def static_score(self, position: Position) -> int:
         """What a leaf of this search scores `position` at, for its side to move (the
@@ -355,20 +300,16 @@ class AlphaBeta:
         Yields a report after each completed iteration and a `final` report last, whose
         `pv[0]` is the move to play (pv is empty when the root has no legal move).
         """
-        started = self._start(stop)
-        moves = root.legal_moves()
+        started = self._start(root, stop)
+        moves = self._root_moves(root, root_moves, multipv)
         if not moves:
-            yield SearchReport(0, 0, self._terminal_score(root), 0, 0, self.table.hashfull(), (), True)
+            yield self._finished(root)
             return
-        self._root_count = len(moves)
-        if root_moves:
-            moves = [move for move in moves if move in root_moves]
         entry = self.table.probe(root.key)
         remembered = None if entry is None else unpack_move(entry)
         if remembered in moves:
             moves.remove(remembered)
             moves.insert(0, remembered)
-        self._multipv = multipv
         solvable = not root_moves and multipv == 1 and self._within_reach(root, stop)
         best_move, best_score, completed, settled = yield from self._deepen(
             root, moves, stop, started, SOLVER_PRELUDE_DEPTH if solvable else MAX_PLY)
@@ -392,117 +333,31 @@ class AlphaBeta:
     def prove(self, root: Position, stop: StopSignal) -> Iterator[SearchReport]:
         """Solve `root` exactly with the endgame solver alone, however far its end: a
         report when win, loss or draw is proved, another with the exact margin (a draw's
-        is known at once), the last one `final` (with an empty pv and score 0 if stopped before the first answer).
-        For a finished root, one final report of its result."""
-        started = self._start(stop)
+        is known at once), the last one `final` (with an empty pv and score 0 if stopped
+        before the first answer). For a finished root, one final report of its result."""
+        started = self._start(root, stop)
         if not root.legal_moves():
-            yield SearchReport(0, 0, self._terminal_score(root), 0, 0, self.table.hashfull(), (), True)
+            yield self._finished(root)
             return
         unproved = SearchReport(0, 0, 0, 0, 0, self.table.hashfull(), ())
         yield (yield from self._solve(root, stop, started, unproved))
 
-    def _start(self, stop: StopSignal) -> float:
-        """Make ready for a search under `stop`; returns its start time."""
-        from search.specialised import ready_searches
-
-        self._kernels = ready_searches(self.game, self.compiled, stop)
-        self.nodes = 0
-        self.seldepth = 0
-        self.table.new_search()
-        reset_work(self._work)
-        self._bridge = ControlBridge(stop, self._work)
-        return time.monotonic()
-
-    def _deepen(self, root: Position, moves: list[int], stop: StopSignal, started: float,
-                limit: int) -> Generator[SearchReport, None, tuple[int, int, int, bool]]:
-        """Iterative deepening up to `limit`, yielding a report per completed iteration.
-
-        Returns (best move, its score, the last completed depth, settled), settled
-        being True when the search must end here: stopped, out of time or nodes, at
-        `stop.max_depth`, a proven result on every line reported, or a forced move under
-        a deadline.
-        """
-        from search.specialised import standing_in
-
-        best_move, best_score, completed = moves[0], 0, 0
-        for depth in range(1, limit + 1):
-            if stop.max_depth is not None and depth > stop.max_depth and completed:
-                return best_move, best_score, completed, True
-            # The first iteration always completes unless stopped outright, so that every
-            # search reports a searched move whatever its time or node budget; but for the
-            # interpreted stand-in of compiled code still loading (see standing_in).
-            first = depth == 1 and not standing_in(self._kernels, self.compiled)
-            try:
-                score, move = self._root(root, moves, depth, hard_only=first)
-            except Aborted:
-                # The unfinished iteration's best so far: its first move searched to the
-                # full depth, or a later one proved better than it.
-                if self._partial is not None:
-                    best_move, best_score = self._partial
-                return best_move, best_score, completed, True
-            best_move, best_score, completed = move, score, depth
-            moves.remove(move)
-            moves.insert(0, move)
-            try:
-                lines = self._lines(root, moves, depth, score)
-            except Aborted:
-                return best_move, best_score, completed, True
-            (best_score, best_move), others = lines[0], tuple(lines[1:])
-            moves.remove(best_move)
-            moves.insert(0, best_move)
-            yield self._report(root, completed, best_score, best_move, started, False, others)
-            # Proven: every line reported, so that MultiPV's other lines are exact too.
-            if all(abs(line) > MATE_BOUND and MATE - abs(line) <= depth for line in (score, *(s for s, _ in others))):
-                return best_move, best_score, completed, True
-            # A forced move needs no deeper look when the clock is running.
-            if (len(moves) == 1 and stop.deadline_ns is not None) or stop.should_stop(self.nodes):
-                return best_move, best_score, completed, True
-        return best_move, best_score, completed, limit >= MAX_PLY
-
-    def _lines(self, root: Position, moves: list[int], depth: int, best_score: int) -> list[tuple[int, int]]:
-        """The iteration's lines as (score, move), best first (`best_first`): moves[0]
-        at `best_score` (the iteration's best), and with MultiPV the next best root
-        moves, up to `_multipv` lines in all, each the best of the moves not listed yet,
-        searched to `depth` with a full window, so its score is exact. Raises Aborted
-        when stopped. Each search stores the root as a lower bound with its own move;
-        the table keeps the best line's in the end."""
-        lines = [(best_score, moves[0])]
-        remaining = moves[1:]
-        try:
-            while remaining and len(lines) < self._multipv:
-                score, move = self._root(root, remaining, depth, hard_only=False)
-                lines.append((score, move))
-                remaining.remove(move)
-        finally:
-            if len(lines) > 1:
-                score, move = best_first(lines)[0]
-                tt_store(self.table.cells, np.uint64(root.key), np.int64(depth), np.int64(EXACT),
-                         np.int64(score), np.int64(move), np.int64(self.table.generation))
-        return best_first(lines)
-
-    def _root(self, root: Position, moves: list[int], depth: int, hard_only: bool) -> tuple[int, int]:
-        """Search every root move to `depth`; returns (score, best move). Raises Aborted
-        when stopped, the iteration's best so far in `_partial`."""
-        work, bridge = self._work, self._bridge
-        assert bridge is not None and self._kernels is not None
-        from search.specialised import upgraded
-
-        self._kernels = upgraded(self.game, self._kernels, self.compiled)
-        bridge.sync()
-        work[HARD_ONLY] = hard_only
-        work[GENERATION] = self.table.generation
+    def _iterate(self, root: Position, moves: list[int], depth: int) -> tuple[int, int]:
+        # Fewer moves than the root has (go searchmoves, MultiPV's further lines): the
+        # root's value is a lower bound only.
         bound = EXACT if len(moves) == self._root_count else LOWER
         score, move = self._kernels.root_iteration(
-            root.s, np.array(moves, dtype=np.int64), np.int64(depth), self.table.cells, work, self._moves,
+            root.s, np.array(moves, dtype=np.int64), np.int64(depth), self.table.cells, self._work, self._moves,
             np.int64(bound))
-        bridge.settle()
-        self.nodes = int(work[NODES])
-        self.seldepth = int(work[SELDEPTH])
-        if work[ABORTED]:
-            partial = int(work[PARTIAL_MOVE])
-            self._partial = None if partial < 0 else (partial, int(work[PARTIAL_SCORE]))
-            raise Aborted
         return int(score), int(move)
+
+    def _store_root(self, root: Position, depth: int, score: int, move: int) -> None:
+        tt_store(self.table.cells, np.uint64(root.key), np.int64(depth), np.int64(EXACT), np.int64(score),
+                 np.int64(move), np.int64(self.table.generation))
+
+    def _proven(self, score: int, depth: int) -> bool:
+        """A win or a loss within `depth` plies."""
+        return abs(score) > MATE_BOUND and MATE - abs(score) <= depth
 
     def _solve(self, root: Position, stop: StopSignal, started: float,
                fallback: SearchReport) -> Generator[SearchReport, None, SearchReport]:
@@ -556,30 +411,6 @@ class AlphaBeta:
             pass
         return attrs.evolve(last, nodes=self.nodes + solver.nodes, final=True,
                             elapsed_ms=int((time.monotonic() - started) * 1000))
-
-    def _report(self, root: Position, depth: int, score: int, move: int, started: float,
-                final: bool, others: tuple[tuple[int, int], ...] = ()) -> SearchReport:
-        length = max(depth, 1)
-        return SearchReport(
-            depth=depth,
-            seldepth=max(self.seldepth, depth),
-            score=score,
-            nodes=self.nodes,
-            elapsed_ms=int((time.monotonic() - started) * 1000),
-            hashfull=self.table.hashfull(),
-            pv=self._principal_variation(root, move, length),
-            final=final,
-            others=tuple((line_score, self._principal_variation(root, line_move, length))
-                         for line_score, line_move in others),
-        )
-
-    def _principal_variation(self, root: Position, first: int, length: int) -> tuple[int, ...]:
-        """The best move, then the table's best replies while they stay legal."""
-        assert self._kernels is not None
-        line = np.empty(max(length, 1), dtype=np.int64)
-        count = self._kernels.principal_variation(root.s, np.int64(first), np.int64(length),
-                                                  self.table.cells, self._moves, line)
-        return tuple(line[:count].tolist())
 
     def _terminal_score(self, root: Position) -> int:
         """The score of a root without moves: a win, a loss or a draw for the side to move."""

@@ -24,22 +24,22 @@ by `search.specialised`. Their work block holds, after the shared slots and the 
 table, the evaluation triple (`VALUES`), the root moves a `go searchmoves` allows
 (`ROOT_MOVES`: a count, 0 for all, then the moves) and the per-ply move lists
 (`MOVE_LISTS`).
-`MultiPlayerSearch` deepens in Python and reports, the paranoid line read from the
-table by the `principal_variation` kernel. A stopped iteration sets
+`MultiPlayerSearch` gives the deepening frame of `search.driver` these root iterations;
+the paranoid line is read from the table by `search.pv`. A stopped iteration sets
 work[ABORTED] and unwinds at once; the best root move found so far is in
-work[PARTIAL_MOVE] (-1 none).
+work[PARTIAL_MOVE] (-1 none) and its value in work[PARTIAL_SCORE].
 """
 
 from __future__ import annotations
 
-import time
 from typing import Iterator, Sequence
 
 import numpy as np
 
 from games.base import Game, Position, zobrist_keys
-from games.kernel import COMPILING, borrowed, inline_template, interpreted, kernel
-from search.base import INFINITY, MAX_PLY, Aborted, SearchReport, best_first
+from games.kernel import borrowed, inline_template, interpreted, kernel
+from search.base import INFINITY, MAX_PLY, SearchReport
+from search.driver import Deepening
 from search.limits import StopSignal
 from search.tt import (
     EXACT,
@@ -56,7 +56,6 @@ from search.tt import (
 from search.work import (
     ABORTED,
     GENERATION,
-    HARD_ONLY,
     HISTORY,
     KILLERS,
     NODES,
@@ -64,10 +63,8 @@ from search.work import (
     PARTIAL_SCORE,
     POLL,
     SELDEPTH,
-    ControlBridge,
     must_stop,
     new_work,
-    reset_work,
 )
 
 ALGORITHMS = ("paranoid", "brs", "maxn")
@@ -385,33 +382,8 @@ def maxn_root(s, depth, me, salt, cells, work):
     return _utility(v0, v1, v2, me)
 
 
-def principal_variation(s, first, length, salt, cells, moves, line):
-    """The paranoid search's line: `first`, then the table's moves (under `key ^ salt`)
-    while they stay legal, at most `length`; written to `line`, returns the count.
-    `moves` holds MAX_MOVES moves."""
-    line[0] = first
-    count = 1
-    s = play(s, first)
-    while count < length:
-        entry = tt_probe(cells, key(s) ^ salt)
-        move = entry_move(entry)
-        if entry == 0 or move < 0:
-            break
-        legal = False
-        for i in range(legal_moves(s, moves)):
-            if moves[i] == move:
-                legal = True
-                break
-        if not legal:
-            break
-        line[count] = move
-        count += 1
-        s = play(s, move)
-    return count
-
-
-TEMPLATES = (_terminal_utility, _static_utility, _root_filter, _paranoid, paranoid_root, _brs, brs_root, _maxn, maxn_root,
-             principal_variation)
+TEMPLATES = (_terminal_utility, _static_utility, _root_filter, _paranoid, paranoid_root, _brs, brs_root, _maxn,
+             maxn_root)
 _ROOTS = {"paranoid": "paranoid_root", "brs": "brs_root", "maxn": "maxn_root"}
 
 
@@ -423,40 +395,27 @@ def warm(kernels, position: Position) -> None:
     me = kernels.to_move(position.s)
     for name in _ROOTS.values():
         getattr(kernels, name)(position.s, np.int64(2), me, np.uint64(0), cells, work)
-    kernels.principal_variation(position.s, np.int64(position.legal_moves()[0]), np.int64(2), np.uint64(0),
-                                cells, np.empty(kernels.MAX_MOVES, dtype=np.int64),
-                                np.empty(2, dtype=np.int64))
 
 
-class MultiPlayerSearch:
+class MultiPlayerSearch(Deepening):
     """Iterative deepening with one of ALGORITHMS; reports the searcher's utility. Runs
-    its game's search kernels compiled (once loaded: until then, and with `compiled`
-    False, interpreted).
+    its game's search kernels as `searches` gives them (`search.specialised`: compiled
+    once loaded, else interpreted).
 
-    Raises ValueError for an unknown algorithm and for a table of another game.
+    Raises ValueError for a game of another number of players than PLAYERS, an unknown
+    algorithm and a table of another game.
     """
 
-    def __init__(self, game: Game, table: TranspositionTable, algorithm: str = "paranoid",
-                 compiled: bool = COMPILING):
+    def __init__(self, game: Game, table: TranspositionTable, searches, algorithm: str = "paranoid"):
+        if game.num_players != PLAYERS:
+            raise ValueError(f"the multi-player searches are for {PLAYERS} players, not {game.name!r}")
         if algorithm not in ALGORITHMS:
             raise ValueError(f"unknown multi-player search {algorithm!r}")
-        if table.game != game.name:
-            raise ValueError(f"table of {table.game!r} used for {game.name!r}")
-        self.game = game
-        self.table = table
+        super().__init__(game, table, searches, new_work(_work_size(game.rules)))
         self.algorithm = algorithm
-        self.compiled = compiled
-        self.nodes = 0
-        self.seldepth = 0
-        self._work = new_work(_work_size(game.rules))
-        self._multipv = 1
         self._root_slot = layout({"MOVE_LIMIT": game.rules.MOVE_LIMIT, "MAX_MOVES": game.rules.MAX_MOVES})["ROOT_MOVES"]
-        self._line_moves = np.empty(game.rules.MAX_MOVES, dtype=np.int64)
-        self._kernels = None
-        self._bridge: ControlBridge | None = None
         self._me = 0
         self._salt = 0
-        self._root_best: int | None = None
 
     def static_score(self, position: Position) -> int:
         """What a leaf of this search scores `position` at, for its side to move: its
@@ -466,134 +425,51 @@ class MultiPlayerSearch:
 
     def search(self, root: Position, stop: StopSignal, root_moves: Sequence[int] | None = None,
                multipv: int = 1) -> Iterator[SearchReport]:
-        """Deepen one ply at a time until stopped, at `stop.max_depth`, or proven; at
-        the root only `root_moves` (legal moves of `root`) when given. With `multipv`
-        above 1 each iteration also searches the next best root moves, up to `multipv`
-        lines in all (`others`).
+        """Deepen one ply at a time until stopped or at `stop.max_depth`; at the root
+        only `root_moves` (legal moves of `root`) when given. With `multipv` above 1 each
+        iteration also searches the next best root moves, up to `multipv` lines in all
+        (`others`).
 
         Yields a report per completed iteration and a final one whose pv[0] is the move
         (pv is empty when the root has no move).
         """
-        from search.specialised import ready_searches, standing_in
-
-        self._kernels = ready_searches(self.game, self.compiled, stop)
-        self.nodes = 0
-        self.seldepth = 0
         self._me = root.to_move
         self._salt = _SEARCHER_KEYS[self._me]
-        self.table.new_search()
-        reset_work(self._work)
-        self._bridge = ControlBridge(stop, self._work)
-        started = time.monotonic()
-        moves = root.legal_moves()
+        started = self._start(root, stop)
+        moves = self._root_moves(root, root_moves, multipv)
         if not moves:
-            yield SearchReport(0, 0, self._terminal(root), 0, 0, self.table.hashfull(), (), True)
+            yield self._finished(root)
             return
-        self._multipv = multipv
-        if root_moves:
-            moves = [move for move in moves if move in root_moves]
-        self._allow_at_root(moves if root_moves else [])
-        best_move, best_score, completed = moves[0], 0, 0
-        depth = 0
-        while depth < MAX_PLY:
-            depth += 1
-            if stop.max_depth is not None and depth > stop.max_depth and completed:
-                break
-            try:
-                first = depth == 1 and not standing_in(self._kernels, self.compiled)
-                score = self._root_search(root, depth, hard_only=first)
-            except Aborted:
-                if self._root_best is not None:
-                    best_move = self._root_best
-                break
-            assert self._root_best is not None
-            best_move, best_score, completed = self._root_best, score, depth
-            try:
-                lines = self._lines(root, moves, depth, best_move, best_score, bool(root_moves))
-            except Aborted:
-                break
-            (best_score, best_move), others = lines[0], tuple(lines[1:])
-            yield self._report(root, completed, best_score, best_move, started, False, others)
-            if (len(moves) == 1 and stop.deadline_ns is not None) or stop.should_stop(self.nodes):
-                break
+        best_move, best_score, completed, _ = yield from self._deepen(root, moves, stop, started, MAX_PLY)
         yield self._report(root, completed, best_score, best_move, started, True)
 
-    def _allow_at_root(self, moves: Sequence[int]) -> None:
-        """Let the root iterations search only `moves` (all for none)."""
-        slot = self._root_slot
-        self._work[slot] = len(moves)
-        self._work[slot + 1:slot + 1 + len(moves)] = moves
-
-    def _lines(self, root: Position, moves: list[int], depth: int, best_move: int, best_score: int,
-               restricted: bool) -> list[tuple[int, int]]:
-        """The iteration's lines as (utility, move), best first (`best_first`):
-        `best_move` at `best_score`, and with MultiPV the next best root moves, up to
-        `_multipv` lines in all, each the best of the moves not listed yet, searched to
-        `depth` with a full window. Raises Aborted when stopped. The table keeps the
-        best line's root entry in the end (paranoid)."""
-        lines = [(best_score, best_move)]
-        remaining = [move for move in moves if move != best_move]
-        try:
-            while remaining and len(lines) < self._multipv:
-                self._allow_at_root(remaining)
-                score = self._root_search(root, depth, hard_only=False)
-                assert self._root_best is not None
-                lines.append((score, self._root_best))
-                remaining.remove(self._root_best)
-        finally:
-            self._allow_at_root(moves if restricted else [])
-            if len(lines) > 1 and self.algorithm == "paranoid":
-                score, move = best_first(lines)[0]
-                tt_store(self.table.cells, np.uint64(root.key ^ self._salt), np.int64(depth), np.int64(EXACT),
-                         np.int64(score), np.int64(move), np.int64(self.table.generation))
-        return best_first(lines)
-
-    def _root_search(self, root: Position, depth: int, hard_only: bool) -> int:
-        """One iteration to `depth`: the searcher's utility; the best root move in
-        `_root_best`. Raises Aborted when stopped."""
-        work, bridge = self._work, self._bridge
-        assert bridge is not None
-        from search.specialised import upgraded
-
-        self._kernels = upgraded(self.game, self._kernels, self.compiled)
-        bridge.sync()
-        work[HARD_ONLY] = hard_only
-        work[GENERATION] = self.table.generation
+    def _iterate(self, root: Position, moves: list[int], depth: int) -> tuple[int, int]:
+        # The root's moves the kernels may search: all (0), or the ones given.
+        allowed = moves if len(moves) < self._root_count else []
+        slot, work = self._root_slot, self._work
+        work[slot] = len(allowed)
+        work[slot + 1:slot + 1 + len(allowed)] = allowed
         iteration = getattr(self._kernels, _ROOTS[self.algorithm])
-        score = iteration(root.s, np.int64(depth), np.int64(self._me), np.uint64(self._salt),
-                          self.table.cells, work)
-        bridge.settle()
-        self.nodes = int(work[NODES])
-        self.seldepth = int(work[SELDEPTH])
-        partial = int(work[PARTIAL_MOVE])
-        self._root_best = None if partial < 0 else partial
-        if work[ABORTED]:
-            raise Aborted
-        return int(score)
+        score = iteration(root.s, np.int64(depth), np.int64(self._me), np.uint64(self._salt), self.table.cells, work)
+        return int(score), int(work[PARTIAL_MOVE])
 
-    def _report(self, root: Position, depth: int, score: int, move: int, started: float,
-                final: bool, others: tuple[tuple[int, int], ...] = ()) -> SearchReport:
-        length = max(depth, 1)
-        return SearchReport(
-            depth=depth, seldepth=max(self.seldepth, depth), score=score, nodes=self.nodes,
-            elapsed_ms=int((time.monotonic() - started) * 1000), hashfull=self.table.hashfull(),
-            pv=self._line(root, move, length), final=final,
-            others=tuple((line_score, self._line(root, line_move, length)) for line_score, line_move in others),
-        )
+    def _store_root(self, root: Position, depth: int, score: int, move: int) -> None:
+        """The paranoid search's root entry; the others keep none."""
+        if self.algorithm == "paranoid":
+            tt_store(self.table.cells, np.uint64(root.key ^ self._salt), np.int64(depth), np.int64(EXACT),
+                     np.int64(score), np.int64(move), np.int64(self.table.generation))
 
-    def _line(self, root: Position, first: int, length: int) -> tuple[int, ...]:
-        """The best move, then the table's moves while they stay legal (paranoid only:
-        the other searches' lines are not a sequence of turns)."""
+    def _line_salt(self) -> int:
+        return self._salt
+
+    def _principal_variation(self, root: Position, first: int, length: int) -> tuple[int, ...]:
+        """The paranoid line from the table; the other searches' lines are not a
+        sequence of turns, and report their first move alone."""
         if self.algorithm != "paranoid":
             return (first,)
-        assert self._kernels is not None
-        line = np.empty(length, dtype=np.int64)
-        count = self._kernels.principal_variation(root.s, np.int64(first), np.int64(length),
-                                                  np.uint64(self._salt), self.table.cells,
-                                                  self._line_moves, line)
-        return tuple(line[:count].tolist())
+        return super()._principal_variation(root, first, length)
 
-    def _terminal(self, root: Position) -> int:
+    def _terminal_score(self, root: Position) -> int:
         """The searcher's utility of a root without moves (its returns at ply 0)."""
         values = np.zeros(PLAYERS, dtype=np.int64)
         self._kernels.returns(root.s, values)

@@ -2,7 +2,7 @@
 
 `leaves` is written over a game's kernels (`BINDS`, and `move_count` where the game's
 rules give it: its legal moves counted without listing them) and specialised per game
-by `search.specialised`; `perft` counts from a position at the edge.
+by `search.specialised` (whose `perft_leaves` counts from a position).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from games.base import Position
-from games.kernel import COMPILING, kernel
+from games.kernel import kernel
 
 #: The game's kernels these templates call, bound per game.
 BINDS = ("MAX_MOVES", "legal_moves", "play")
@@ -70,11 +70,3 @@ def halt_flag() -> np.ndarray:
 def warm(kernels, position: Position) -> None:
     """Call `leaves` once, so that numba loads it from its cache (or compiles it)."""
     kernels.leaves(position.s, np.int64(2), halt_flag())
-
-
-def perft(position: Position, depth: int, compiled: bool = COMPILING) -> int:
-    """Leaf count at exactly `depth` plies from `position`, counted by the game's
-    compiled kernels (loading them first) or interpreted ones."""
-    from search.specialised import searches
-
-    return int(searches(position.game, compiled).leaves(position.s, np.int64(depth), halt_flag()))

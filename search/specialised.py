@@ -24,7 +24,10 @@ from types import ModuleType, SimpleNamespace
 
 from games.base import Game
 from games.kernel import COMPILING, interpreted, specialise
-from search import alphabeta, multiplayer, perft, solver
+import numpy as np
+
+from games.base import Position
+from search import alphabeta, multiplayer, perft, pv, solver
 from search.limits import StopSignal
 
 LOG = logging.getLogger("engine.search")
@@ -46,8 +49,8 @@ _preparing: threading.Thread | None = None
 def search_modules(game: Game) -> tuple[ModuleType, ...]:
     """The search modules whose templates serve `game`."""
     if game.num_players == 2 and game.zero_sum:
-        return (perft, alphabeta, solver)
-    return (perft, multiplayer)
+        return (perft, pv, alphabeta, solver)
+    return (perft, pv, multiplayer)
 
 
 def searches(game: Game, compiled: bool = COMPILING) -> SimpleNamespace:
@@ -194,6 +197,34 @@ def standing_in(kernels: SimpleNamespace, compiled: bool) -> bool:
     insist on finishing its first iteration past its deadline: it answers with the best
     move of that iteration so far."""
     return compiled and COMPILING and not kernels.compiled
+
+
+class GameSearches:
+    """The searches a searcher of one game runs, in the form it asked for (`compiled`,
+    where numba is there): what `ready_searches`, `upgraded` and `standing_in` say for
+    that game and form. A searcher is given one at construction (`search.new_searcher`)."""
+
+    def __init__(self, game: Game, compiled: bool):
+        self.game = game
+        self.compiled = compiled and COMPILING
+
+    def ready(self, stop: StopSignal | None = None) -> SimpleNamespace:
+        """The searches a search starts on (`ready_searches`)."""
+        return ready_searches(self.game, self.compiled, stop)
+
+    def upgraded(self, kernels: SimpleNamespace) -> SimpleNamespace:
+        """The searches its next iteration runs (`upgraded`)."""
+        return upgraded(self.game, kernels, self.compiled)
+
+    def standing_in(self, kernels: SimpleNamespace) -> bool:
+        """Whether `kernels` stand in for compiled ones still loading (`standing_in`)."""
+        return standing_in(kernels, self.compiled)
+
+
+def perft_leaves(position: Position, depth: int, compiled: bool = COMPILING) -> int:
+    """Leaf count at exactly `depth` plies from `position`, counted by the game's
+    compiled kernels (loading them first) or interpreted ones."""
+    return int(searches(position.game, compiled).leaves(position.s, np.int64(depth), perft.halt_flag()))
 
 
 def _warm_logged(game: Game) -> None:

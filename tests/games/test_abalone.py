@@ -29,9 +29,9 @@ from games.abalone.hexboard import (
     WIDTH,
     WINNING_SCORE,
 )
-from search.alphabeta import AlphaBeta
+from search import new_searcher
 from search.limits import StopSignal
-from search.perft import perft
+from search.specialised import perft_leaves
 from search.tt import TranspositionTable
 from tests.conftest import StdioEngine, run
 
@@ -257,7 +257,7 @@ def test_start_position_has_the_well_known_44_moves() -> None:
 
 def test_perft() -> None:
     state = GAME.initial_state({})
-    assert [perft(state, depth) for depth in (1, 2, 3)] == [44, 1936, 98912]
+    assert [perft_leaves(state, depth) for depth in (1, 2, 3)] == [44, 1936, 98912]
 
 
 @pytest.mark.parametrize(("text", "counts"), [
@@ -268,13 +268,13 @@ def test_perft() -> None:
 ])
 def test_perft_from_the_bench_positions(text: str, counts: tuple[int, ...]) -> None:
     state = state_of(text)
-    assert tuple(perft(state, depth) for depth in (1, 2, 3)) == counts
+    assert tuple(perft_leaves(state, depth) for depth in (1, 2, 3)) == counts
 
 
 @pytest.mark.slow
 def test_perft_4() -> None:
     # The reference generator below counts the same at depth 4 (in about four minutes).
-    assert perft(GAME.initial_state({}), 4) == 5045110
+    assert perft_leaves(GAME.initial_state({}), 4) == 5045110
 
 
 @pytest.mark.slow
@@ -842,7 +842,7 @@ def test_a_two_ply_search_beats_a_random_player() -> None:
             if state.to_move == side:
                 stop = StopSignal()
                 stop.arm(None, None, 2)
-                move = list(AlphaBeta(GAME, table).search(state, stop))[-1].pv[0]
+                move = list(new_searcher(GAME, table).search(state, stop))[-1].pv[0]
             else:
                 move = rng.choice(state.legal_moves())
             state = state.play(move)

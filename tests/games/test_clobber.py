@@ -6,7 +6,7 @@ import pytest
 
 from games import find_game
 from games.base import BadParameterError, BoardTextError, IllegalMoveError, NotationError
-from search.perft import perft
+from search.specialised import perft_leaves
 from tests.conftest import load_vectors, perft_records
 
 GAME = find_game("clobber")
@@ -46,14 +46,14 @@ def test_recorded_games_replay_to_the_recorded_boards_and_winner() -> None:
 @pytest.mark.parametrize("record", [r for r in perft_records("clobber") if r["depth"] <= 3],
                          ids=lambda r: f"depth{r['depth']}")
 def test_perft(record: dict) -> None:
-    assert perft(GAME.initial_state({}), record["depth"]) == record["nodes"]
+    assert perft_leaves(GAME.initial_state({}), record["depth"]) == record["nodes"]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("record", [r for r in perft_records("clobber") if r["depth"] > 3],
                          ids=lambda r: f"depth{r['depth']}")
 def test_perft_deep(record: dict) -> None:
-    assert perft(GAME.initial_state({}), record["depth"]) == record["nodes"]
+    assert perft_leaves(GAME.initial_state({}), record["depth"]) == record["nodes"]
 
 
 def test_start_position_colours_and_first_player() -> None:

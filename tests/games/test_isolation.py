@@ -18,7 +18,7 @@ from games.base import BadParameterError, BoardTextError
 from games.isolation import endgame, rules
 from games.isolation.javarandom import JavaRandom, start_squares
 from games.kernel import COMPILING, interpreted_namespace
-from search.perft import perft
+from search.specialised import perft_leaves
 from tests.conftest import load_vectors
 from tests.games.test_kernels import check_position
 
@@ -202,12 +202,12 @@ def test_perft_from_seeded_starts(compiled: bool) -> None:
     for seed, counts in PERFT_FROM_SEEDS.items():
         state = GAME.initial_state({"seed": str(seed)})
         depths = range(1, min(len(counts), 7 if compiled else 5) + 1)
-        assert [perft(state, depth, compiled) for depth in depths] == counts[:len(depths)], seed
+        assert [perft_leaves(state, depth, compiled) for depth in depths] == counts[:len(depths)], seed
 
 
 @pytest.mark.slow
 def test_perft_8() -> None:
-    assert perft(GAME.initial_state({}), 8) == PERFT_FROM_SEEDS[0][7]
+    assert perft_leaves(GAME.initial_state({}), 8) == PERFT_FROM_SEEDS[0][7]
 
 
 def test_out_order_gives_the_scores() -> None:

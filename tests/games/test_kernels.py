@@ -13,7 +13,7 @@ import pytest
 from games import all_games
 from games.base import Position
 from games.kernel import COMPILING, interpreted_namespace
-from search.perft import perft
+from search.specialised import perft_leaves
 from tests.conftest import perft_records
 
 pytestmark = pytest.mark.skipif(not COMPILING, reason="numba is not available")
@@ -126,5 +126,5 @@ SMALL_PERFTS = [record for game in GAMES for record in perft_records(game.name) 
 @pytest.mark.parametrize("record", SMALL_PERFTS, ids=lambda r: f"{r['game']}-{r['depth']}")
 def test_recorded_perft_counts_hold_compiled_and_interpreted(record) -> None:
     start = all_games()[record["game"]].initial_state({})
-    assert perft(start, record["depth"], compiled=True) == record["nodes"]
-    assert perft(start, record["depth"], compiled=False) == record["nodes"]
+    assert perft_leaves(start, record["depth"], compiled=True) == record["nodes"]
+    assert perft_leaves(start, record["depth"], compiled=False) == record["nodes"]

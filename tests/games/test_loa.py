@@ -12,9 +12,10 @@ from games import find_game
 from games.base import ONGOING, BadParameterError, BoardTextError, IllegalMoveError, NotationError
 from games.kernel import COMPILING, interpreted_namespace
 from games.loa import evaluation, rules
-from search.alphabeta import MATE_BOUND, AlphaBeta
+from search import new_searcher
+from search.alphabeta import MATE_BOUND
 from search.limits import StopSignal
-from search.perft import perft
+from search.specialised import perft_leaves
 from search.tt import TranspositionTable
 from tests.conftest import load_vectors, perft_records
 
@@ -131,14 +132,14 @@ def test_the_last_movers_moves_at_the_end_agree_with_the_kernel() -> None:
 @pytest.mark.parametrize("record", [r for r in perft_records("loa") if r["depth"] <= 3],
                          ids=lambda r: f"depth{r['depth']}")
 def test_perft(record: dict, compiled: bool) -> None:
-    assert perft(GAME.initial_state({}), record["depth"], compiled) == record["nodes"]
+    assert perft_leaves(GAME.initial_state({}), record["depth"], compiled) == record["nodes"]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("record", [r for r in perft_records("loa") if r["depth"] > 3],
                          ids=lambda r: f"depth{r['depth']}")
 def test_perft_deep(record: dict) -> None:
-    assert perft(GAME.initial_state({}), record["depth"]) == record["nodes"]
+    assert perft_leaves(GAME.initial_state({}), record["depth"]) == record["nodes"]
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -621,7 +622,7 @@ def test_compiled_perft_through_ends_of_games() -> None:
     assert any(GAME.plies(state) > rules.MAX_PLIES - 4 for state in finals)
     assert any(RULES.result(state.s) == ONGOING and GAME.plies(state) < rules.MAX_PLIES - 4 for state in finals)
     for state in finals:
-        assert perft(state, 3, True) == perft(state, 3, False), GAME.format_board(state)
+        assert perft_leaves(state, 3, True) == perft_leaves(state, 3, False), GAME.format_board(state)
 
 
 # ---- searching ---------------------------------------------------------------------
@@ -631,7 +632,7 @@ def search(state, depth: int):
     stop = StopSignal()
     stop.arm(None, None, depth)
     table = TranspositionTable("loa", GAME.rules.KEY_SCHEME, 1 << 20)
-    return list(AlphaBeta(GAME, table).search(state, stop))[-1]
+    return list(new_searcher(GAME, table).search(state, stop))[-1]
 
 
 def test_search_takes_a_win_in_one() -> None:

@@ -16,9 +16,9 @@ from games.kernel import COMPILING, interpreted_namespace
 from games.othello import bitboard, rules
 from games.othello.evaluation import EDGE_STABILITY, WEIGHTS
 from games.othello.rules import PASS
-from search.alphabeta import AlphaBeta
+from search import new_searcher
 from search.limits import StopSignal
-from search.perft import perft
+from search.specialised import perft_leaves
 from search.tt import TranspositionTable
 from tests.conftest import StdioEngine, load_vectors, perft_records, run
 from tests.games.test_kernels import check_position
@@ -119,7 +119,7 @@ def test_recorded_games_replay_with_their_passes_to_the_recorded_result() -> Non
 
 @pytest.mark.parametrize("record", perft_records("othello"), ids=lambda r: f"depth{r['depth']}")
 def test_perft(record: dict) -> None:
-    assert perft(GAME.initial_state({}), record["depth"]) == record["nodes"]
+    assert perft_leaves(GAME.initial_state({}), record["depth"]) == record["nodes"]
 
 
 # The published Othello perft counts go on from a finished game as if both sides
@@ -132,20 +132,20 @@ PUBLISHED_PERFT = {8: 390216, 9: 3005288, 10: 24571284 - 228, 11: 212258800 - 22
 @pytest.mark.skipif(not COMPILING, reason="numba is not available")
 @pytest.mark.parametrize("depth", [8, 9, 10])
 def test_perft_deep(depth: int) -> None:
-    assert perft(GAME.initial_state({}), depth, compiled=True) == PUBLISHED_PERFT[depth]
+    assert perft_leaves(GAME.initial_state({}), depth, compiled=True) == PUBLISHED_PERFT[depth]
 
 
 @pytest.mark.slow
 @pytest.mark.skipif(not COMPILING, reason="numba is not available")
 def test_perft_depth_11() -> None:
-    assert perft(GAME.initial_state({}), 11, compiled=True) == PUBLISHED_PERFT[11]
+    assert perft_leaves(GAME.initial_state({}), 11, compiled=True) == PUBLISHED_PERFT[11]
 
 
 @pytest.mark.skipif(not COMPILING, reason="numba is not available")
 def test_perft_from_referee_positions_compiled_and_interpreted() -> None:
     for record in random.Random(5).sample(POSITIONS, 40):
         state = state_of("/".join(record["board"]) + " " + record["to_move"])
-        assert perft(state, 3, compiled=True) == perft(state, 3, compiled=False), record["game_index"]
+        assert perft_leaves(state, 3, compiled=True) == perft_leaves(state, 3, compiled=False), record["game_index"]
 
 
 @pytest.mark.skipif(not COMPILING, reason="numba is not available")
@@ -158,7 +158,7 @@ def test_perft_through_passes_and_finished_games() -> None:
         state = GAME.initial_state({})
         for token in tokens[:-8]:
             state = state.play(GAME.parse_move(state, token))
-        assert perft(state, 8, compiled=True) == perft(state, 8, compiled=False)
+        assert perft_leaves(state, 8, compiled=True) == perft_leaves(state, 8, compiled=False)
 
 
 # ---- the rules ----------------------------------------------------------------------
@@ -263,7 +263,7 @@ def test_pass_keeps_the_search_going() -> None:
     table = TranspositionTable("othello", GAME.rules.KEY_SCHEME, 1 << 20)
     stop = StopSignal()
     stop.arm(None, None, 3)
-    final = list(AlphaBeta(GAME, table).search(state, stop))[-1]
+    final = list(new_searcher(GAME, table).search(state, stop))[-1]
     assert final.pv[0] == PASS and final.mate_in is not None and final.mate_in < 0
 
 
@@ -517,7 +517,7 @@ def test_a_three_ply_search_beats_a_random_player() -> None:
             if state.to_move == side:
                 stop = StopSignal()
                 stop.arm(None, None, 3)
-                move = list(AlphaBeta(GAME, table).search(state, stop))[-1].pv[0]
+                move = list(new_searcher(GAME, table).search(state, stop))[-1].pv[0]
             else:
                 move = rng.choice(state.legal_moves())
             state = state.play(move)

@@ -13,7 +13,9 @@ from hypothesis import strategies as st
 
 from games import find_game
 from games.kernel import interpreted_namespace
+from search import new_searcher
 from search.alphabeta import AlphaBeta
+from search.multiplayer import MultiPlayerSearch
 from search.base import MATE, MATE_BOUND
 from search.limits import Limits, StopSignal, move_budget_ms
 from search.tt import TranspositionTable
@@ -22,7 +24,7 @@ CLOBBER = find_game("clobber")
 
 
 def new_search(memory: int = 1 << 20) -> AlphaBeta:
-    return AlphaBeta(CLOBBER, TranspositionTable("clobber", CLOBBER.rules.KEY_SCHEME, memory))
+    return new_searcher(CLOBBER, TranspositionTable("clobber", CLOBBER.rules.KEY_SCHEME, memory))
 
 
 def run_to_depth(searcher: AlphaBeta, state, depth: int):
@@ -138,9 +140,11 @@ def test_refuses_games_it_cannot_search() -> None:
         name, num_players, zero_sum = "three", 3, True
 
     with pytest.raises(ValueError, match="two-player"):
-        AlphaBeta(ThreePlayers(), TranspositionTable("three", 1, 1 << 20))  # type: ignore[arg-type]
+        AlphaBeta(ThreePlayers(), TranspositionTable("three", 1, 1 << 20), None)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="table"):
-        AlphaBeta(CLOBBER, TranspositionTable("othello", 1, 1 << 20))
+        new_searcher(CLOBBER, TranspositionTable("othello", 1, 1 << 20))
+    with pytest.raises(ValueError, match="3 players"):
+        MultiPlayerSearch(CLOBBER, TranspositionTable("clobber", 1, 1 << 20), None)
 
 
 def test_time_budget_from_movetime_and_clocks() -> None:
@@ -157,7 +161,7 @@ def test_time_budget_from_movetime_and_clocks() -> None:
 def test_endgame_solver_proves_the_exact_result(state) -> None:
     game = CLOBBER
     assert interpreted_namespace(game.rules).solvable(state.s), "small positions go to the solver"
-    searcher = AlphaBeta(game, TranspositionTable("clobber", game.rules.KEY_SCHEME, 1 << 20))
+    searcher = new_searcher(game, TranspositionTable("clobber", game.rules.KEY_SCHEME, 1 << 20))
     final = list(searcher.search(state, StopSignal()))[-1]
     assert final.final
     if not state.legal_moves():
@@ -198,7 +202,7 @@ def test_solver_finds_the_exact_othello_disc_margin(seed: int, memory: int) -> N
         state = state.play(rng.choice(state.legal_moves()))
     assert interpreted_namespace(othello.rules).solvable(state.s)
     table = TranspositionTable("othello", othello.rules.KEY_SCHEME, memory)
-    reports = list(AlphaBeta(othello, table).search(state, StopSignal()))
+    reports = list(new_searcher(othello, table).search(state, StopSignal()))
     final = reports[-1]
     truth = exact_disc_margin(othello, state)
     assert final.margin == truth

@@ -1,0 +1,221 @@
+"""The one iterative-deepening frame every search runs.
+
+`Deepening` holds what alpha-beta (`search.alphabeta`) and the multi-player searches
+(`search.multiplayer`) share: the start of a search, the deepening loop with its
+first-iteration rule and the stand-in rule, MultiPV's further lines, the call of one
+root iteration (the kernels upgraded once the compiled code is there, the work block's
+control slots synced before and settled after) and the report with its principal
+variation. A search gives only what differs: its root iteration kernel, whether a score
+is proven, how it keeps the root's table entry, the score of a finished root, and the
+rest of its own `search`.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Generator, Sequence
+
+import numpy as np
+
+from games.base import Game, Position
+from search.base import MAX_PLY, Aborted, SearchReport, best_first
+from search.limits import StopSignal
+from search.tt import TranspositionTable
+from search.work import (ABORTED, GENERATION, HARD_ONLY, NODES, PARTIAL_MOVE, PARTIAL_SCORE, SELDEPTH, ControlBridge,
+                         reset_work)
+
+
+class Deepening:
+    """Iterative deepening over one game's root iterations, sharing a transposition
+    table, the kernels given by `searches` (`search.specialised.GameSearches`: compiled
+    once loaded, else interpreted) and a work block.
+
+    Subclasses give `_iterate`, `_store_root`, `_terminal_score` and `search`, and may
+    override `_proven`, `_line_salt` and `_principal_variation`. Raises ValueError at
+    construction for a table of another game.
+    """
+
+    def __init__(self, game: Game, table: TranspositionTable, searches, work: np.ndarray):
+        if table.game != game.name:
+            raise ValueError(f"table of {table.game!r} used for {game.name!r}")
+        self.game = game
+        self.table = table
+        self.searches = searches
+        self.nodes = 0
+        self.seldepth = 0
+        self._work = work
+        self._line_moves = np.empty(game.rules.MAX_MOVES, dtype=np.int64)
+        self._kernels = None
+        self._bridge: ControlBridge | None = None
+        #: How many root lines each iteration reports (MultiPV).
+        self._multipv = 1
+        #: The running search's count of legal root moves (more than it searches after
+        #: `go searchmoves`).
+        self._root_count = 0
+        #: The best (move, score) of the running root iteration so far.
+        self._partial: tuple[int, int] | None = None
+
+    @property
+    def compiled(self) -> bool:
+        """Whether the search runs its game's compiled kernels (once they are loaded)."""
+        return bool(self.searches.compiled)
+
+    # ---- what a search gives -------------------------------------------------------
+
+    def _iterate(self, root: Position, moves: list[int], depth: int) -> tuple[int, int]:
+        """Call the root iteration kernel on `moves` (all the root's legal moves, or
+        fewer: `go searchmoves` or MultiPV's further lines) to `depth`; (score, best
+        move). The work block is synced and left for `_iteration` to read."""
+        raise NotImplementedError
+
+    def _store_root(self, root: Position, depth: int, score: int, move: int) -> None:
+        """Keep the iteration's best line as the root's table entry, after MultiPV's
+        further lines (each stored the root with its own move)."""
+        raise NotImplementedError
+
+    def _terminal_score(self, root: Position) -> int:
+        """The score of a root without moves, for the side to move."""
+        raise NotImplementedError
+
+    def _proven(self, score: int, depth: int) -> bool:
+        """Whether `score`, from an iteration to `depth`, is a result no deeper search
+        changes; by default none is."""
+        return False
+
+    def _line_salt(self) -> int:
+        """What the search's table keys are salted with (0: plain position keys)."""
+        return 0
+
+    # ---- the frame -------------------------------------------------------------------
+
+    def _start(self, root: Position, stop: StopSignal) -> float:
+        """Make ready for a search of `root` under `stop`; returns its start time."""
+        self._kernels = self.searches.ready(stop)
+        self.nodes = 0
+        self.seldepth = 0
+        self._partial = None
+        self.table.new_search()
+        reset_work(self._work)
+        self._bridge = ControlBridge(stop, self._work)
+        return time.monotonic()
+
+    def _root_moves(self, root: Position, root_moves: Sequence[int] | None, multipv: int) -> list[int]:
+        """The root's legal moves (cut to `root_moves` when given) for a search reporting
+        `multipv` lines; empty for a finished root."""
+        moves = root.legal_moves()
+        self._root_count = len(moves)
+        self._multipv = multipv
+        if root_moves:
+            moves = [move for move in moves if move in root_moves]
+        return moves
+
+    def _finished(self, root: Position) -> SearchReport:
+        """The one report of a search of a root without moves."""
+        return SearchReport(0, 0, self._terminal_score(root), 0, 0, self.table.hashfull(), (), True)
+
+    def _deepen(self, root: Position, moves: list[int], stop: StopSignal, started: float,
+                limit: int) -> Generator[SearchReport, None, tuple[int, int, int, bool]]:
+        """Iterative deepening up to `limit`, yielding a report per completed iteration.
+
+        Returns (best move, its score, the last completed depth, settled), settled
+        being True when the search must end here: stopped, out of time or nodes, at
+        `stop.max_depth`, a proven result on every line reported, or a forced move under
+        a deadline.
+        """
+        best_move, best_score, completed = moves[0], 0, 0
+        for depth in range(1, limit + 1):
+            if stop.max_depth is not None and depth > stop.max_depth and completed:
+                return best_move, best_score, completed, True
+            # The first iteration always completes unless stopped outright, so that every
+            # search reports a searched move whatever its time or node budget; but for the
+            # interpreted stand-in of compiled code still loading (see standing_in).
+            first = depth == 1 and not self.searches.standing_in(self._kernels)
+            try:
+                score, move = self._iteration(root, moves, depth, hard_only=first)
+            except Aborted:
+                # The unfinished iteration's best so far: its first move searched to the
+                # full depth, or a later one proved better than it.
+                if self._partial is not None:
+                    best_move, best_score = self._partial
+                return best_move, best_score, completed, True
+            best_move, best_score, completed = move, score, depth
+            moves.remove(move)
+            moves.insert(0, move)
+            try:
+                lines = self._lines(root, moves, depth, score)
+            except Aborted:
+                return best_move, best_score, completed, True
+            (best_score, best_move), others = lines[0], tuple(lines[1:])
+            moves.remove(best_move)
+            moves.insert(0, best_move)
+            yield self._report(root, completed, best_score, best_move, started, False, others)
+            # Proven: every line reported, so that MultiPV's other lines are exact too.
+            if all(self._proven(line_score, depth) for line_score, _ in lines):
+                return best_move, best_score, completed, True
+            # A forced move needs no deeper look when the clock is running.
+            if (len(moves) == 1 and stop.deadline_ns is not None) or stop.should_stop(self.nodes):
+                return best_move, best_score, completed, True
+        return best_move, best_score, completed, limit >= MAX_PLY
+
+    def _lines(self, root: Position, moves: list[int], depth: int, best_score: int) -> list[tuple[int, int]]:
+        """The iteration's lines as (score, move), best first (`best_first`): moves[0]
+        at `best_score` (the iteration's best), and with MultiPV the next best root
+        moves, up to `_multipv` lines in all, each the best of the moves not listed yet,
+        searched to `depth` with a full window, so its score is exact. Raises Aborted
+        when stopped. The table keeps the best line's root entry in the end."""
+        lines = [(best_score, moves[0])]
+        remaining = moves[1:]
+        try:
+            while remaining and len(lines) < self._multipv:
+                score, move = self._iteration(root, remaining, depth, hard_only=False)
+                lines.append((score, move))
+                remaining.remove(move)
+        finally:
+            if len(lines) > 1:
+                score, move = best_first(lines)[0]
+                self._store_root(root, depth, score, move)
+        return best_first(lines)
+
+    def _iteration(self, root: Position, moves: list[int], depth: int, hard_only: bool) -> tuple[int, int]:
+        """One root iteration on `moves` to `depth`; returns (score, best move). Raises
+        Aborted when stopped, the iteration's best so far in `_partial`."""
+        work, bridge = self._work, self._bridge
+        assert bridge is not None and self._kernels is not None
+        self._kernels = self.searches.upgraded(self._kernels)
+        bridge.sync()
+        work[HARD_ONLY] = hard_only
+        work[GENERATION] = self.table.generation
+        score, move = self._iterate(root, moves, depth)
+        bridge.settle()
+        self.nodes = int(work[NODES])
+        self.seldepth = int(work[SELDEPTH])
+        if work[ABORTED]:
+            partial = int(work[PARTIAL_MOVE])
+            self._partial = None if partial < 0 else (partial, int(work[PARTIAL_SCORE]))
+            raise Aborted
+        return score, move
+
+    def _report(self, root: Position, depth: int, score: int, move: int, started: float,
+                final: bool, others: tuple[tuple[int, int], ...] = ()) -> SearchReport:
+        length = max(depth, 1)
+        return SearchReport(
+            depth=depth,
+            seldepth=max(self.seldepth, depth),
+            score=score,
+            nodes=self.nodes,
+            elapsed_ms=int((time.monotonic() - started) * 1000),
+            hashfull=self.table.hashfull(),
+            pv=self._principal_variation(root, move, length),
+            final=final,
+            others=tuple((line_score, self._principal_variation(root, line_move, length))
+                         for line_score, line_move in others),
+        )
+
+    def _principal_variation(self, root: Position, first: int, length: int) -> tuple[int, ...]:
+        """`first`, then the table's best replies while they stay legal (`search.pv`)."""
+        assert self._kernels is not None
+        line = np.empty(max(length, 1), dtype=np.int64)
+        count = self._kernels.principal_variation(root.s, np.int64(first), np.int64(length),
+                                                  np.uint64(self._line_salt()), self.table.cells,
+                                                  self._line_moves, line)
+        return tuple(line[:count].tolist())
