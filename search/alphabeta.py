@@ -21,7 +21,7 @@ import numpy as np
 from games.base import ONGOING, Game, Position
 from games.kernel import borrowed, inline_template
 from search.base import INFINITY, MATE, MATE_BOUND, MAX_PLY, Aborted, SearchReport
-from search.driver import Deepening
+from search.driver import Deepening, bound_to_its_stop
 from search.limits import StopSignal
 from search.solver import WINDOW_LIMIT, Solver, new_solver_table, promote, sort_by_score
 from search.tt import (
@@ -289,6 +289,7 @@ class AlphaBeta(Deepening):
         game's evaluation, with no search): the `score cp` of a search that stops there."""
         return int(self.game.evaluate(position)[position.to_move])
 
+    @bound_to_its_stop
     def search(self, root: Position, stop: StopSignal, root_moves: Sequence[int] | None = None,
                multipv: int = 1) -> Iterator[SearchReport]:
         """Deepen until `stop` fires, `stop.max_depth` is reached, the result is proven,
@@ -330,6 +331,7 @@ class AlphaBeta(Deepening):
             seconds *= INTERPRETED_SLOWDOWN
         return seconds <= SOLVE_SHARE * (stop.deadline_ns - time.monotonic_ns()) / 1e9
 
+    @bound_to_its_stop
     def prove(self, root: Position, stop: StopSignal) -> Iterator[SearchReport]:
         """Solve `root` exactly with the endgame solver alone, however far its end: a
         report when win, loss or draw is proved, another with the exact margin (a draw's
@@ -370,11 +372,10 @@ class AlphaBeta(Deepening):
         bounds proved so far (the solver's table keeps them from one window to the
         next): a null window cuts far more than a wide one. FFO #39, a wipe-out, took
         5.8 s so; in the window (0, 64) its margin was not found in 600 s."""
-        assert self._bridge is not None
         self._work[NODES] = self.nodes
         if self._solver_table is None:
             self._solver_table = new_solver_table(self.table.memory_bytes // 2)
-        solver = Solver(self._kernels, self._bridge, self._moves, self._solver_table)
+        solver = Solver(self._kernels, self._work, self._moves, self._solver_table)
         last = fallback
         def report(value: int, alpha: int, beta: int) -> SearchReport:
             line = solver.best_line(root, alpha, beta)

@@ -3,17 +3,18 @@
 `Deepening` holds what alpha-beta (`search.alphabeta`) and the multi-player searches
 (`search.multiplayer`) share: the start of a search, the deepening loop with its
 first-iteration rule and the stand-in rule, MultiPV's further lines, the call of one
-root iteration (the kernels upgraded once the compiled code is there, the work block's
-control slots synced before and settled after) and the report with its principal
-variation. A search gives only what differs: its root iteration kernel, whether a score
+root iteration (the kernels upgraded once the compiled code is there, the work block
+holding the stop signal's slots: `search.limits.StopSignal`) and the report with its
+principal variation. A search gives only what differs: its root iteration kernel, whether a score
 is proven, how it keeps the root's table entry, the score of a finished root, and the
 rest of its own `search`.
 """
 
 from __future__ import annotations
 
+import functools
 import time
-from typing import Generator, Sequence
+from typing import Callable, Generator, Iterator, Sequence
 
 import numpy as np
 
@@ -21,8 +22,22 @@ from games.base import Game, Position
 from search.base import MAX_PLY, Aborted, SearchReport, best_first
 from search.limits import StopSignal
 from search.tt import TranspositionTable
-from search.work import (ABORTED, GENERATION, HARD_ONLY, NODES, PARTIAL_MOVE, PARTIAL_SCORE, SELDEPTH, ControlBridge,
-                         reset_work)
+from search.work import ABORTED, GENERATION, HARD_ONLY, NODES, PARTIAL_MOVE, PARTIAL_SCORE, SELDEPTH, reset_work
+
+
+def bound_to_its_stop(search: Callable[..., Iterator[SearchReport]]) -> Callable[..., Iterator[SearchReport]]:
+    """A searcher's method `search(self, root, stop, ...)` whose stop signal, which
+    `Deepening._start` binds to the work block, is unbound when the search ends, however
+    it ends: a later `stop()` or `arm()` of that signal reaches no other search."""
+
+    @functools.wraps(search)
+    def run(self, root: Position, stop: StopSignal, *arguments, **options) -> Iterator[SearchReport]:
+        try:
+            yield from search(self, root, stop, *arguments, **options)
+        finally:
+            stop.unbind()
+
+    return run
 
 
 class Deepening:
@@ -46,7 +61,6 @@ class Deepening:
         self._work = work
         self._line_moves = np.empty(game.rules.MAX_MOVES, dtype=np.int64)
         self._kernels = None
-        self._bridge: ControlBridge | None = None
         #: How many root lines each iteration reports (MultiPV).
         self._multipv = 1
         #: The running search's count of legal root moves (more than it searches after
@@ -65,7 +79,7 @@ class Deepening:
     def _iterate(self, root: Position, moves: list[int], depth: int) -> tuple[int, int]:
         """Call the root iteration kernel on `moves` (all the root's legal moves, or
         fewer: `go searchmoves` or MultiPV's further lines) to `depth`; (score, best
-        move). The work block is synced and left for `_iteration` to read."""
+        move). The work block is left for `_iteration` to read."""
         raise NotImplementedError
 
     def _store_root(self, root: Position, depth: int, score: int, move: int) -> None:
@@ -89,14 +103,15 @@ class Deepening:
     # ---- the frame -------------------------------------------------------------------
 
     def _start(self, root: Position, stop: StopSignal) -> float:
-        """Make ready for a search of `root` under `stop`; returns its start time."""
+        """Make ready for a search of `root` under `stop`, binding the signal to the work
+        block (a method calling this is `bound_to_its_stop`); returns its start time."""
         self._kernels = self.searches.ready(stop)
         self.nodes = 0
         self.seldepth = 0
         self._partial = None
         self.table.new_search()
         reset_work(self._work)
-        self._bridge = ControlBridge(stop, self._work)
+        stop.bind(self._work)
         return time.monotonic()
 
     def _root_moves(self, root: Position, root_moves: Sequence[int] | None, multipv: int) -> list[int]:
@@ -179,14 +194,13 @@ class Deepening:
     def _iteration(self, root: Position, moves: list[int], depth: int, hard_only: bool) -> tuple[int, int]:
         """One root iteration on `moves` to `depth`; returns (score, best move). Raises
         Aborted when stopped, the iteration's best so far in `_partial`."""
-        work, bridge = self._work, self._bridge
-        assert bridge is not None and self._kernels is not None
+        work = self._work
+        assert self._kernels is not None
         self._kernels = self.searches.upgraded(self._kernels)
-        bridge.sync()
         work[HARD_ONLY] = hard_only
         work[GENERATION] = self.table.generation
         score, move = self._iterate(root, moves, depth)
-        bridge.settle()
+        work[HARD_ONLY] = 0  # between iterations every limit counts (`StopSignal.should_stop`)
         self.nodes = int(work[NODES])
         self.seldepth = int(work[SELDEPTH])
         if work[ABORTED]:

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import threading
-import time
-from typing import Callable
 
 import attrs
+import numpy as np
+
+from games.kernel import interpreted
+from search.work import BUDGET, CONTROL, DEADLINE, MAX_NODES, STOP, control_block, must_stop
+
+_must_stop = interpreted(must_stop)
 
 
 @attrs.frozen
@@ -62,70 +66,67 @@ def move_budget_ms(limits: Limits, player: int, overhead_ms: int) -> float | Non
 
 
 class StopSignal:
-    """The stop condition a search polls: an event, a deadline, a node and a depth bound.
+    """The stop condition of one search: the control slots of a work block
+    (`search.work`: STOP, DEADLINE, MAX_NODES, BUDGET), which the search's kernels poll
+    every few dozen nodes and Python reads between iterations, and the depth bound,
+    read between iterations.
 
-    `stop()` and `arm()` may be called from any thread; the search calls
-    `should_stop(nodes)` every few dozen nodes and reads `max_depth` between iterations.
-    A pondering search starts unarmed (no bound but `stop`) and is armed at ponderhit,
-    when its limits start counting. Listeners (`listen`) are called after every `stop()`
-    and `arm()`, in the caller's thread: a search mirrors the signal into the work block
-    its kernels poll.
+    The slots are the one stop state. Until a search binds the signal to its work block
+    (`bind`), and again once it has ended (`unbind`), they live in a small block of the
+    signal's own. `stop()` and `arm()` may be called from any thread at any time and
+    write wherever the slots are. A pondering search starts unarmed (no bound but
+    `stop`) and is armed at ponderhit, when its limits start counting.
     """
 
-    __slots__ = ("_event", "deadline_ns", "max_nodes", "max_depth", "_node_budget", "_listeners")
+    __slots__ = ("_own", "_slots", "_guard", "max_depth")
 
     def __init__(self) -> None:
-        self._event = threading.Event()
-        #: time.monotonic_ns() value after which the search must end, or None: the unit
-        #: the search kernels poll (CLOCK_MONOTONIC), so it is never converted.
-        self.deadline_ns: int | None = None
-        #: the node count at which the search must end, or None.
-        self.max_nodes: int | None = None
+        self._own = control_block()
+        self._slots = self._own
+        self._guard = threading.Lock()
         #: the last iteration depth to start, or None.
         self.max_depth: int | None = None
-        self._node_budget: int | None = None
-        self._listeners: list[Callable[[], None]] = []
-
-    def listen(self, listener: Callable[[], None]) -> None:
-        """Call `listener()` after every later `stop()` or `arm()`."""
-        self._listeners.append(listener)
-
-    @property
-    def pending_node_budget(self) -> int | None:
-        """A node budget armed but not yet counted from a node count (see `count_budget`)."""
-        return self._node_budget
-
-    def count_budget(self, nodes: int) -> None:
-        """Start counting a pending node budget at `nodes` (the first poll after `arm`)."""
-        if self._node_budget is not None:
-            self.max_nodes = nodes + self._node_budget
-            self._node_budget = None
 
     def arm(self, deadline_ns: int | None, node_budget: int | None, max_depth: int | None) -> None:
         """Apply limits from now on: a deadline (time.monotonic_ns()), a number of further
-        nodes, a depth."""
-        self.max_depth = max_depth
-        self._node_budget = node_budget
-        self.deadline_ns = deadline_ns
-        for listener in self._listeners:
-            listener()
+        nodes (counted from the search's next poll), a depth."""
+        with self._guard:
+            slots = self._slots
+            self.max_depth = max_depth
+            slots[MAX_NODES] = -1  # before the budget: a poll in between counts the new one
+            slots[BUDGET] = -1 if node_budget is None else node_budget
+            slots[DEADLINE] = 0 if deadline_ns is None else max(1, deadline_ns)
 
     def stop(self) -> None:
-        self._event.set()
-        for listener in self._listeners:
-            listener()
+        with self._guard:
+            self._slots[STOP] = 1
 
     @property
     def stopped(self) -> bool:
-        return self._event.is_set()
+        return bool(self._slots[STOP])
+
+    @property
+    def deadline_ns(self) -> int | None:
+        """The time.monotonic_ns() value after which the search must end, or None: the
+        unit the search kernels poll (CLOCK_MONOTONIC), so it is never converted."""
+        deadline = int(self._slots[DEADLINE])
+        return None if deadline == 0 else deadline
 
     def should_stop(self, nodes: int) -> bool:
-        """Whether the search must end now, having visited `nodes` nodes."""
-        if self._event.is_set():
-            return True
-        self.count_budget(nodes)
-        deadline = self.deadline_ns
-        if deadline is not None and time.monotonic_ns() >= deadline:
-            return True
-        max_nodes = self.max_nodes
-        return max_nodes is not None and nodes >= max_nodes
+        """Whether the search must end now, having visited `nodes` nodes: the rule its
+        kernels poll (`search.work.must_stop`; a budget armed since their last poll
+        starts counting here)."""
+        return bool(_must_stop(self._slots, nodes))
+
+    def bind(self, work: np.ndarray) -> None:
+        """Hold the slots in `work`, a search's work block reset for it, from now on."""
+        with self._guard:
+            work[:CONTROL] = self._slots[:CONTROL]
+            self._slots = work
+
+    def unbind(self) -> None:
+        """Hold the slots in the signal's own block again (the search has ended)."""
+        with self._guard:
+            if self._slots is not self._own:
+                self._own[:CONTROL] = self._slots[:CONTROL]
+                self._slots = self._own

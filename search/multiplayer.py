@@ -39,7 +39,7 @@ import numpy as np
 from games.base import Game, Position, zobrist_keys
 from games.kernel import borrowed, inline_template, interpreted, kernel
 from search.base import INFINITY, MAX_PLY, SearchReport
-from search.driver import Deepening
+from search.driver import Deepening, bound_to_its_stop
 from search.limits import StopSignal
 from search.tt import (
     EXACT,
@@ -423,6 +423,7 @@ class MultiPlayerSearch(Deepening):
         no search), the `score cp` of a search that stops there."""
         return int(interpreted(_utility)(*self.game.evaluate(position), position.to_move))
 
+    @bound_to_its_stop
     def search(self, root: Position, stop: StopSignal, root_moves: Sequence[int] | None = None,
                multipv: int = 1) -> Iterator[SearchReport]:
         """Deepen one ply at a time until stopped or at `stop.max_depth`; at the root

@@ -32,7 +32,7 @@ from games.base import ONGOING, Position
 from games.kernel import borrowed, kernel
 from search.base import Aborted
 from search.tt import capacity_for, fresh_memory
-from search.work import ABORTED, HARD_ONLY, NODES, POLL, STOP, ControlBridge, move_rows, must_stop, new_work
+from search.work import ABORTED, HARD_ONLY, NODES, POLL, STOP, move_rows, must_stop, new_work
 
 #: Below this many moves a node tries its moves in generation order: ordering would
 #: cost more than it saves.
@@ -245,15 +245,13 @@ def new_solver_table(memory_bytes: int) -> np.ndarray:
 
 class Solver:
     """Solves positions of one search exactly with its game's `solve` kernel, counting
-    nodes and polling the stop signal through the search's work block (whose control
-    slots the caller keeps in step with the signal), in `table` (`new_solver_table`),
+    nodes and polling the stop signal through the search's work block (which holds the
+    signal's slots: `search.limits.StopSignal`), in `table` (`new_solver_table`),
     whose bounds are exact and so stay good from one call and one search to the next."""
 
-    def __init__(self, kernels: SimpleNamespace, bridge: ControlBridge, moves: np.ndarray,
-                 table: np.ndarray):
+    def __init__(self, kernels: SimpleNamespace, work: np.ndarray, moves: np.ndarray, table: np.ndarray):
         self._kernels = kernels
-        self._bridge = bridge
-        self._work = bridge.work
+        self._work = work
         self._moves = moves
         self._table = table
         self._first_node = int(self._work[NODES])
@@ -268,9 +266,7 @@ class Solver:
         side it failed (fail-soft). Raises Aborted when the search is stopped."""
         work = self._work
         work[HARD_ONLY] = 0
-        self._bridge.sync()
         value = self._kernels.solve(position.s, alpha, beta, self._table, work, self._moves)
-        self._bridge.settle()
         if work[ABORTED]:
             raise Aborted
         return int(value)

@@ -23,11 +23,12 @@ import numpy as np
 
 from games.kernel import kernel, monotonic_ns
 from search.base import MAX_PLY, POLL_MASK
-from search.limits import StopSignal
 
 STOP, DEADLINE, MAX_NODES, BUDGET = 0, 1, 2, 3
 NODES, SELDEPTH, PARTIAL_MOVE, PARTIAL_SCORE, ABORTED = 4, 5, 6, 7, 8
 GENERATION, HARD_ONLY = 9, 10
+#: The slots a stop signal holds (`search.limits.StopSignal`): STOP to BUDGET.
+CONTROL = BUDGET + 1
 KILLERS = 11
 HISTORY = KILLERS + 2 * (MAX_PLY + 1)
 
@@ -41,6 +42,15 @@ def new_work(history_size: int, extra: int = 0) -> np.ndarray:
     work = np.zeros(HISTORY + history_size + extra, dtype=np.int64)
     reset_work(work)
     return work
+
+
+def control_block() -> np.ndarray:
+    """The control slots alone, as a fresh work block has them (up to HARD_ONLY, 0): where
+    a stop signal no search has bound holds them (`search.limits.StopSignal`)."""
+    block = np.zeros(HARD_ONLY + 1, dtype=np.int64)
+    block[MAX_NODES] = -1
+    block[BUDGET] = -1
+    return block
 
 
 def reset_work(work: np.ndarray) -> None:
@@ -67,42 +77,6 @@ def must_stop(work, nodes):
     if work[DEADLINE] != 0 and monotonic_ns() >= work[DEADLINE]:
         return True
     return work[MAX_NODES] >= 0 and nodes >= work[MAX_NODES]
-
-
-class ControlBridge:
-    """Keeps the control slots of a work block in step with a StopSignal.
-
-    The signal's `stop()` and `arm()` write through at once (from any thread); between
-    kernel calls, `sync` copies the signal's whole state and `settle` hands back a node
-    budget that the kernels started counting.
-    """
-
-    def __init__(self, stop: StopSignal, work: np.ndarray):
-        self.stop = stop
-        self.work = work
-        stop.listen(self.sync)
-        self.sync()
-
-    def sync(self) -> None:
-        """Copy the signal into the control slots (on `stop()`, `arm()`, and before a
-        kernel call)."""
-        work, stop = self.work, self.stop
-        deadline = stop.deadline_ns
-        work[DEADLINE] = 0 if deadline is None else max(1, deadline)
-        budget = stop.pending_node_budget
-        if budget is not None:
-            work[BUDGET] = budget
-        else:
-            # Counted already (by the signal between iterations): not to count again.
-            work[BUDGET] = -1
-            work[MAX_NODES] = -1 if stop.max_nodes is None else stop.max_nodes
-        work[STOP] = 1 if stop.stopped else 0
-
-    def settle(self) -> None:
-        """After a kernel call: a budget the kernels counted is counted by the signal too."""
-        work = self.work
-        if self.stop.pending_node_budget is not None and work[BUDGET] < 0 <= work[MAX_NODES]:
-            self.stop.count_budget(int(work[MAX_NODES]) - self.stop.pending_node_budget)
 
 
 def move_rows(max_moves: int) -> np.ndarray:

@@ -227,3 +227,32 @@ def test_a_search_started_interpreted_moves_to_the_compiled_code_once_loaded(nam
     warm(game)
     assert upgraded(game, started, True) is searches(game, True)
     assert upgraded(game, searches(game, True), True) is searches(game, True)
+
+
+def test_a_stop_signal_reaches_only_its_own_search() -> None:
+    """A signal's slots are its search's work block only while that search runs: a late
+    `stop()` of an ended search leaves the searcher's next search alone."""
+    searcher = new_search()
+    start = CLOBBER.initial_state({})
+    first = StopSignal()
+    first.arm(None, None, 2)
+    assert list(searcher.search(start, first))[-1].depth == 2
+    second = StopSignal()
+    second.arm(None, None, 5)
+    done = threading.Event()
+
+    def stop_the_first() -> None:
+        while not done.is_set():
+            first.stop()
+            time.sleep(0.0005)
+
+    stopper = threading.Thread(target=stop_the_first)
+    stopper.start()
+    try:
+        reports = list(searcher.search(start, second))
+    finally:
+        done.set()
+        stopper.join()
+    assert reports[-1].depth == 5
+    assert first.stopped and not second.stopped
+
