@@ -29,7 +29,15 @@ from games import find_game
 from games.base import Game, IllegalMoveError, NotationError, Position
 from protocol import commands as c
 from protocol.errors import Code, ProtocolError
-from protocol.format import format_bestmove, format_info, format_margin
+from protocol.format import (
+    LOADING_NOW,
+    LOADING_WAIT,
+    format_bestmove,
+    format_book,
+    format_info,
+    format_margin,
+    format_unsearched,
+)
 from protocol.options import find_option, session_options
 from search import AlphaBeta, MultiPlayerSearch
 from search.base import MAX_PLY, SearchReport
@@ -50,12 +58,6 @@ GUARD_MS = 6
 #: The search's own deadline keeps at least this many ms of a budget back, so that it
 #: answers before the loop has to force it (GUARD_MS).
 SEARCH_MARGIN_MS = 12
-#: What a `go` says while the compiled searches load: a search with a deadline waits for
-#: them for most of its time, then runs on the Python core; one without waits for them
-#: (see `search.specialised.ready_searches`).
-LOADING_NOW = ("info string compiled core still loading: the search waits for it for most of its time,"
-               " and searches on the Python core until it is ready after that")
-LOADING_WAIT = "info string compiled core still loading: the search starts when it is ready"
 #: After `stop`, the loop waits this long for the search's own final report.
 STOP_GRACE_MS = 100
 #: With clocks (no movetime), the loop forces `bestmove` this long after the budget.
@@ -631,7 +633,7 @@ class Engine:
         after = root.play(book.move)
         reply = game_book(root.game).probe(after) if after.legal_moves() else None
         pv = (book.move,) if reply is None else (book.move, reply.move)
-        self.write(f"info string book {book.text} score {book.score} depth {book.depth}")
+        self.write(format_book(book.text, book.score, book.depth))
         report = SearchReport(book.depth, book.depth, book.score, 0, 0, 0, pv, True)
         self.active = active
         if active.pondering:
@@ -696,8 +698,7 @@ class Engine:
             pv = report.pv
         else:
             pv = (self._fallback_move(root),)
-            self.write(f"info string no search iteration finished in time, playing"
-                       f" {game.format_move(root, pv[0])}")
+            self.write(format_unsearched(game.format_move(root, pv[0])))
         move = game.format_move(root, pv[0])
         ponder = game.format_move(root.play(pv[0]), pv[1]) if len(pv) > 1 else None
         self.write(format_bestmove(move, ponder))

@@ -36,7 +36,19 @@ from games.base import (
 )
 from protocol import commands as c
 from protocol.errors import COMMAND_FIELD_LIMIT, Code, ProtocolError
-from protocol.format import format_perft
+from protocol.format import (
+    READYOK,
+    UCIOK,
+    format_display,
+    format_eval,
+    format_games,
+    format_hash_cleared,
+    format_hash_loaded,
+    format_hash_saved,
+    format_id,
+    format_moves,
+    format_perft,
+)
 from protocol.parse import parse_line, split_tokens
 from search.tt import HashFileError
 
@@ -146,8 +158,7 @@ class Session:
                         return True
                     continue
                 if isinstance(item, Dropped):
-                    for reply in item.replies():
-                        self.write(reply)
+                    self._write_all(item.replies())
                     continue
                 if isinstance(item, TooLong):
                     name = (split_tokens(item.head) or [""])[0]
@@ -265,20 +276,19 @@ class Session:
         engine = self.engine
         match command:
             case c.Uci():
-                self.write(f"id name {ENGINE_NAME}")
-                self.write(f"id author {ENGINE_AUTHOR}")
+                self._write_all(format_id(ENGINE_NAME, ENGINE_AUTHOR))
                 for spec in OPTIONS:
                     self.write(attrs.evolve(spec, default=engine.defaults[spec.name]).announce())
-                self.write("uciok")
+                self.write(UCIOK)
             case c.IsReady():
                 if engine.active is None:
                     # Ready means searching at full speed: the game's compiled code is
                     # there (or its load failed), unless a stop or quit came meanwhile.
                     await engine.wait_loaded(LOAD_WAIT_S, give_up=lambda: self.halted or self.vanished)
-                self.write("readyok")
+                self.write(READYOK)
                 self._ready_ns = time.monotonic_ns()
             case c.Games():
-                self.write("games " + " ".join(all_games()))
+                self.write(format_games(all_games()))
             case c.SetGame(game_name, params):
                 await run_table_work(engine.set_game, game_name, dict(params), name)
             case c.NewGame():
@@ -288,7 +298,7 @@ class Session:
             case c.ListMoves():
                 game, position = engine.require_position(name)
                 tokens = sorted(game.format_move(position, move) for move in position.legal_moves())
-                self.write(" ".join(["moves", *tokens]))
+                self.write(format_moves(tokens))
             case c.Display():
                 self._display(name)
             case c.Eval():
@@ -314,7 +324,7 @@ class Session:
 
                 async def save(job) -> str:
                     count, elapsed_ms = await engine.hash_save(name, path, job)
-                    return f"info string hash saved {count} entries to {path} in {elapsed_ms} ms"
+                    return format_hash_saved(count, path, elapsed_ms)
 
                 self._job(name, f"hash save {path}", save)
             case c.HashLoad(path):
@@ -322,34 +332,33 @@ class Session:
 
                 async def load(job) -> str:
                     count, elapsed_ms = await engine.hash_load(name, path, job)
-                    return f"info string hash loaded {count} entries from {path} in {elapsed_ms} ms"
+                    return format_hash_loaded(count, path, elapsed_ms)
 
                 self._job(name, f"hash load {path}", load)
             case c.HashClear():
                 count, elapsed_ms = await run_table_work(engine.hash_clear)
-                self.write(f"info string hash cleared {count} entries in {elapsed_ms} ms")
+                self.write(format_hash_cleared(count, elapsed_ms))
             case c.Quit():
                 return False
         return True
 
+    def _write_all(self, lines: list[str]) -> None:
+        for line in lines:
+            self.write(line)
+
     def _eval(self, name: str) -> None:
-        """`eval total <value>` (the side to move's, as the search's leaves score it), then
-        `eval term <name> <value per player>` for each term."""
+        """The static evaluation: its total as the search's leaves score it (the side to
+        move's), and each term per player."""
         game, position = self.engine.require_position(name)
         assert self.engine.searcher is not None
-        self.write(f"eval total {self.engine.searcher.static_score(position)}")
-        for term, values in game.evaluation_terms(position):
-            self.write(f"eval term {term} " + " ".join(str(value) for value in values))
+        self._write_all(format_eval(self.engine.searcher.static_score(position), game.evaluation_terms(position)))
 
     def _display(self, name: str) -> None:
         game, position = self.engine.require_position(name)
-        for line in game.picture(position):
-            self.write(f"board {line}")
-        self.write(f"board-text {game.format_board(position)}")
         outcome = position.outcome()
-        if outcome is not None:
-            winner = "draw" if outcome.winner is None else game.player_names[outcome.winner]
-            self.write(f"result {winner} {outcome.reason}")
+        result = None if outcome is None else (
+            "draw" if outcome.winner is None else game.player_names[outcome.winner], outcome.reason)
+        self._write_all(format_display(game.picture(position), game.format_board(position), result))
 
 
 def _parse_quietly(line: str) -> c.Command | None:

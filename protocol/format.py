@@ -1,8 +1,10 @@
-"""Formatting of replies: `info` lines from search reports, `bestmove`, `perft`."""
+"""Formatting of replies: every line the engine writes but errors (`ProtocolError.line`)
+and the options `uci` announces (`protocol.options`): `info` lines from search reports,
+`bestmove`, `perft`, and the replies of the other commands."""
 
 from __future__ import annotations
 
-from typing import Callable, Protocol
+from typing import Callable, Iterable, Protocol, Sequence
 
 
 class Report(Protocol):
@@ -59,3 +61,63 @@ def format_bestmove(move: str | None, ponder: str | None = None) -> str:
 def format_perft(depth: int, nodes: int, elapsed_ms: int) -> str:
     nps = nodes * 1000 // max(elapsed_ms, 1)
     return f"perft {depth} nodes {nodes} time {elapsed_ms} nps {nps}"
+
+
+def format_id(name: str, author: str) -> list[str]:
+    """`uci`'s `id` lines (its options and `uciok` follow)."""
+    return [f"id name {name}", f"id author {author}"]
+
+
+UCIOK = "uciok"
+READYOK = "readyok"
+#: What a `go` says while the compiled searches load: a search with a deadline waits for
+#: them for most of its time, then runs on the Python core; one without waits for them.
+LOADING_NOW = ("info string compiled core still loading: the search waits for it for most of its time,"
+               " and searches on the Python core until it is ready after that")
+LOADING_WAIT = "info string compiled core still loading: the search starts when it is ready"
+
+
+def format_games(names: Iterable[str]) -> str:
+    """`games <name> ...`: the games `setgame` takes."""
+    return " ".join(["games", *names])
+
+
+def format_moves(tokens: Iterable[str]) -> str:
+    """`moves <m> ...`: the legal moves, as given (sorted by the caller)."""
+    return " ".join(["moves", *tokens])
+
+
+def format_eval(total: int, terms: Iterable[tuple[str, Sequence[int]]]) -> list[str]:
+    """`eval total <value>`, then `eval term <name> <value per player>` for each term."""
+    return [f"eval total {total}", *(" ".join(["eval term", name, *map(str, values)]) for name, values in terms)]
+
+
+def format_display(picture: Iterable[str], board_text: str, result: tuple[str, str] | None) -> list[str]:
+    """`d`: the picture's `board` lines, `board-text`, and `result <winner> <reason>`
+    once the game is over."""
+    lines = [f"board {line}" for line in picture] + [f"board-text {board_text}"]
+    if result is not None:
+        lines.append(f"result {result[0]} {result[1]}")
+    return lines
+
+
+def format_hash_saved(count: int, name: str, elapsed_ms: int) -> str:
+    return f"info string hash saved {count} entries to {name} in {elapsed_ms} ms"
+
+
+def format_hash_loaded(count: int, name: str, elapsed_ms: int) -> str:
+    return f"info string hash loaded {count} entries from {name} in {elapsed_ms} ms"
+
+
+def format_hash_cleared(count: int, elapsed_ms: int) -> str:
+    return f"info string hash cleared {count} entries in {elapsed_ms} ms"
+
+
+def format_book(text: str, score: int, depth: int) -> str:
+    """The line that says a move comes from the opening book."""
+    return f"info string book {text} score {score} depth {depth}"
+
+
+def format_unsearched(move: str) -> str:
+    """The line that says a move comes from no completed search iteration."""
+    return f"info string no search iteration finished in time, playing {move}"
