@@ -1,5 +1,5 @@
 """The bench: fixed-depth searches of a game's bench positions, each with an empty table,
-run through the engine a session drives (`daemon.engine.Engine`); and the exact solves of
+run through the engine a session drives (`daemon.engine.SessionEngine`); and the exact solves of
 a game's solve suites (`Game.fixtures.SOLVE_SUITES`, where it has them).
 
 Its node count is a signature of search and evaluation behaviour, pinned per game
@@ -13,7 +13,7 @@ import time
 
 import attrs
 
-from daemon.engine import Engine
+from daemon.engine import SessionEngine
 from search.limits import Limits
 
 #: The table size of the bench, in MiB (131,072 entries): large enough that replacement
@@ -40,7 +40,7 @@ class BenchResult:
 async def bench(game_name: str, core: str, depth: int | None = None) -> BenchResult:
     """Search every bench position of the game to `depth` (default: its bench depth) on
     `core`, each with a fresh table; compiled searches are loaded before the clock starts."""
-    engine = Engine(lambda line: None, core)
+    engine = SessionEngine(lambda line: None, core)
     await engine.set_option("Hash", str(BENCH_HASH_MIB))
     engine.set_game(game_name, {})
     await engine.wait_loaded(LOAD_TIMEOUT_S)
@@ -78,11 +78,11 @@ class Solve:
 
 async def solve_suite(game_name: str, core: str, positions: list[tuple[int, str, int]],
                       seconds_each: float) -> list[Solve]:
-    """Prove each (number, board text, file score) position exactly (`Engine.prove`), in
+    """Prove each (number, board text, file score) position exactly (`SessionEngine.prove`), in
     at most `seconds_each`, one after the other in one session: its tables are kept from
     one position to the next, as in a game (their entries of other positions are of no
     use to it)."""
-    engine = Engine(lambda line: None, core)
+    engine = SessionEngine(lambda line: None, core)
     await engine.set_option("Hash", str(SOLVE_HASH_MIB))
     engine.set_game(game_name, {})
     await engine.wait_loaded(LOAD_TIMEOUT_S)

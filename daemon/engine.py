@@ -2,7 +2,7 @@
 the search under way with its time budget and watchdog, the long job under way (perft,
 hash save or load), and the hash file's lifecycle.
 
-`daemon.session.Session` turns command lines into calls of an `Engine`; the engine says
+`daemon.session.Session` turns command lines into calls of a `SessionEngine`; the engine says
 everything a search produces (`info` lines, `bestmove`, `info string`) through the
 `write` it is given. Every time here is a `time.monotonic_ns()` value: a command's
 arrival, a search's deadline, the watchdog's. A search's deadlines are made once, when
@@ -172,7 +172,7 @@ class ActiveSearch:
         self.format_pv = PvFormatter(root)
 
 
-class Engine:
+class SessionEngine:
     """One session's engine (see the module docstring). Methods raise ProtocolError,
     GameError or HashFileError for a request it refuses, changing nothing."""
 

@@ -1,7 +1,7 @@
 """One protocol session: a connection's command dispatch.
 
 A reader task takes the connection's lines as they come, into a bounded queue; the
-session applies them one at a time, in order, turning each into a call of its `Engine`
+session applies them one at a time, in order, turning each into a call of its `SessionEngine`
 (`daemon.engine`: game, position, options, tables, searches, jobs) and writing the
 replies through its sink. A command that fails writes one error line and changes
 nothing. While a search runs, only `isready`, `stop`, `ponderhit`, `uci` and `quit` are
@@ -21,7 +21,7 @@ from typing import AsyncIterator, Protocol
 import attrs
 
 from daemon import cores
-from daemon.engine import OPTIONS, Engine
+from daemon.engine import OPTIONS, SessionEngine
 from daemon.hashfiles import HashBudget, HashFiles
 from daemon.runner import run_table_work
 from daemon.transport import TooLong
@@ -119,7 +119,7 @@ class Session:
     def __init__(self, sink: Sink, core: str = cores.PYTHON, files: HashFiles | None = None,
                  budget: HashBudget | None = None):
         self.sink = sink
-        self.engine = Engine(self.write, core, files, budget)
+        self.engine = SessionEngine(self.write, core, files, budget)
         #: The client is gone (a TCP connection closed): its work is abandoned.
         self.vanished = False
         #: Lines are numbered as they are read; `stop` and `quit` halt the long jobs of

@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from daemon import cores  # noqa: E402
 from daemon.bench import bench, solve_suite  # noqa: E402
-from daemon.engine import Engine  # noqa: E402
+from daemon.engine import SessionEngine  # noqa: E402
 from games import all_games, find_game  # noqa: E402
 from protocol import client as protocol_client  # noqa: E402
 
@@ -47,7 +47,7 @@ def percentiles(samples: list[float]) -> str:
 async def perft_rate(name: str, core: str, depth: int) -> tuple[int, float]:
     """(leaves, seconds) of perft `depth` from the game's start, on `core`, its
     compiled searches loaded before the clock starts."""
-    engine = Engine(lambda line: None, core)
+    engine = SessionEngine(lambda line: None, core)
     engine.set_game(name, {})
     await engine.wait_loaded(600)
     nodes, _ = await engine.perft("perft", 1)  # the perft kernels loaded too

@@ -29,7 +29,7 @@ from tqdm import tqdm  # noqa: E402
 
 from daemon import cores  # noqa: E402
 from daemon.book import BOOK_FORMAT, book_path  # noqa: E402
-from daemon.engine import Engine  # noqa: E402
+from daemon.engine import SessionEngine  # noqa: E402
 from games import all_games, find_game  # noqa: E402
 from games.base import Game, Position  # noqa: E402
 from games.files import atomic_file  # noqa: E402
@@ -63,7 +63,7 @@ def book_positions(game: Game, start: Position, plies: int, choose) -> dict[str,
 
 def build(game: Game, plies: int, movetime: int) -> list[dict]:
     """The book entries of `game` (see the module docstring), sorted by board."""
-    engine = Engine(lambda line: None, cores.default_core())
+    engine = SessionEngine(lambda line: None, cores.default_core())
     engine.set_game(game.name, {})
     asyncio.run(engine.wait_loaded(600))
     progress = tqdm(desc=f"{game.name} book", unit="pos", file=sys.stderr)

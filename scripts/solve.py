@@ -3,8 +3,8 @@ reports the exact final margin) within a time budget, in a game that fills its b
 from fixed positions (seeded random games played down to each count).
 
 Run it as `scripts/solve GAME [--budget 1.0] [--positions 6] [--empties 8,10,12,14]`.
-It drives the engine a session drives (`daemon.engine.Engine`) with `go movetime`.
-With `--times` it proves each position outright instead (`Engine.prove`, no budget) and
+It drives the engine a session drives (`daemon.engine.SessionEngine`) with `go movetime`.
+With `--times` it proves each position outright instead (`SessionEngine.prove`, no budget) and
 prints the solve times per count: the data of a game's solve-time model.
 """
 
@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from daemon import cores  # noqa: E402
-from daemon.engine import Engine  # noqa: E402
+from daemon.engine import SessionEngine  # noqa: E402
 from games import find_game  # noqa: E402
 from games.base import Game, Position  # noqa: E402
 from search.limits import Limits  # noqa: E402
@@ -41,7 +41,7 @@ def position(game: Game, seed: int, count: int) -> Position:
 
 
 async def reach(game: Game, budget: float, positions: int, counts: list[int]) -> None:
-    engine = Engine(lambda line: None, cores.default_core())
+    engine = SessionEngine(lambda line: None, cores.default_core())
     engine.set_game(game.name, {})
     await engine.wait_loaded(600)
     best = 0
@@ -62,7 +62,7 @@ async def reach(game: Game, budget: float, positions: int, counts: list[int]) ->
 
 
 async def solve_times(game: Game, positions: int, counts: list[int]) -> None:
-    engine = Engine(lambda line: None, cores.default_core())
+    engine = SessionEngine(lambda line: None, cores.default_core())
     engine.set_game(game.name, {})
     await engine.wait_loaded(600)
     for count in counts:

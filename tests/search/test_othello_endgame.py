@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from daemon import cores
-from daemon.engine import Engine
+from daemon.engine import SessionEngine
 from games import find_game
 from search.limits import Limits
 from tests.conftest import DATA, run
@@ -28,7 +28,7 @@ def solved(board: str) -> int:
     """The exact disc margin for the side to move of `board`, as the engine's solver
     proves it."""
     async def prove() -> int:
-        engine = Engine(lambda line: None, cores.default_core())
+        engine = SessionEngine(lambda line: None, cores.default_core())
         engine.set_game("othello", {})
         engine.set_position(tuple(board.split()), (), "prove")
         reports = await engine.prove(Limits())
