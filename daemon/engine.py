@@ -1,6 +1,6 @@
-"""The engine of one session: its game and position, options and transposition tables,
-the search under way with its time budget and watchdog, the long job under way (perft,
-hash save or load), and the hash file's lifecycle.
+"""The engine of one session: its game and position, options and transposition tables
+(`daemon.tables`), the search under way with its time budget and watchdog, the long job
+under way (perft, hash save or load), and the hash file's lifecycle.
 
 `daemon.session.Session` turns command lines into calls of a `SessionEngine`; the engine says
 everything a search produces (`info` lines, `bestmove`, `info string`) through the
@@ -23,7 +23,8 @@ from daemon import cores
 from daemon import runner
 from daemon.book import BookMove, game_book
 from daemon.hashfiles import HashBudget, HashFiles, default_budget_mib
-from daemon.runner import SearchRun, run_compute, run_file_job, run_table_work
+from daemon.runner import SearchRun, run_compute, run_table_work
+from daemon.tables import SessionTables
 from daemon.wdl import wdl
 from games import find_game
 from games.base import Game, IllegalMoveError, NotationError, Position
@@ -44,7 +45,7 @@ from search.base import MAX_PLY, SearchReport
 from search.limits import Limits, StopSignal, move_budget_ms
 from search.multiplayer import ALGORITHMS
 from search.perft import halt_flag
-from search.tt import HashFileError, TranspositionTable, peek_game, unpack_move
+from search.tt import HashFileError, TranspositionTable, unpack_move
 
 LOG = logging.getLogger("engine.session")
 
@@ -90,12 +91,6 @@ def deadlines(limits: Limits, to_move: int, overhead_ms: int, start_ns: int) -> 
     else:
         answer_ns = None
     return Deadlines(stop_ns, answer_ns)
-
-
-def table_cost(hash_mib: int) -> int:
-    """The bytes a game's tables may take with `Hash` at `hash_mib`: the transposition
-    table, and half as much again for the exact solver's table."""
-    return (hash_mib << 20) * 3 // 2
 
 
 class Job:
@@ -179,11 +174,11 @@ class SessionEngine:
     def __init__(self, write: Callable[[str], None], core: str = cores.PYTHON,
                  files: HashFiles | None = None, budget: HashBudget | None = None):
         self.write = write
-        #: Where hash files are (by default: any path, as for a local script).
-        self.files = files or HashFiles(None, allow_paths=True)
-        #: The daemon-wide bound on table memory, and this session's share of it by game.
-        self.budget = budget or HashBudget(default_budget_mib() << 20)
-        self._reserved: dict[str, int] = {}
+        #: The session's tables, in the daemon's budget (by default one of half the
+        #: machine's memory), and its hash files (by default any path, as for a local
+        #: script).
+        self.tables = SessionTables(files or HashFiles(None, allow_paths=True),
+                                    budget or HashBudget(default_budget_mib() << 20))
         self.slots = runner.SEARCH_SLOTS
         self.job: Job | None = None
         self.game: Game | None = None
@@ -193,12 +188,8 @@ class SessionEngine:
         self.defaults: dict[str, object] = {spec.name: spec.default for spec in OPTIONS}
         self.defaults["Core"] = core
         self.options: dict[str, object] = dict(self.defaults)
-        #: One transposition table per game the session has played, kept until `hash
-        #: clear` or `setoption name Hash`.
-        self.tables: dict[str, TranspositionTable] = {}
         self.searcher: AlphaBeta | MultiPlayerSearch | None = None
         self.active: ActiveSearch | None = None
-        self._hash_file_game: str | None = None
         self._winding_down: SearchRun | None = None
 
     @property
@@ -220,8 +211,7 @@ class SessionEngine:
     def set_game(self, game_name: str, params: dict[str, str], name: str = "setgame") -> None:
         game = find_game(game_name)
         start = game.initial_state(params)
-        if game.name not in self.tables:
-            self.tables[game.name] = self._new_table(game, name)
+        self.tables.ensure(game, int(self.options["Hash"]), name)
         self.game, self.start, self.position = game, start, start
         self._adopt_tables()
 
@@ -247,37 +237,16 @@ class SessionEngine:
         game = self.game
         if game is None:
             return
-        table = self.tables[game.name]
+        table = self.tables.by_game[game.name]
         self.searcher = cores.new_searcher(self.core, game, table, str(self.options["MultiPlayerSearch"]))
         cores.prepare(self.core, game)
-
-    def _reserve_table(self, name: str) -> int:
-        """Reserve the cost of one game's tables at the `Hash` size against the daemon's
-        budget; the bytes reserved. Raises ProtocolError(busy) when they do not fit."""
-        cost = table_cost(int(self.options["Hash"]))
-        if not self.budget.reserve(cost):
-            raise self._no_room(name, f"a {self.options['Hash']} MiB table")
-        return cost
-
-    def _no_room(self, name: str, what: str) -> ProtocolError:
-        """The error of a request whose memory the daemon's budget has no room for."""
-        return ProtocolError(Code.BUSY, name, f"no room for {what}: {self.budget.describe()} (--max-hash-mib)")
-
-    def _new_table(self, game: Game, name: str) -> TranspositionTable:
-        """A new table for `game` (which has none) at the `Hash` size, reserved."""
-        self._reserved[game.name] = self._reserve_table(name)
-        return TranspositionTable(game.name, game.rules.KEY_SCHEME, int(self.options["Hash"]) << 20)
 
     def _drop_tables(self) -> None:
         """Drop every table, giving their memory back to the budget (and to the system,
         from a thread of its own: `runner.release`)."""
-        doomed = [*self.tables.values(), self.searcher]
-        self.tables.clear()
+        doomed = [*self.tables.drop_all(), self.searcher]
         self.searcher = None
         runner.release(doomed)
-        for cost in self._reserved.values():
-            self.budget.release(cost)
-        self._reserved.clear()
 
     def close(self) -> None:
         """End the session's work and free its tables at once (the session is over)."""
@@ -395,8 +364,9 @@ class SessionEngine:
             await run_table_work(self._adopt_tables)
         elif spec.name == "HashFile":
             if parsed:
-                self.files.path(str(parsed))  # a name the daemon takes, or HashFileError
-                await self._load_hash_file(str(parsed))
+                self.tables.files.path(str(parsed))  # a name the daemon takes, or HashFileError
+                if await self.tables.load_hash_file(str(parsed), int(self.options["Hash"])) is not None:
+                    await run_table_work(self._adopt_tables)
             self.options["HashFile"] = parsed
         else:
             self.options[spec.name] = parsed
@@ -404,110 +374,45 @@ class SessionEngine:
     def _resize_tables(self, hash_mib: int) -> None:
         """`setoption name Hash`: drop every table and make the current game's anew at
         the new size, if the daemon's budget has room for it; else change nothing."""
-        cost = table_cost(hash_mib)
-        if cost > self.budget.limit:
-            raise ProtocolError(Code.BAD_VALUE, "setoption",
-                                f"Hash {hash_mib} needs {cost >> 20} MiB with the solver's table, more than"
-                                f" the daemon's hash budget of {self.budget.limit >> 20} MiB (--max-hash-mib)")
-        held = sum(self._reserved.values())
-        if self.game is not None and self.budget.used - held + cost > self.budget.limit:
-            raise self._no_room("setoption", f"a {hash_mib} MiB table")
+        self.tables.check_resize(hash_mib, self.game is not None)
         self._drop_tables()
         self.options["Hash"] = hash_mib
         if self.game is not None:
-            self.tables[self.game.name] = self._new_table(self.game, "setoption")
+            self.tables.ensure(self.game, hash_mib, "setoption")
             self._adopt_tables()
 
     def table(self, name: str) -> TranspositionTable:
         """The current game's table."""
         game = self.require_game(name)
-        return self.tables[game.name]
+        return self.tables.by_game[game.name]
 
     async def hash_save(self, name: str, file_name: str, job: Job | None = None) -> tuple[int, int]:
         """(entries written, elapsed ms) of saving the current game's table to the hash
         file `file_name`; raises ProtocolError(busy) when the hash directory has no room
         for it."""
         try:
-            return await self._save_table(self.table(name), file_name, job)
+            return await self.tables.save(self.table(name), file_name, job.event if job is not None else None)
         except HashFileError as error:
             if error.kind != "full":
                 raise
             raise ProtocolError(Code.BUSY, name, str(error)) from None
-
-    async def _save_table(self, table: TranspositionTable, file_name: str,
-                          job: Job | None = None) -> tuple[int, int]:
-        """(entries written, elapsed ms) of saving `table` to the hash file `file_name`,
-        in a file thread; saves of one file run one at a time, each within the hash
-        directory's room (`HashFiles.room`: HashFileError(`full`) writes nothing)."""
-        path = self.files.path(file_name)
-        halt = job.event if job is not None else None
-
-        def save() -> int:
-            with self.files.lock(path):
-                return table.save(path, halt, file_name, lambda size: self.files.room(path, size, file_name))
-
-        started = time.monotonic_ns()
-        try:
-            count = await run_file_job(save)
-        except HashFileError as error:
-            raise self.files.describe(error, file_name) from None
-        return int(count), (time.monotonic_ns() - started) // _MS
 
     async def hash_load(self, name: str, file_name: str, job: Job | None = None) -> tuple[int, int]:
         """(entries read, elapsed ms) of loading the hash file `file_name` into the
         current game's table, in a file thread. The entries go to new cells while the
         file is read: they are reserved against the budget until the old ones are freed."""
         game = self.require_game(name)
-        table = self.table(name)
-        path = self.files.path(file_name)
-        if not self.budget.reserve(table.memory_bytes):
-            raise self._no_room(name, f"loading into a {table.memory_bytes >> 20} MiB table")
-        started = time.monotonic_ns()
-        try:
-            count = await run_file_job(table.load, path, job.event if job is not None else None,
-                                       self.budget.limit // 16, self.files.follow_links, file_name)
-        except HashFileError as error:
-            raise self.files.describe(error, file_name) from None
-        finally:
-            self.budget.release(table.memory_bytes)
+        loaded = await self.tables.load_into(self.table(name), file_name, name, job.event if job is not None else None)
         if self.game is game:
             await run_table_work(self._adopt_tables)  # a new searcher: its solver's table starts empty too
-        return int(count), (time.monotonic_ns() - started) // _MS
+        return loaded
 
     def hash_clear(self) -> tuple[int, int]:
         """(entries dropped, elapsed ms) of emptying every table of the session."""
         started = time.monotonic_ns()
-        count = sum(table.entries() for table in self.tables.values())
-        for table in self.tables.values():
-            table.clear()
+        count = self.tables.clear()
         self._adopt_tables()  # a new searcher: its solver's table starts empty too
         return count, (time.monotonic_ns() - started) // _MS
-
-    async def _load_hash_file(self, file_name: str) -> None:
-        """Load the hash file `file_name`, if there is one, as its game's table; raises on
-        any other problem, changing nothing."""
-        path = self.files.path(file_name)
-        try:
-            game = find_game(await run_file_job(peek_game, path, self.files.follow_links, file_name))
-        except HashFileError as error:
-            if error.kind == "missing":
-                return  # created on quit
-            raise self.files.describe(error, file_name) from None
-        cost = self._reserve_table("setoption")
-        table = await run_table_work(TranspositionTable, game.name, game.rules.KEY_SCHEME,
-                                     int(self.options["Hash"]) << 20)
-        try:
-            count = await run_file_job(table.load, path, None, self.budget.limit // 16,
-                                       self.files.follow_links, file_name)
-        except HashFileError as error:
-            self.budget.release(cost)
-            raise self.files.describe(error, file_name) from None
-        self.budget.release(self._reserved.get(game.name, 0))
-        self._reserved[game.name] = cost
-        self.tables[game.name] = table
-        self._hash_file_game = game.name
-        await run_table_work(self._adopt_tables)
-        LOG.info("hash loaded %d entries from %s", count, path)
 
     async def save_hash_file(self) -> None:
         """Save to the HashFile option's path, if one is set (quit, end of input,
@@ -516,15 +421,9 @@ class SessionEngine:
         keeps to the hash directory's room as `hash save` does; a failure, a refusal
         included, is logged."""
         path = self.options["HashFile"]
-        game = self.game.name if self.game is not None else self._hash_file_game
-        table = self.tables.get(game) if game else None
-        if not path or table is None:
-            return
-        try:
-            count, _ = await self._save_table(table, str(path))
-            LOG.info("hash saved %d entries to %s", count, path)
-        except HashFileError as error:
-            LOG.error("hash file not saved: %s", error)
+        if path:
+            await self.tables.save_hash_file(str(path), self.game.name if self.game is not None
+                                             else self.tables.hash_file_game)
 
     # ---- searching -----------------------------------------------------------------
 
@@ -710,7 +609,7 @@ class SessionEngine:
     def _fallback_move(self, root: Position) -> int:
         """The table's move for `root` if it has a legal one, else the first legal move."""
         moves = root.legal_moves()
-        entry = self.tables[root.game.name].probe(root.key)
+        entry = self.tables.by_game[root.game.name].probe(root.key)
         remembered = None if entry is None else unpack_move(entry)
         return remembered if remembered in moves else moves[0]
 
