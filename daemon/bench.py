@@ -40,7 +40,7 @@ class BenchResult:
 async def bench(game_name: str, core: str, depth: int | None = None) -> BenchResult:
     """Search every bench position of the game to `depth` (default: its bench depth) on
     `core`, each with a fresh table; compiled searches are loaded before the clock starts."""
-    engine = SessionEngine(lambda line: None, core)
+    engine = SessionEngine(core=core)
     await engine.set_option("Hash", str(BENCH_HASH_MIB))
     engine.set_game(game_name, {})
     await engine.wait_loaded(LOAD_TIMEOUT_S)
@@ -82,7 +82,7 @@ async def solve_suite(game_name: str, core: str, positions: list[tuple[int, str,
     at most `seconds_each`, one after the other in one session: its tables are kept from
     one position to the next, as in a game (their entries of other positions are of no
     use to it)."""
-    engine = SessionEngine(lambda line: None, core)
+    engine = SessionEngine(core=core)
     await engine.set_option("Hash", str(SOLVE_HASH_MIB))
     engine.set_game(game_name, {})
     await engine.wait_loaded(LOAD_TIMEOUT_S)

@@ -2,9 +2,10 @@
 (`daemon.tables`), the search under way with its time budget and watchdog, the long job
 under way (perft, hash save or load), and the hash file's lifecycle.
 
-`daemon.session.Session` turns command lines into calls of a `SessionEngine`; the engine says
-everything a search produces (`info` lines, `bestmove`, `info string`) through the
-`write` it is given. Every time here is a `time.monotonic_ns()` value: a command's
+`daemon.session.Session` turns command lines into calls of a `SessionEngine` (a `go`
+into `Limits` and root moves), and the engine tells what a search produces through the
+`SearchListener` it is given: reports, the book's move, the answer. It writes no reply
+text: the session formats every line. Every time here is a `time.monotonic_ns()` value: a command's
 arrival, a search's deadline, the watchdog's. A search's deadlines are made once, when
 its limits start counting (`deadlines`), and held by its `ActiveSearch`.
 """
@@ -15,7 +16,7 @@ import asyncio
 import logging
 import threading
 import time
-from typing import Awaitable, Callable
+from typing import Awaitable, Callable, Protocol
 
 import attrs
 
@@ -25,23 +26,12 @@ from daemon.book import BookMove, game_book
 from daemon.hashfiles import HashBudget, HashFiles, default_budget_mib
 from daemon.runner import SearchRun, run_compute, run_table_work
 from daemon.tables import SessionTables
-from daemon.wdl import wdl
 from games import find_game
 from games.base import Game, IllegalMoveError, NotationError, Position
-from protocol import commands as c
 from protocol.errors import Code, ProtocolError
-from protocol.format import (
-    LOADING_NOW,
-    LOADING_WAIT,
-    format_bestmove,
-    format_book,
-    format_info,
-    format_margin,
-    format_unsearched,
-)
 from protocol.options import find_option, session_options
 from search import AlphaBeta, MultiPlayerSearch
-from search.base import MAX_PLY, SearchReport
+from search.base import SearchReport
 from search.limits import Limits, StopSignal, move_budget_ms
 from search.multiplayer import ALGORITHMS
 from search.perft import halt_flag
@@ -114,36 +104,6 @@ class Job:
             await asyncio.wait({self.task})
 
 
-class PvFormatter:
-    """The moves of a search's principal variations as the game writes them.
-
-    Playing out a pv in Python costs more than the search's iterations when they are
-    cheap (a decided endgame runs a hundred of them in a few milliseconds), so the lines
-    already written are kept, one per first move (MultiPV lines differ there): a pv
-    that shares a prefix with an earlier one plays out only the rest."""
-
-    def __init__(self, root: Position):
-        self.root = root
-        #: By first move: the moves written, their tokens, and the positions before
-        #: each move and after the last.
-        self._lines: dict[int, tuple[list[int], list[str], list[Position]]] = {}
-
-    def __call__(self, pv: tuple[int, ...]) -> list[str]:
-        if not pv:
-            return []
-        moves, tokens, positions = self._lines.setdefault(pv[0], ([], [], [self.root]))
-        shared = 0
-        while shared < min(len(pv), len(moves)) and pv[shared] == moves[shared]:
-            shared += 1
-        del moves[shared:], tokens[shared:], positions[shared + 1:]
-        game = self.root.game
-        for move in pv[shared:]:
-            tokens.append(game.format_move(positions[-1], move))
-            moves.append(move)
-            positions.append(positions[-1].play(move))
-        return list(tokens)
-
-
 class ActiveSearch:
     """The bookkeeping of one `go` until its `bestmove` is written."""
 
@@ -164,16 +124,51 @@ class ActiveSearch:
         self.emitted = False
         self.watchdog: asyncio.TimerHandle | None = None
         self.run: SearchRun | None = None
-        self.format_pv = PvFormatter(root)
+
+
+class SearchListener(Protocol):
+    """Where a session engine tells what its searches produce, on the event loop (the
+    session formats it: `daemon.session`)."""
+
+    def loading(self, waits_for_deadline: bool) -> None:
+        """A search starts while the game's compiled code loads: with a deadline it waits
+        for it for most of its time, without one until it is there."""
+
+    def book(self, move: BookMove) -> None:
+        """The move about to be answered comes from the opening book."""
+
+    def report(self, root: Position, report: SearchReport) -> None:
+        """An iteration of a search of `root` ended (`report.final`: the search did)."""
+
+    def answer(self, root: Position, pv: tuple[int, ...], searched: bool) -> None:
+        """The one answer of a search of `root`: its pv (empty when `root` has no move),
+        the move to play first; `searched` False when no iteration finished in time and
+        the move is the table's or the first legal one."""
+
+
+class _Quiet:
+    """A listener that keeps nothing, for scripts that read the reports themselves."""
+
+    def loading(self, waits_for_deadline: bool) -> None:
+        pass
+
+    def book(self, move: BookMove) -> None:
+        pass
+
+    def report(self, root: Position, report: SearchReport) -> None:
+        pass
+
+    def answer(self, root: Position, pv: tuple[int, ...], searched: bool) -> None:
+        pass
 
 
 class SessionEngine:
     """One session's engine (see the module docstring). Methods raise ProtocolError,
     GameError or HashFileError for a request it refuses, changing nothing."""
 
-    def __init__(self, write: Callable[[str], None], core: str = cores.PYTHON,
+    def __init__(self, listener: SearchListener | None = None, core: str = cores.PYTHON,
                  files: HashFiles | None = None, budget: HashBudget | None = None):
-        self.write = write
+        self.listener = listener or _Quiet()
         #: The session's tables, in the daemon's budget (by default one of half the
         #: machine's memory), and its hash files (by default any path, as for a local
         #: script).
@@ -268,16 +263,17 @@ class SessionEngine:
         while self.loading and not give_up() and (deadline is None or time.monotonic() < deadline):
             await asyncio.sleep(0.005)
 
-    def start_job(self, work: Callable[[Job], Awaitable[str]], on_error: Callable[[Exception], None]) -> Job:
-        """Run `work(job)` as the session's long job: its reply line is written when it
-        ends, or `on_error(error)` is called. Only one runs at a time (the session waits
-        for it before any command but stop and quit)."""
+    def start_job(self, work: Callable[[Job], Awaitable[str]], on_done: Callable[[str], None],
+                  on_error: Callable[[Exception], None]) -> Job:
+        """Run `work(job)` as the session's long job: `on_done(its result)` is called when
+        it ends, or `on_error(error)`. Only one runs at a time (the session waits for it
+        before any command but stop and quit)."""
         assert self.job is None
         job = Job()
 
         async def run() -> None:
             try:
-                self.write(await work(job))
+                on_done(await work(job))
             except Exception as error:
                 on_error(error)
             finally:
@@ -427,59 +423,16 @@ class SessionEngine:
 
     # ---- searching -----------------------------------------------------------------
 
-    def limits(self, command: c.Go, name: str) -> Limits:
-        """The limits of a `go`, each clock by player index; raises ProtocolError for
-        clocks the game has no player for."""
-        game, position = self.require_position(name)
-        clocks = [command.p1time, command.p2time, command.p3time]
-        increments = [command.p1inc, command.p2inc, command.p3inc]
-        for player in range(game.num_players, 3):
-            if clocks[player] is not None or increments[player] is not None:
-                raise ProtocolError(Code.BAD_VALUE, name,
-                                    f"{game.name} has {game.num_players} players, no p{player + 1}time")
-        coloured = (command.wtime, command.btime, command.winc, command.binc)
-        if any(value is not None for value in coloured):
-            if game.num_players != 2 or game.white_player is None:
-                raise ProtocolError(Code.BAD_VALUE, name,
-                                    "wtime/btime/winc/binc are for two-player games, use p1time...")
-            white, black = game.white_player, 1 - game.white_player
-            for index, value in ((white, command.wtime), (black, command.btime)):
-                if value is not None and clocks[index] is None:
-                    clocks[index] = value
-            for index, value in ((white, command.winc), (black, command.binc)):
-                if value is not None and increments[index] is None:
-                    increments[index] = value
-        to_move = position.to_move
-        if any(clock is not None for clock in clocks) and clocks[to_move] is None:
-            raise ProtocolError(Code.BAD_VALUE, name,
-                                f"no clock for the side to move (p{to_move + 1}time)")
-        depth = command.depth
-        if command.mate is not None:
-            if game.num_players != 2:
-                raise ProtocolError(Code.BAD_VALUE, name, f"{game.name} has no mate scores: go mate is for"
-                                                          f" two-player games")
-            # A win in n moves of the side to move ends at ply 2n - 1.
-            depth = min(depth or MAX_PLY, 2 * command.mate - 1)
-        return Limits(
-            depth=depth,
-            nodes=command.nodes,
-            movetime=command.movetime,
-            clocks=tuple(clocks[: game.num_players]),
-            increments=tuple(increments[: game.num_players]),
-            movestogo=command.movestogo,
-            infinite=command.infinite,
-            ponder=command.ponder,
-        )
-
-    async def go(self, command: c.Go, name: str, received_ns: int) -> None:
-        """Start a search of the position (answer `bestmove (none)` at once when it has
-        no move); its limits count from `received_ns` unless it ponders."""
-        game, position = self.require_position(name)
-        limits = self.limits(command, name)
-        root_moves = self._search_moves(command, position, name)
+    async def go(self, limits: Limits, root_moves: list[int] | None, received_ns: int) -> None:
+        """Start a search of the position to `limits`, at the root only `root_moves`
+        (legal moves of the position) when given; it answers through the listener (at
+        once, with an empty pv, when the position has no move). Its limits count from
+        `received_ns` unless it ponders. Raises ProtocolError(busy) when the daemon's
+        search slots are all taken."""
+        _, position = self.require_position("go")
         assert self.searcher is not None
         if not position.legal_moves():
-            self.write(format_bestmove(None))
+            self.listener.answer(position, (), True)
             return
         if self._winding_down is not None:
             await self._winding_down.wait()
@@ -490,30 +443,17 @@ class SessionEngine:
         if book is not None:
             self._answer_from_book(active, book)
             return
-        self._take_slot(name)
+        self._take_slot("go")
         if not active.pondering:
             self._arm(active, received_ns)
         if self.loading:
-            self.write(LOADING_NOW if stop.deadline_ns is not None else LOADING_WAIT)
+            self.listener.loading(stop.deadline_ns is not None)
         self.active = active
         active.run = SearchRun(
             self.searcher.search(position, stop, root_moves, int(self.options["MultiPV"])), stop,
             lambda report: self._on_report(active, report),
             self.slots.give_back,
         )
-
-    def _search_moves(self, command: c.Go, position: Position, name: str) -> list[int] | None:
-        """The root moves of `go searchmoves`, or None for all; raises
-        ProtocolError(illegal-move) naming the first that is not a legal move here."""
-        if not command.searchmoves:
-            return None
-        moves = []
-        for index, token in enumerate(command.searchmoves, 1):
-            try:
-                moves.append(position.game.parse_move(position, token))
-            except (NotationError, IllegalMoveError) as error:
-                raise ProtocolError(Code.ILLEGAL_MOVE, name, f"searchmoves {index}: {error}") from None
-        return moves
 
     def _book_move(self, position: Position, limits: Limits) -> BookMove | None:
         """The book's move for a `go` that plays (a time limit, or ponder) rather than
@@ -532,7 +472,7 @@ class SessionEngine:
         after = root.play(book.move)
         reply = game_book(root.game).probe(after) if after.legal_moves() else None
         pv = (book.move,) if reply is None else (book.move, reply.move)
-        self.write(format_book(book.text, book.score, book.depth))
+        self.listener.book(book)
         report = SearchReport(book.depth, book.depth, book.score, 0, 0, 0, pv, True)
         self.active = active
         if active.pondering:
@@ -569,14 +509,7 @@ class SessionEngine:
             return
         previous, active.latest = active.latest, report
         if not (report.final and previous is not None and previous.nodes == report.nodes):
-            format_pv = active.format_pv
-            lines = [report, *(attrs.evolve(report, score=score, pv=pv, others=()) for score, pv in report.others)]
-            for rank, line in enumerate(lines, 1):
-                chances = wdl(active.root.game, line.score, line.mate_in) if self.options["ShowWDL"] else None
-                self.write(format_info(line, format_pv, rank if int(self.options["MultiPV"]) > 1 else None, chances))
-            margin = format_margin(report)
-            if margin is not None:
-                self.write(margin)
+            self.listener.report(active.root, report)
         if not report.final:
             return
         if active.pondering or active.infinite:
@@ -592,15 +525,10 @@ class SessionEngine:
         if active.watchdog is not None:
             active.watchdog.cancel()
         root = active.root
-        game = root.game
         if report is not None and report.pv:
-            pv = report.pv
+            self.listener.answer(root, report.pv, True)
         else:
-            pv = (self._fallback_move(root),)
-            self.write(format_unsearched(game.format_move(root, pv[0])))
-        move = game.format_move(root, pv[0])
-        ponder = game.format_move(root.play(pv[0]), pv[1]) if len(pv) > 1 else None
-        self.write(format_bestmove(move, ponder))
+            self.listener.answer(root, (self._fallback_move(root),), False)
         active.stop.stop()
         if self.active is active:
             self.active = None

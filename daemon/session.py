@@ -21,7 +21,9 @@ from typing import AsyncIterator, Protocol
 import attrs
 
 from daemon import cores
+from daemon.book import BookMove
 from daemon.engine import OPTIONS, SessionEngine
+from daemon.wdl import wdl
 from daemon.hashfiles import HashBudget, HashFiles
 from daemon.runner import run_table_work
 from daemon.transport import TooLong
@@ -29,16 +31,22 @@ from games import all_games
 from games.base import (
     BadParameterError,
     BoardTextError,
+    Game,
     GameError,
     IllegalMoveError,
     NotationError,
+    Position,
     UnknownGameError,
 )
 from protocol import commands as c
 from protocol.errors import COMMAND_FIELD_LIMIT, Code, ProtocolError
 from protocol.format import (
+    LOADING_NOW,
+    LOADING_WAIT,
     READYOK,
     UCIOK,
+    format_bestmove,
+    format_book,
     format_display,
     format_eval,
     format_games,
@@ -46,10 +54,15 @@ from protocol.format import (
     format_hash_loaded,
     format_hash_saved,
     format_id,
+    format_info,
+    format_margin,
     format_moves,
     format_perft,
+    format_unsearched,
 )
 from protocol.parse import parse_line, split_tokens
+from search.base import MAX_PLY, SearchReport
+from search.limits import Limits
 from search.tt import HashFileError
 
 LOG = logging.getLogger("engine.session")
@@ -119,7 +132,7 @@ class Session:
     def __init__(self, sink: Sink, core: str = cores.PYTHON, files: HashFiles | None = None,
                  budget: HashBudget | None = None):
         self.sink = sink
-        self.engine = SessionEngine(self.write, core, files, budget)
+        self.engine = SessionEngine(SearchReplies(self), core, files, budget)
         #: The client is gone (a TCP connection closed): its work is abandoned.
         self.vanished = False
         #: Lines are numbered as they are read; `stop` and `quit` halt the long jobs of
@@ -268,7 +281,7 @@ class Session:
     def _job(self, name: str, line: str, work) -> None:
         """Start `work(job)` (a coroutine function returning the reply line) as the
         session's long job."""
-        job = self.engine.start_job(work, lambda error: self._report(error, name, line))
+        job = self.engine.start_job(work, self.write, lambda error: self._report(error, name, line))
         if self.halted:
             job.halt()
 
@@ -311,7 +324,9 @@ class Session:
 
                 self._job(name, f"perft {depth}", perft)
             case c.Go():
-                await engine.go(command, name, received_ns)
+                game, position = engine.require_position(name)
+                limits = go_limits(command, game, position, name)
+                await engine.go(limits, _search_moves(command, position, name), received_ns)
             case c.Stop():
                 await engine.stop_job()
                 await engine.stop()
@@ -359,6 +374,137 @@ class Session:
         result = None if outcome is None else (
             "draw" if outcome.winner is None else game.player_names[outcome.winner], outcome.reason)
         self._write_all(format_display(game.picture(position), game.format_board(position), result))
+
+
+class SearchReplies:
+    """The lines of what a session's searches produce (`daemon.engine.SearchListener`):
+    `info` lines, with win chances under ShowWDL and ranks under MultiPV, the notes of a
+    core still loading and of the book, and `bestmove`."""
+
+    def __init__(self, session: "Session"):
+        self._session = session
+        self._pv_root: Position | None = None
+        self._format_pv: PvFormatter | None = None
+
+    def loading(self, waits_for_deadline: bool) -> None:
+        self._session.write(LOADING_NOW if waits_for_deadline else LOADING_WAIT)
+
+    def book(self, move: BookMove) -> None:
+        self._session.write(format_book(move.text, move.score, move.depth))
+
+    def report(self, root: Position, report: SearchReport) -> None:
+        if self._format_pv is None or self._pv_root is not root:
+            self._pv_root, self._format_pv = root, PvFormatter(root)
+        options = self._session.engine.options
+        ranked = int(options["MultiPV"]) > 1
+        lines = [report, *(attrs.evolve(report, score=score, pv=pv, others=()) for score, pv in report.others)]
+        for rank, line in enumerate(lines, 1):
+            chances = wdl(root.game, line.score, line.mate_in) if options["ShowWDL"] else None
+            self._session.write(format_info(line, self._format_pv, rank if ranked else None, chances))
+        margin = format_margin(report)
+        if margin is not None:
+            self._session.write(margin)
+
+    def answer(self, root: Position, pv: tuple[int, ...], searched: bool) -> None:
+        if not pv:
+            self._session.write(format_bestmove(None))
+            return
+        game = root.game
+        move = game.format_move(root, pv[0])
+        if not searched:
+            self._session.write(format_unsearched(move))
+        ponder = game.format_move(root.play(pv[0]), pv[1]) if len(pv) > 1 else None
+        self._session.write(format_bestmove(move, ponder))
+
+
+class PvFormatter:
+    """The moves of a search's principal variations as the game writes them.
+
+    Playing out a pv in Python costs more than the search's iterations when they are
+    cheap (a decided endgame runs a hundred of them in a few milliseconds), so the lines
+    already written are kept, one per first move (MultiPV lines differ there): a pv
+    that shares a prefix with an earlier one plays out only the rest."""
+
+    def __init__(self, root: Position):
+        self.root = root
+        #: By first move: the moves written, their tokens, and the positions before
+        #: each move and after the last.
+        self._lines: dict[int, tuple[list[int], list[str], list[Position]]] = {}
+
+    def __call__(self, pv: tuple[int, ...]) -> list[str]:
+        if not pv:
+            return []
+        moves, tokens, positions = self._lines.setdefault(pv[0], ([], [], [self.root]))
+        shared = 0
+        while shared < min(len(pv), len(moves)) and pv[shared] == moves[shared]:
+            shared += 1
+        del moves[shared:], tokens[shared:], positions[shared + 1:]
+        game = self.root.game
+        for move in pv[shared:]:
+            tokens.append(game.format_move(positions[-1], move))
+            moves.append(move)
+            positions.append(positions[-1].play(move))
+        return list(tokens)
+
+
+def go_limits(command: c.Go, game: Game, position: Position, name: str) -> Limits:
+    """The limits of a `go` in `position`, each clock by player index (the UCI colours
+    mapped to the game's players); raises ProtocolError(bad-value) for clocks the game
+    has no player for, clocks without one for the side to move, and `mate` in a game of
+    more than two players."""
+    clocks = [command.p1time, command.p2time, command.p3time]
+    increments = [command.p1inc, command.p2inc, command.p3inc]
+    for player in range(game.num_players, 3):
+        if clocks[player] is not None or increments[player] is not None:
+            raise ProtocolError(Code.BAD_VALUE, name,
+                                f"{game.name} has {game.num_players} players, no p{player + 1}time")
+    coloured = (command.wtime, command.btime, command.winc, command.binc)
+    if any(value is not None for value in coloured):
+        if game.num_players != 2 or game.white_player is None:
+            raise ProtocolError(Code.BAD_VALUE, name,
+                                "wtime/btime/winc/binc are for two-player games, use p1time...")
+        white, black = game.white_player, 1 - game.white_player
+        for index, value in ((white, command.wtime), (black, command.btime)):
+            if value is not None and clocks[index] is None:
+                clocks[index] = value
+        for index, value in ((white, command.winc), (black, command.binc)):
+            if value is not None and increments[index] is None:
+                increments[index] = value
+    to_move = position.to_move
+    if any(clock is not None for clock in clocks) and clocks[to_move] is None:
+        raise ProtocolError(Code.BAD_VALUE, name,
+                            f"no clock for the side to move (p{to_move + 1}time)")
+    depth = command.depth
+    if command.mate is not None:
+        if game.num_players != 2:
+            raise ProtocolError(Code.BAD_VALUE, name, f"{game.name} has no mate scores: go mate is for"
+                                                      f" two-player games")
+        # A win in n moves of the side to move ends at ply 2n - 1.
+        depth = min(depth or MAX_PLY, 2 * command.mate - 1)
+    return Limits(
+        depth=depth,
+        nodes=command.nodes,
+        movetime=command.movetime,
+        clocks=tuple(clocks[: game.num_players]),
+        increments=tuple(increments[: game.num_players]),
+        movestogo=command.movestogo,
+        infinite=command.infinite,
+        ponder=command.ponder,
+    )
+
+
+def _search_moves(command: c.Go, position: Position, name: str) -> list[int] | None:
+    """The root moves of `go searchmoves`, or None for all; raises
+    ProtocolError(illegal-move) naming the first that is not a legal move here."""
+    if not command.searchmoves:
+        return None
+    moves = []
+    for index, token in enumerate(command.searchmoves, 1):
+        try:
+            moves.append(position.game.parse_move(position, token))
+        except (NotationError, IllegalMoveError) as error:
+            raise ProtocolError(Code.ILLEGAL_MOVE, name, f"searchmoves {index}: {error}") from None
+    return moves
 
 
 def _parse_quietly(line: str) -> c.Command | None:

@@ -47,7 +47,7 @@ def percentiles(samples: list[float]) -> str:
 async def perft_rate(name: str, core: str, depth: int) -> tuple[int, float]:
     """(leaves, seconds) of perft `depth` from the game's start, on `core`, its
     compiled searches loaded before the clock starts."""
-    engine = SessionEngine(lambda line: None, core)
+    engine = SessionEngine(core=core)
     engine.set_game(name, {})
     await engine.wait_loaded(600)
     nodes, _ = await engine.perft("perft", 1)  # the perft kernels loaded too

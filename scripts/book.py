@@ -63,7 +63,7 @@ def book_positions(game: Game, start: Position, plies: int, choose) -> dict[str,
 
 def build(game: Game, plies: int, movetime: int) -> list[dict]:
     """The book entries of `game` (see the module docstring), sorted by board."""
-    engine = SessionEngine(lambda line: None, cores.default_core())
+    engine = SessionEngine(core=cores.default_core())
     engine.set_game(game.name, {})
     asyncio.run(engine.wait_loaded(600))
     progress = tqdm(desc=f"{game.name} book", unit="pos", file=sys.stderr)

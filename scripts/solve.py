@@ -41,7 +41,7 @@ def position(game: Game, seed: int, count: int) -> Position:
 
 
 async def reach(game: Game, budget: float, positions: int, counts: list[int]) -> None:
-    engine = SessionEngine(lambda line: None, cores.default_core())
+    engine = SessionEngine(core=cores.default_core())
     engine.set_game(game.name, {})
     await engine.wait_loaded(600)
     best = 0
@@ -62,7 +62,7 @@ async def reach(game: Game, budget: float, positions: int, counts: list[int]) ->
 
 
 async def solve_times(game: Game, positions: int, counts: list[int]) -> None:
-    engine = SessionEngine(lambda line: None, cores.default_core())
+    engine = SessionEngine(core=cores.default_core())
     engine.set_game(game.name, {})
     await engine.wait_loaded(600)
     for count in counts:

@@ -7,7 +7,7 @@ import random
 
 from hypothesis import given, settings, strategies as st
 
-from daemon.engine import PvFormatter
+from daemon.session import PvFormatter
 from games import all_games
 
 

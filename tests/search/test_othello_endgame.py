@@ -28,7 +28,7 @@ def solved(board: str) -> int:
     """The exact disc margin for the side to move of `board`, as the engine's solver
     proves it."""
     async def prove() -> int:
-        engine = SessionEngine(lambda line: None, cores.default_core())
+        engine = SessionEngine(core=cores.default_core())
         engine.set_game("othello", {})
         engine.set_position(tuple(board.split()), (), "prove")
         reports = await engine.prove(Limits())
