@@ -41,7 +41,7 @@ async def bench(game_name: str, core: str, depth: int | None = None) -> BenchRes
     """Search every bench position of the game to `depth` (default: its bench depth) on
     `core`, each with a fresh table; compiled searches are loaded before the clock starts."""
     engine = SessionEngine(core=core)
-    await engine.set_option("Hash", str(BENCH_HASH_MIB))
+    await engine.set_option("Hash", BENCH_HASH_MIB)
     engine.set_game(game_name, {})
     await engine.wait_loaded(LOAD_TIMEOUT_S)
     assert engine.game is not None
@@ -49,8 +49,8 @@ async def bench(game_name: str, core: str, depth: int | None = None) -> BenchRes
     total, elapsed = 0, 0.0
     for text in engine.game.fixtures.BENCH_POSITIONS:
         engine.hash_clear()
-        engine.table("bench").wait_mapped(1.0)  # time searching, not the page faults
-        engine.set_position(tuple(text.split()), (), "bench")
+        engine.table().wait_mapped(1.0)  # time searching, not the page faults
+        engine.set_position(tuple(text.split()), ())
         started = time.perf_counter()
         reports = await engine.analyse(Limits(depth=depth or engine.game.fixtures.BENCH_DEPTH))
         elapsed += time.perf_counter() - started
@@ -83,14 +83,14 @@ async def solve_suite(game_name: str, core: str, positions: list[tuple[int, str,
     one position to the next, as in a game (their entries of other positions are of no
     use to it)."""
     engine = SessionEngine(core=core)
-    await engine.set_option("Hash", str(SOLVE_HASH_MIB))
+    await engine.set_option("Hash", SOLVE_HASH_MIB)
     engine.set_game(game_name, {})
     await engine.wait_loaded(LOAD_TIMEOUT_S)
     fixtures = engine.game.fixtures
     solves = []
-    engine.table("solve").wait_mapped(5.0)  # time solving, not the page faults
+    engine.table().wait_mapped(5.0)  # time solving, not the page faults
     for number, board, best in positions:
-        engine.set_position(tuple(board.split()), (), "solve")
+        engine.set_position(tuple(board.split()), ())
         started = time.perf_counter()
         final = (await engine.prove(Limits(movetime=int(seconds_each * 1000))))[-1]
         seconds = time.perf_counter() - started

@@ -28,8 +28,8 @@ from daemon.runner import SearchRun, run_compute, run_table_work
 from daemon.tables import SessionTables
 from games import find_game
 from games.base import Game, IllegalMoveError, NotationError, Position
-from protocol.errors import Code, ProtocolError
-from protocol.options import find_option, session_options
+from daemon.refusals import BadValue, Busy, NoGame, Stopped, Unsupported
+from protocol.options import session_options
 from search import AlphaBeta, MultiPlayerSearch
 from search.base import SearchReport
 from search.limits import Limits, StopSignal, move_budget_ms
@@ -163,8 +163,9 @@ class _Quiet:
 
 
 class SessionEngine:
-    """One session's engine (see the module docstring). Methods raise ProtocolError,
-    GameError or HashFileError for a request it refuses, changing nothing."""
+    """One session's engine (see the module docstring). Methods raise a Refusal
+    (`daemon.refusals`), a GameError or a HashFileError for a request it refuses,
+    changing nothing."""
 
     def __init__(self, listener: SearchListener | None = None, core: str = cores.PYTHON,
                  files: HashFiles | None = None, budget: HashBudget | None = None):
@@ -193,36 +194,41 @@ class SessionEngine:
 
     # ---- game and position ---------------------------------------------------------
 
-    def require_game(self, name: str) -> Game:
+    def require_game(self) -> Game:
+        """The current game; raises NoGame."""
         if self.game is None:
-            raise ProtocolError(Code.NO_GAME, name, "no game selected: use setgame <name>")
+            raise NoGame("no game selected: use setgame <name>")
         return self.game
 
-    def require_position(self, name: str) -> tuple[Game, Position]:
-        game = self.require_game(name)
+    def require_position(self) -> tuple[Game, Position]:
+        """The current game and position; raises NoGame."""
+        game = self.require_game()
         assert self.position is not None
         return game, self.position
 
-    def set_game(self, game_name: str, params: dict[str, str], name: str = "setgame") -> None:
+    def set_game(self, game_name: str, params: dict[str, str]) -> None:
         game = find_game(game_name)
         start = game.initial_state(params)
-        self.tables.ensure(game, int(self.options["Hash"]), name)
+        self.tables.ensure(game, int(self.options["Hash"]))
         self.game, self.start, self.position = game, start, start
         self._adopt_tables()
 
-    def new_game(self, name: str) -> None:
-        self.require_game(name)
+    def new_game(self) -> None:
+        self.require_game()
         self.position = self.start
 
-    def set_position(self, board: tuple[str, ...], moves: tuple[str, ...], name: str) -> None:
-        game = self.require_game(name)
+    def set_position(self, board: tuple[str, ...], moves: tuple[str, ...]) -> None:
+        """The position of the board text `board` (the start position when empty) after
+        `moves`; raises a GameError (an illegal move's names its number), changing
+        nothing."""
+        game = self.require_game()
         position = game.parse_board(board) if board else self.start
         assert position is not None
         for ply, token in enumerate(moves, 1):
             try:
                 move = game.parse_move(position, token)
             except (NotationError, IllegalMoveError) as error:
-                raise ProtocolError(Code.ILLEGAL_MOVE, name, f"move {ply}: {error}") from None
+                raise type(error)(f"move {ply}: {error}") from None
             position = position.play(move)
         self.position = position
 
@@ -301,12 +307,13 @@ class SessionEngine:
         if self.job is not None:
             self.job.halt()
 
-    async def perft(self, name: str, depth: int, job: Job) -> tuple[int, int]:
+    async def perft(self, depth: int, job: Job | None = None) -> tuple[int, int]:
         """(leaf count, elapsed ms) of perft `depth` from the position, in a compute
-        thread holding one of the daemon's search slots; raises ProtocolError(stopped)
-        when `job` is halted first."""
-        _, position = self.require_position(name)
-        self._take_slot(name)
+        thread holding one of the daemon's search slots; raises Stopped when `job` is
+        halted first."""
+        _, position = self.require_position()
+        job = job or Job()
+        self._take_slot()
         started = time.monotonic_ns()
         try:
             nodes = await run_compute(cores.perft, self.core, position, depth, job.flag)
@@ -314,32 +321,31 @@ class SessionEngine:
             self.slots.give_back()
         elapsed_ms = (time.monotonic_ns() - started) // _MS
         if nodes < 0:
-            raise ProtocolError(Code.STOPPED, name, f"stopped after {elapsed_ms} ms")
+            raise Stopped(f"stopped after {elapsed_ms} ms")
         return int(nodes), elapsed_ms
 
-    def _take_slot(self, name: str) -> None:
+    def _take_slot(self) -> None:
         if not self.slots.take():
-            raise ProtocolError(Code.BUSY, name, f"{self.slots.limit} searches running, the daemon's"
-                                                 f" limit (--max-searches)")
+            raise Busy(f"{self.slots.limit} searches running, the daemon's limit (--max-searches)")
 
-    async def analyse(self, limits: Limits, name: str = "analyse") -> list[SearchReport]:
+    async def analyse(self, limits: Limits) -> list[SearchReport]:
         """Every report of a search of the position to `limits` (no clock, no ponder),
         the final one last, off the loop and writing nothing: what scripts (the bench,
         the solver's reach) measure. Refused while a `go` runs."""
-        return await self._reports(limits, name, lambda searcher: searcher.search)
+        return await self._reports(limits, lambda searcher: searcher.search)
 
-    async def prove(self, limits: Limits, name: str = "prove") -> list[SearchReport]:
+    async def prove(self, limits: Limits) -> list[SearchReport]:
         """As `analyse`, but the exact endgame solver alone, however far the end: a report
         when win, loss or draw is proved, another with the exact margin. Refused for a
         game without one."""
         if not isinstance(self.searcher, AlphaBeta):
-            raise ProtocolError(Code.UNSUPPORTED, name, "this game has no exact endgame solver")
-        return await self._reports(limits, name, lambda searcher: searcher.prove)
+            raise Unsupported("this game has no exact endgame solver")
+        return await self._reports(limits, lambda searcher: searcher.prove)
 
-    async def _reports(self, limits: Limits, name: str, method) -> list[SearchReport]:
-        _, position = self.require_position(name)
+    async def _reports(self, limits: Limits, method) -> list[SearchReport]:
+        _, position = self.require_position()
         if self.active is not None:
-            raise ProtocolError(Code.BUSY, name, "a search is running")
+            raise Busy("a search is running")
         assert self.searcher is not None
         run, stop = method(self.searcher), StopSignal()
         self._limit(stop, limits, position, time.monotonic_ns())
@@ -347,25 +353,27 @@ class SessionEngine:
 
     # ---- options and hash files ----------------------------------------------------
 
-    async def set_option(self, option: str, value: str | None) -> None:
-        spec = find_option(OPTIONS, option)
-        parsed = spec.parse(value)
-        if spec.name == "Hash":
-            await run_table_work(self._resize_tables, int(parsed))
-        elif spec.name in ("MultiPlayerSearch", "Core"):
-            missing = cores.compiled_missing() if parsed == cores.COMPILED else None
-            if spec.name == "Core" and missing:
-                raise ProtocolError(Code.BAD_VALUE, "setoption", f"Core compiled is not available: {missing}")
-            self.options[spec.name] = parsed
+    async def set_option(self, name: str, value: object) -> None:
+        """Set the option `name` (one of OPTIONS, as it names itself) to `value`, of the
+        option's type and in its range: a new table for `Hash`, a new searcher for
+        `Core` and `MultiPlayerSearch`, the file loaded for `HashFile`. Raises a Refusal
+        or HashFileError, changing nothing."""
+        if name == "Hash":
+            await run_table_work(self._resize_tables, int(value))
+        elif name in ("MultiPlayerSearch", "Core"):
+            missing = cores.compiled_missing() if value == cores.COMPILED else None
+            if name == "Core" and missing:
+                raise BadValue(f"Core compiled is not available: {missing}")
+            self.options[name] = value
             await run_table_work(self._adopt_tables)
-        elif spec.name == "HashFile":
-            if parsed:
-                self.tables.files.path(str(parsed))  # a name the daemon takes, or HashFileError
-                if await self.tables.load_hash_file(str(parsed), int(self.options["Hash"])) is not None:
+        elif name == "HashFile":
+            if value:
+                self.tables.files.path(str(value))  # a name the daemon takes, or HashFileError
+                if await self.tables.load_hash_file(str(value), int(self.options["Hash"])) is not None:
                     await run_table_work(self._adopt_tables)
-            self.options["HashFile"] = parsed
+            self.options["HashFile"] = value
         else:
-            self.options[spec.name] = parsed
+            self.options[name] = value
 
     def _resize_tables(self, hash_mib: int) -> None:
         """`setoption name Hash`: drop every table and make the current game's anew at
@@ -374,31 +382,30 @@ class SessionEngine:
         self._drop_tables()
         self.options["Hash"] = hash_mib
         if self.game is not None:
-            self.tables.ensure(self.game, hash_mib, "setoption")
+            self.tables.ensure(self.game, hash_mib)
             self._adopt_tables()
 
-    def table(self, name: str) -> TranspositionTable:
-        """The current game's table."""
-        game = self.require_game(name)
+    def table(self) -> TranspositionTable:
+        """The current game's table; raises NoGame."""
+        game = self.require_game()
         return self.tables.by_game[game.name]
 
-    async def hash_save(self, name: str, file_name: str, job: Job | None = None) -> tuple[int, int]:
+    async def hash_save(self, file_name: str, job: Job | None = None) -> tuple[int, int]:
         """(entries written, elapsed ms) of saving the current game's table to the hash
-        file `file_name`; raises ProtocolError(busy) when the hash directory has no room
-        for it."""
+        file `file_name`; raises Busy when the hash directory has no room for it."""
         try:
-            return await self.tables.save(self.table(name), file_name, job.event if job is not None else None)
+            return await self.tables.save(self.table(), file_name, job.event if job is not None else None)
         except HashFileError as error:
             if error.kind != "full":
                 raise
-            raise ProtocolError(Code.BUSY, name, str(error)) from None
+            raise Busy(str(error)) from None
 
-    async def hash_load(self, name: str, file_name: str, job: Job | None = None) -> tuple[int, int]:
+    async def hash_load(self, file_name: str, job: Job | None = None) -> tuple[int, int]:
         """(entries read, elapsed ms) of loading the hash file `file_name` into the
         current game's table, in a file thread. The entries go to new cells while the
         file is read: they are reserved against the budget until the old ones are freed."""
-        game = self.require_game(name)
-        loaded = await self.tables.load_into(self.table(name), file_name, name, job.event if job is not None else None)
+        game = self.require_game()
+        loaded = await self.tables.load_into(self.table(), file_name, job.event if job is not None else None)
         if self.game is game:
             await run_table_work(self._adopt_tables)  # a new searcher: its solver's table starts empty too
         return loaded
@@ -427,9 +434,9 @@ class SessionEngine:
         """Start a search of the position to `limits`, at the root only `root_moves`
         (legal moves of the position) when given; it answers through the listener (at
         once, with an empty pv, when the position has no move). Its limits count from
-        `received_ns` unless it ponders. Raises ProtocolError(busy) when the daemon's
-        search slots are all taken."""
-        _, position = self.require_position("go")
+        `received_ns` unless it ponders. Raises Busy when the daemon's search slots are
+        all taken."""
+        _, position = self.require_position()
         assert self.searcher is not None
         if not position.legal_moves():
             self.listener.answer(position, (), True)
@@ -443,7 +450,7 @@ class SessionEngine:
         if book is not None:
             self._answer_from_book(active, book)
             return
-        self._take_slot("go")
+        self._take_slot()
         if not active.pondering:
             self._arm(active, received_ns)
         if self.loading:

@@ -23,6 +23,7 @@ import attrs
 from daemon import cores
 from daemon.book import BookMove
 from daemon.engine import OPTIONS, SessionEngine
+from daemon.refusals import BadValue, Busy, NoGame, Refusal, Stopped, Unsupported
 from daemon.wdl import wdl
 from daemon.hashfiles import HashBudget, HashFiles
 from daemon.runner import run_table_work
@@ -60,6 +61,7 @@ from protocol.format import (
     format_perft,
     format_unsearched,
 )
+from protocol.options import find_option
 from protocol.parse import parse_line, split_tokens
 from search.base import MAX_PLY, SearchReport
 from search.limits import Limits
@@ -84,7 +86,13 @@ _HALTING = ("stop", "quit")
 
 _WHILE_SEARCHING = (c.IsReady, c.Stop, c.PonderHit, c.Uci, c.Quit)
 
-_GAME_ERROR_CODES = (
+#: The error code of each refusal of the engine and of a game.
+_ERROR_CODES = (
+    (NoGame, Code.NO_GAME),
+    (Busy, Code.BUSY),
+    (Stopped, Code.STOPPED),
+    (Unsupported, Code.UNSUPPORTED),
+    (BadValue, Code.BAD_VALUE),
     (UnknownGameError, Code.BAD_VALUE),
     (BadParameterError, Code.BAD_VALUE),
     (BoardTextError, Code.BAD_POSITION),
@@ -269,8 +277,8 @@ class Session:
         """Write the error line of a command that failed."""
         if isinstance(error, ProtocolError):
             self.write(error.line())
-        elif isinstance(error, GameError):
-            code = next(code for kind, code in _GAME_ERROR_CODES if isinstance(error, kind))
+        elif isinstance(error, (Refusal, GameError)):
+            code = next(code for kind, code in _ERROR_CODES if isinstance(error, kind))
             self.write(ProtocolError(code, name, str(error)).line())
         elif isinstance(error, HashFileError):
             self.write(ProtocolError(_HASH_FILE_ERROR_CODES[error.kind], name, str(error)).line())
@@ -303,13 +311,13 @@ class Session:
             case c.Games():
                 self.write(format_games(all_games()))
             case c.SetGame(game_name, params):
-                await run_table_work(engine.set_game, game_name, dict(params), name)
+                await run_table_work(engine.set_game, game_name, dict(params))
             case c.NewGame():
-                engine.new_game(name)
+                engine.new_game()
             case c.Position(board, moves):
-                engine.set_position(board, moves, name)
+                engine.set_position(board, moves)
             case c.ListMoves():
-                game, position = engine.require_position(name)
+                game, position = engine.require_position()
                 tokens = sorted(game.format_move(position, move) for move in position.legal_moves())
                 self.write(format_moves(tokens))
             case c.Display():
@@ -317,14 +325,14 @@ class Session:
             case c.Eval():
                 self._eval(name)
             case c.Perft(depth):
-                engine.require_position(name)
+                engine.require_position()
 
                 async def perft(job) -> str:
-                    return format_perft(depth, *await engine.perft(name, depth, job))
+                    return format_perft(depth, *await engine.perft(depth, job))
 
                 self._job(name, f"perft {depth}", perft)
             case c.Go():
-                game, position = engine.require_position(name)
+                game, position = engine.require_position()
                 limits = go_limits(command, game, position, name)
                 await engine.go(limits, _search_moves(command, position, name), received_ns)
             case c.Stop():
@@ -333,20 +341,21 @@ class Session:
             case c.PonderHit():
                 engine.ponderhit(received_ns)
             case c.SetOption(option, value):
-                await engine.set_option(option, value)
+                spec = find_option(OPTIONS, option)
+                await engine.set_option(spec.name, spec.parse(value))
             case c.HashSave(path):
-                engine.table(name)
+                engine.table()
 
                 async def save(job) -> str:
-                    count, elapsed_ms = await engine.hash_save(name, path, job)
+                    count, elapsed_ms = await engine.hash_save(path, job)
                     return format_hash_saved(count, path, elapsed_ms)
 
                 self._job(name, f"hash save {path}", save)
             case c.HashLoad(path):
-                engine.table(name)
+                engine.table()
 
                 async def load(job) -> str:
-                    count, elapsed_ms = await engine.hash_load(name, path, job)
+                    count, elapsed_ms = await engine.hash_load(path, job)
                     return format_hash_loaded(count, path, elapsed_ms)
 
                 self._job(name, f"hash load {path}", load)
@@ -364,12 +373,12 @@ class Session:
     def _eval(self, name: str) -> None:
         """The static evaluation: its total as the search's leaves score it (the side to
         move's), and each term per player."""
-        game, position = self.engine.require_position(name)
+        game, position = self.engine.require_position()
         assert self.engine.searcher is not None
         self._write_all(format_eval(self.engine.searcher.static_score(position), game.evaluation_terms(position)))
 
     def _display(self, name: str) -> None:
-        game, position = self.engine.require_position(name)
+        game, position = self.engine.require_position()
         outcome = position.outcome()
         result = None if outcome is None else (
             "draw" if outcome.winner is None else game.player_names[outcome.winner], outcome.reason)

@@ -5,8 +5,8 @@ A session keeps a table per game it has played (`SessionTables.by_game`), each a
 memory budget (`HashBudget`, `--max-hash-mib`): the table and half as much again for the
 exact solver's (`table_cost`). Tables are saved to and loaded from the hash directory
 (`HashFiles`) in file threads, so that file I/O never holds the event loop or a search
-thread. Requests that do not fit are refused with ProtocolError (busy or bad-value),
-files that cannot be read or written with HashFileError, changing nothing.
+thread. Requests that do not fit are refused with a Refusal (`daemon.refusals`: Busy,
+BadValue), files that cannot be read or written with HashFileError, changing nothing.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from daemon.hashfiles import HashBudget, HashFiles
 from daemon.runner import run_file_job, run_table_work
 from games import find_game
 from games.base import Game
-from protocol.errors import Code, ProtocolError
+from daemon.refusals import BadValue, Busy
 from search.tt import HashFileError, TranspositionTable, peek_game
 
 LOG = logging.getLogger("engine.session")
@@ -46,37 +46,37 @@ class SessionTables:
         #: The game whose table the last hash file set as `HashFile` was loaded into.
         self.hash_file_game: str | None = None
 
-    def no_room(self, name: str, what: str) -> ProtocolError:
-        """The error of a request whose memory the daemon's budget has no room for."""
-        return ProtocolError(Code.BUSY, name, f"no room for {what}: {self.budget.describe()} (--max-hash-mib)")
+    def no_room(self, what: str) -> Busy:
+        """The refusal of a request whose memory the daemon's budget has no room for."""
+        return Busy(f"no room for {what}: {self.budget.describe()} (--max-hash-mib)")
 
-    def _reserve(self, hash_mib: int, name: str) -> int:
+    def _reserve(self, hash_mib: int) -> int:
         """Reserve the cost of one game's tables at `hash_mib`; the bytes reserved.
-        Raises ProtocolError(busy) when they do not fit."""
+        Raises Busy when they do not fit."""
         cost = table_cost(hash_mib)
         if not self.budget.reserve(cost):
-            raise self.no_room(name, f"a {hash_mib} MiB table")
+            raise self.no_room(f"a {hash_mib} MiB table")
         return cost
 
-    def ensure(self, game: Game, hash_mib: int, name: str) -> TranspositionTable:
-        """`game`'s table, made at `hash_mib` (and reserved) if the session has none."""
+    def ensure(self, game: Game, hash_mib: int) -> TranspositionTable:
+        """`game`'s table, made at `hash_mib` (and reserved) if the session has none;
+        raises Busy when the budget has no room for it."""
         if game.name not in self.by_game:
-            self._reserved[game.name] = self._reserve(hash_mib, name)
+            self._reserved[game.name] = self._reserve(hash_mib)
             self.by_game[game.name] = TranspositionTable(game.name, game.rules.KEY_SCHEME, hash_mib << 20)
         return self.by_game[game.name]
 
     def check_resize(self, hash_mib: int, keeps_one: bool) -> None:
-        """Raise ProtocolError unless the budget has room for every table dropped and
-        (`keeps_one`: a game is selected) one made anew at `hash_mib`: bad-value for a
-        size that could never fit, busy for one that does not fit now."""
+        """Raise unless the budget has room for every table dropped and (`keeps_one`: a
+        game is selected) one made anew at `hash_mib`: BadValue for a size that could
+        never fit, Busy for one that does not fit now."""
         cost = table_cost(hash_mib)
         if cost > self.budget.limit:
-            raise ProtocolError(Code.BAD_VALUE, "setoption",
-                                f"Hash {hash_mib} needs {cost >> 20} MiB with the solver's table, more than"
-                                f" the daemon's hash budget of {self.budget.limit >> 20} MiB (--max-hash-mib)")
+            raise BadValue(f"Hash {hash_mib} needs {cost >> 20} MiB with the solver's table, more than the"
+                           f" daemon's hash budget of {self.budget.limit >> 20} MiB (--max-hash-mib)")
         held = sum(self._reserved.values())
         if keeps_one and self.budget.used - held + cost > self.budget.limit:
-            raise self.no_room("setoption", f"a {hash_mib} MiB table")
+            raise self.no_room(f"a {hash_mib} MiB table")
 
     def drop_all(self) -> list[TranspositionTable]:
         """Forget every table, giving its reservation back; the tables, for the caller
@@ -113,14 +113,14 @@ class SessionTables:
             raise self.files.describe(error, file_name) from None
         return int(count), (time.monotonic_ns() - started) // _MS
 
-    async def load_into(self, table: TranspositionTable, file_name: str, name: str, halt=None) -> tuple[int, int]:
+    async def load_into(self, table: TranspositionTable, file_name: str, halt=None) -> tuple[int, int]:
         """(entries read, elapsed ms) of loading the hash file `file_name` into `table`,
         in a file thread, until `halt` is set. The entries go to new cells while the file
         is read: a second table's memory is reserved against the budget until the old
-        cells are freed (ProtocolError(busy) when it does not fit)."""
+        cells are freed (Busy when it does not fit)."""
         path = self.files.path(file_name)
         if not self.budget.reserve(table.memory_bytes):
-            raise self.no_room(name, f"loading into a {table.memory_bytes >> 20} MiB table")
+            raise self.no_room(f"loading into a {table.memory_bytes >> 20} MiB table")
         started = time.monotonic_ns()
         try:
             count = await run_file_job(table.load, path, halt, self.budget.limit // 16, self.files.follow_links,
@@ -143,7 +143,7 @@ class SessionTables:
             if error.kind == "missing":
                 return None
             raise self.files.describe(error, file_name) from None
-        cost = self._reserve(hash_mib, "setoption")
+        cost = self._reserve(hash_mib)
         table = await run_table_work(TranspositionTable, game.name, game.rules.KEY_SCHEME, hash_mib << 20)
         try:
             count = await run_file_job(table.load, path, None, self.budget.limit // 16,

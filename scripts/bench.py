@@ -50,9 +50,9 @@ async def perft_rate(name: str, core: str, depth: int) -> tuple[int, float]:
     engine = SessionEngine(core=core)
     engine.set_game(name, {})
     await engine.wait_loaded(600)
-    nodes, _ = await engine.perft("perft", 1)  # the perft kernels loaded too
+    nodes, _ = await engine.perft(1)  # the perft kernels loaded too
     started = time.perf_counter()
-    nodes, _ = await engine.perft("perft", depth)
+    nodes, _ = await engine.perft(depth)
     return nodes, time.perf_counter() - started
 
 

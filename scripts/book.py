@@ -71,7 +71,7 @@ def build(game: Game, plies: int, movetime: int) -> list[dict]:
     def choose(position: Position) -> dict:
         engine.hash_clear()
         board = game.format_board(position)
-        engine.set_position(tuple(board.split()), (), "book")
+        engine.set_position(tuple(board.split()), ())
         final = asyncio.run(engine.analyse(Limits(movetime=movetime)))[-1]
         progress.update()
         return {"board": board, "move": game.format_move(position, final.pv[0]),

@@ -50,7 +50,7 @@ async def reach(game: Game, budget: float, positions: int, counts: list[int]) ->
         for seed in range(positions):
             engine.hash_clear()
             board = game.format_board(position(game, seed, count))
-            engine.set_position(tuple(board.split()), (), "solve")
+            engine.set_position(tuple(board.split()), ())
             final = (await engine.analyse(Limits(movetime=int(budget * 1000))))[-1]
             times.append(final.elapsed_ms / 1000 if final.margin is not None else None)
         solved = sum(1 for elapsed in times if elapsed is not None)
@@ -70,7 +70,7 @@ async def solve_times(game: Game, positions: int, counts: list[int]) -> None:
         for seed in range(positions):
             engine.hash_clear()
             board = game.format_board(position(game, seed, count))
-            engine.set_position(tuple(board.split()), (), "solve")
+            engine.set_position(tuple(board.split()), ())
             reports = await engine.prove(Limits())
             proofs.append(reports[0].elapsed_ms)
             margins.append(reports[-1].elapsed_ms)

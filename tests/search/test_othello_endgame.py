@@ -30,7 +30,7 @@ def solved(board: str) -> int:
     async def prove() -> int:
         engine = SessionEngine(core=cores.default_core())
         engine.set_game("othello", {})
-        engine.set_position(tuple(board.split()), (), "prove")
+        engine.set_position(tuple(board.split()), ())
         reports = await engine.prove(Limits())
         assert reports[-1].final and reports[-1].margin is not None
         return reports[-1].margin
