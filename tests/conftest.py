@@ -46,6 +46,19 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(skip)
 
 
+#: What a check of wall-clock time allows beyond the bound it checks: on a loaded machine
+#: a process may wait this long for a core. Such a check tells a deadline kept from one
+#: missed or ignored; how closely the engine and the adapter keep theirs is measured on
+#: a quiet machine by scripts/bench and scripts/strength, not by the tests.
+LOAD_SLACK = 0.5
+
+#: How far the weighted terms of each game's evaluation may add up from its value, for
+#: the rounding the evaluation documents (Lines of Action rounds its per-checker
+#: averages and its Euler terms down). Every game states its own: the weights' tests
+#: check that every registered game is here.
+EVALUATION_ROUNDING = {"clobber": 0, "othello": 0, "loa": 8, "isolation": 0, "abalone": 0}
+
+
 def load_vectors(name: str) -> list[dict]:
     with open(VECTORS / f"{name}.jsonl") as handle:
         return [json.loads(line) for line in handle]

@@ -1,88 +1,279 @@
-"""Imports run one way: daemon -> protocol -> search -> games.base <- games/<name>, and
-adapters -> protocol, games (clients of the daemon that ask the games for rules)."""
+"""The shape of the code, read from its source (only the game registry is imported).
+
+The modules checked are every Python file of the packages (`games`, `search`,
+`protocol`, `daemon`, `adapters`) and of `scripts/`, `scripts/sparring/` included. An
+import is any `import` or `from ... import` statement, at module level or inside a
+function or class, except under `if TYPE_CHECKING:` (never run); an import by a computed
+name (`importlib.import_module`) is not seen. In a script, a bare name is first the
+module beside it (`from common import ...`), as Python's path puts the script's folder
+first.
+
+- Layers: each package imports only what `ALLOWED` lists for it: adapters -> protocol
+  and games; daemon -> protocol, search and games; search -> games; protocol -> only
+  `games.text`; games -> nothing else. Scripts may import every package; no package
+  imports a script.
+- No import cycles: no module reaches itself again by following imports. An import of
+  `a.b` leads to `a.b`, and `from a import b` to the module `a.b` where there is one,
+  else to `a` (the package `a` that Python initialises on the way is not followed).
+- Private names stay home: no module imports a `_name` from a module of another
+  top-level package (`scripts` counting as one), nor reads `module._name` of one through
+  a name it imported (`import a.b`, `from a import b`); dunder names (`__file__`) are not
+  private.
+- A game is named only by its own files: `games/<name>/` and
+  `adapters/codingame/<name>.py`. No other file of the packages or of `scripts/` (any
+  file, not only Python) has the name as a word, in any case, or as a part of an
+  identifier (`othello_format`, `OthelloHistory`), so no shared code imports a game or
+  branches on it. `scripts/sparring/` is exempt: it wraps outside programs that play
+  particular games.
+- pyflakes finds no unused import or undefined name in the packages, scripts and tests.
+
+A breach known and being mended is listed in `KNOWN_BREACHES`: its check is an expected
+failure until then.
+"""
 
 from __future__ import annotations
 
 import ast
 import re
+import subprocess
+import sys
+from functools import cache
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
-#: For each layer, the packages (or modules) its modules may import from.
+#: For each package, the packages (or modules) its modules may import from.
 ALLOWED = {
     "games": {"games"},
     "search": {"search", "games"},
     "protocol": {"protocol", "games.text"},
     "daemon": {"daemon", "protocol", "search", "games"},
     "adapters": {"adapters", "protocol", "games"},
+    "scripts": {"scripts", "games", "search", "protocol", "daemon", "adapters"},
 }
-OURS = set(ALLOWED)
+#: The folders checked: the packages and the scripts.
+CHECKED = tuple(ALLOWED)
+#: Wrappers of outside programs that play particular games: they may name them.
+SPARRING = ROOT / "scripts" / "sparring"
+
+#: Known breaches that are being mended, by module or file, with what they are: their
+#: checks are expected failures (not strict: they pass once the breach is gone).
+KNOWN_BREACHES = {
+    "adapters.codingame.adapter": "import cycle: adapters.codingame.adapter imports adapters.codingame.player"
+                                  " inside main(), and player imports engine_preamble from adapter",
+    "adapters.codingame.player": "import cycle: adapters.codingame.player imports engine_preamble from"
+                                 " adapters.codingame.adapter, which imports player inside main()",
+}
 
 
-def imports_of(path: Path) -> list[str]:
-    tree = ast.parse(path.read_text(), str(path))
-    names = []
-    for node in ast.walk(tree):
+def expecting_breaches(keys, key_of=str) -> list:
+    """`keys` as parameters, those of a known breach marked as expected failures."""
+    return [pytest.param(key, marks=pytest.mark.xfail(strict=False, reason=KNOWN_BREACHES[key_of(key)]))
+            if key_of(key) in KNOWN_BREACHES else key for key in keys]
+
+
+def module_name(path: Path) -> str:
+    """The dotted name of a module file: `games.base`, `games` for games/__init__.py,
+    `scripts.sparring.common` for a script."""
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+FILES = sorted(path for folder in CHECKED for path in (ROOT / folder).rglob("*.py")
+               if "__pycache__" not in path.parts)
+MODULES = {module_name(path): path for path in FILES}
+
+
+def is_type_checking(node: ast.AST) -> bool:
+    return isinstance(node, ast.If) and (
+        (isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING")
+        or (isinstance(node.test, ast.Attribute) and node.test.attr == "TYPE_CHECKING"))
+
+
+def import_nodes(node: ast.AST):
+    """Every Import and ImportFrom under `node`, at any depth; of an `if TYPE_CHECKING:`,
+    only those of its `else`."""
+    for child in node.orelse if is_type_checking(node) else ast.iter_child_nodes(node):
+        if isinstance(child, (ast.Import, ast.ImportFrom)):
+            yield child
+        else:
+            yield from import_nodes(child)
+
+
+@cache
+def tree_of(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(), str(path))
+
+
+def absolute(path: Path, name: str | None, level: int) -> str:
+    """The module a (maybe relative) import from file `path` names; a bare name in a
+    script is the script beside it when there is one."""
+    if level:
+        base = module_name(path).split(".")
+        if path.name != "__init__.py":
+            base = base[:-1]
+        base = base[:len(base) - (level - 1)]
+        return ".".join([*base, *([name] if name else [])])
+    assert name is not None
+    if path.relative_to(ROOT).parts[0] == "scripts":
+        beside = module_name(path.with_name(name.split(".")[0] + ".py"))
+        if beside in MODULES:
+            return ".".join([beside, *name.split(".")[1:]])
+    return name
+
+
+def imports_of(path: Path) -> list[tuple[str, tuple[str, ...]]]:
+    """(module, names taken from it) for each import of the file: names are empty for
+    `import module`."""
+    found = []
+    for node in import_nodes(tree_of(path)):
         if isinstance(node, ast.Import):
-            names.extend(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.append(node.module)
-    return names
+            found.extend((absolute(path, alias.name, 0), ()) for alias in node.names)
+        else:
+            found.append((absolute(path, node.module, node.level), tuple(alias.name for alias in node.names)))
+    return found
 
 
-MODULES = sorted(path for layer in ALLOWED for path in (ROOT / layer).rglob("*.py"))
+def package_of(name: str) -> str:
+    return name.split(".")[0]
 
 
-@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(ROOT)))
+def ours(name: str) -> bool:
+    return package_of(name) in ALLOWED
+
+
+def imported_modules(path: Path) -> set[str]:
+    """The modules of ours the file imports: for `from a import b`, `a.b` where that is a
+    module, else `a`."""
+    targets = set()
+    for module, names in imports_of(path):
+        if not names:
+            targets.add(module)
+        for name in names:
+            targets.add(f"{module}.{name}" if f"{module}.{name}" in MODULES else module)
+    return {target for target in targets if target in MODULES}
+
+
+@cache
+def import_graph() -> dict[str, set[str]]:
+    return {name: imported_modules(path) for name, path in MODULES.items()}
+
+
+@cache
+def cycle_members() -> dict[str, list[str]]:
+    """For each module on an import cycle, one such cycle, from it back to it."""
+    graph = import_graph()
+    members = {}
+    for start in graph:
+        # Breadth first from `start`, to the shortest way back to it.
+        came_from: dict[str, str] = {}
+        frontier = [start]
+        while frontier and start not in came_from:
+            following = []
+            for module in frontier:
+                for target in sorted(graph[module]):
+                    if target not in came_from:
+                        came_from[target] = module
+                        following.append(target)
+            frontier = following
+        if start in came_from:
+            cycle = [start]
+            while len(cycle) == 1 or cycle[-1] != start:
+                cycle.append(came_from[cycle[-1]])
+            members[start] = cycle[::-1]
+    return members
+
+
+def relative(path: Path) -> str:
+    return str(path.relative_to(ROOT))
+
+
+@pytest.mark.parametrize("path", FILES, ids=relative)
 def test_imports_follow_the_layers(path: Path) -> None:
-    layer = path.relative_to(ROOT).parts[0]
-    for name in imports_of(path):
-        top = name.split(".")[0]
-        if top in OURS:
-            assert any(name == allowed or name.startswith(allowed + ".") for allowed in ALLOWED[layer]), (
-                f"{path.relative_to(ROOT)} imports {name}")
-        parts = name.split(".")
-        in_game = path.relative_to(ROOT).parts[:2]
-        if top == "games" and len(parts) > 1 and (ROOT / top / parts[1]).is_dir():
-            # Only a game's own packages may name it; generic code uses the registry.
-            assert in_game == ("games", parts[1]), (
-                f"{path.relative_to(ROOT)} imports {name}")
+    allowed = ALLOWED[path.relative_to(ROOT).parts[0]]
+    for module, _ in imports_of(path):
+        if ours(module):
+            assert any(module == name or module.startswith(name + ".") for name in allowed), (
+                f"{relative(path)} imports {module}")
 
 
-@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(ROOT)))
+@pytest.mark.parametrize("module", expecting_breaches(sorted(MODULES)))
+def test_no_import_cycle(module: str) -> None:
+    cycle = cycle_members().get(module)
+    assert cycle is None, "import cycle: " + " -> ".join(cycle)
+
+
+def module_bindings(path: Path) -> dict[str, str]:
+    """The names the file binds to modules (or objects) of ours by its imports, with
+    the dotted name each stands for: `import a.b` binds `a` to `a`, `import a.b as c`
+    `c` to `a.b`, `from a import b` `b` to `a.b`."""
+    bound = {}
+    for node in import_nodes(tree_of(path)):
+        for alias in node.names:
+            if isinstance(node, ast.Import):
+                name = alias.asname or alias.name.split(".")[0]
+                bound[name] = alias.name if alias.asname else name
+            else:
+                bound[alias.asname or alias.name] = absolute(path, node.module, node.level) + "." + alias.name
+    return {name: target for name, target in bound.items() if ours(target)}
+
+
+def dotted(node: ast.expr) -> list[str] | None:
+    """`a.b.c` as ["a", "b", "c"], or None for anything but names and attributes."""
+    if isinstance(node, ast.Name):
+        return [node.id]
+    if isinstance(node, ast.Attribute):
+        base = dotted(node.value)
+        return None if base is None else [*base, node.attr]
+    return None
+
+
+def is_private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+@pytest.mark.parametrize("path", FILES, ids=relative)
 def test_no_private_names_from_another_package(path: Path) -> None:
-    own = path.relative_to(ROOT).parts[0]
-    tree = ast.parse(path.read_text(), str(path))
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            if node.module.split(".")[0] != own:
-                private = [alias.name for alias in node.names if alias.name.startswith("_")]
-                assert not private, f"{path.relative_to(ROOT)} imports {private} from {node.module}"
+    own = package_of(module_name(path))
+    for module, names in imports_of(path):
+        if ours(module) and package_of(module) != own:
+            private = [name for name in names if is_private(name)]
+            assert not private, f"{relative(path)} imports {private} from {module}"
+    bound = module_bindings(path)
+    for node in ast.walk(tree_of(path)):
+        chain = dotted(node) if isinstance(node, ast.Attribute) else None
+        if chain and chain[0] in bound and is_private(chain[-1]):
+            target = ".".join([bound[chain[0]], *chain[1:]])
+            assert package_of(target) == own, f"{relative(path)} reads {target}"
 
 
-SOURCES = sorted([*MODULES, *(path for path in (ROOT / "scripts").iterdir() if path.is_file())])
+def words(text: str) -> str:
+    """The words of `text`, lowercased, identifiers split at underscores and changes of
+    case (`OthelloHistory`: `othello history`), each between spaces."""
+    parts = (part.lower() for token in re.findall(r"[A-Za-z0-9]+", text)
+             for part in re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+", token))
+    return " " + " ".join(parts) + " "
 
 
-@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
+SHARED = sorted(path for folder in CHECKED for path in (ROOT / folder).rglob("*")
+                if path.is_file() and "__pycache__" not in path.parts and SPARRING not in path.parents)
+
+
+@pytest.mark.parametrize("path", expecting_breaches(SHARED, relative), ids=relative)
 def test_only_a_games_own_files_name_it(path: Path) -> None:
     from games import all_games
 
-    relative = path.relative_to(ROOT)
-    text = path.read_text()
+    where = path.relative_to(ROOT)
+    text = words(path.read_text())
     for name in all_games():
-        own = relative.parts[:2] == ("games", name) or relative == Path("adapters", "codingame", f"{name}.py")
-        if not own:
-            assert not re.search(rf"\b{name}\b", text, re.IGNORECASE), f"{relative} names {name}"
+        own = where.parts[:2] == ("games", name) or where == Path("adapters", "codingame", f"{name}.py")
+        assert own or words(name) not in text, f"{where} names {name}"
 
 
 def test_no_unused_import_or_undefined_name() -> None:
     """pyflakes over every module of the project, its scripts and its tests."""
-    import subprocess
-    import sys
-
-    files = [str(path) for folder in (*ALLOWED, "scripts", "tests") for path in sorted((ROOT / folder).rglob("*.py"))]
+    files = [str(path) for folder in (*CHECKED, "tests") for path in sorted((ROOT / folder).rglob("*.py"))]
     found = subprocess.run([sys.executable, "-m", "pyflakes", *files], capture_output=True, text=True)
     assert found.returncode == 0, found.stdout + found.stderr

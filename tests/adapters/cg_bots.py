@@ -1,6 +1,6 @@
 """Misbehaving and special CodinGame bots for the arena's tests.
 
-    python -m tests.adapters.cg_bots MODE GAME
+    python -m tests.adapters.cg_bots MODE GAME [TIME_SCALE]
 
 Modes:
 - garbage: answers every turn with a line that is no move.
@@ -10,7 +10,8 @@ Modes:
 - comment: the first legal move with a comment, in the game's comment syntax.
 - expert: (Othello) `EXPERT` with its first move, then reads the EXPERT line every turn
   and checks it; any mismatch is written to stderr as `expert mismatch`.
-- late: answers correctly but only after twice the turn's limit, from its third turn.
+- late: answers correctly but only after twice the turn's limit (times TIME_SCALE, the
+  arena's factor on the limits, 1 by default), from its third turn.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from adapters.codingame.common import read_turn  # noqa: E402
 
 def main() -> int:
     mode, game = sys.argv[1], sys.argv[2]
+    time_scale = float(sys.argv[3]) if len(sys.argv) > 3 else 1.0
     if mode == "exit":
         return 0
     if mode == "silent":
@@ -58,7 +60,7 @@ def main() -> int:
             expert = True
         elif mode == "late":
             if turns >= 2:
-                time.sleep(2 * fmt.TURN_MS / 1000)
+                time.sleep(2 * fmt.TURN_MS * time_scale / 1000)
             answer = legal[0]
         else:
             raise SystemExit(f"unknown mode {mode}")

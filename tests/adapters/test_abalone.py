@@ -14,6 +14,7 @@ from adapters.codingame import abalone as fmt
 from adapters.codingame.arena.process import BotProcess
 from adapters.codingame.arena.referee import GameSpec, play_game
 from adapters.codingame.common import TurnFormatError
+from tests.adapters.deadlines import ask_turn, check_turn_reports, lenient_time_scale
 from tests.conftest import run
 
 ADAPTER = f"{sys.executable} -m adapters.codingame.adapter"
@@ -133,10 +134,11 @@ def test_a_list_matching_no_labelling_falls_back_to_its_own_entries() -> None:
 
 
 def test_engine_cg_answers_random_game_turns_in_time() -> None:
-    """A real engine behind `engine-cg`, fed the turns of one seat of a random game."""
+    """A real engine behind `engine-cg`, fed the turns of one seat of a random game, held
+    to the turns' limits as tests/adapters/deadlines.py does."""
     async def scenario() -> None:
         for seat in (0, 1):
-            bot = BotProcess(f"{ADAPTER} abalone")
+            bot = BotProcess(f"{ADAPTER} abalone --stats")
             await bot.start()
             try:
                 asked = 0
@@ -144,9 +146,7 @@ def test_engine_cg_answers_random_game_turns_in_time() -> None:
                     if state.to_move != seat:
                         continue
                     lines = fmt.format_turn(state, seat, first, history)
-                    limit = fmt.FIRST_TURN_MS if first else fmt.TURN_MS
-                    line, elapsed, status = await bot.ask(lines, limit / 1000)
-                    assert status == "ok", f"{status} after {elapsed * 1000:.0f} ms\n" + "\n".join(bot.stderr)
+                    line = await ask_turn(bot, fmt, lines, first)
                     # Printed exactly as one of the referee's lines.
                     assert line.strip() in lines[13 if first else 12:], line
                     asked += 1
@@ -157,6 +157,7 @@ def test_engine_cg_answers_random_game_turns_in_time() -> None:
             finally:
                 await bot.close()
             assert asked == 12
+            check_turn_reports(bot, fmt, asked)
             assert not any("Traceback" in text or "do not match" in text for text in bot.stderr), bot.stderr
     run(scenario())
 
@@ -164,7 +165,8 @@ def test_engine_cg_answers_random_game_turns_in_time() -> None:
 def test_an_arena_game_random_against_greedy() -> None:
     for index in range(2):
         names = ("random", "greedy")[::1 if index == 0 else -1]
-        spec = GameSpec("abalone", index, 3, tuple(f"{EXAMPLE} {name} abalone" for name in names), names)
+        spec = GameSpec("abalone", index, 3, tuple(f"{EXAMPLE} {name} abalone" for name in names), names,
+                        lenient_time_scale("abalone"))
         record = run(play_game(spec))
         assert record["events"] == [], record["events"]
         assert record["result"]["winner"] == names.index("greedy"), record["reason"]
@@ -175,8 +177,9 @@ def test_engine_cg_works_out_a_permuted_labelling_and_answers_list_entries() -> 
     reading, perm = "y x", fmt.PERMUTATIONS[30]
 
     async def scenario() -> BotProcess:
-        bot = BotProcess(f"{ADAPTER} abalone")
+        bot = BotProcess(f"{ADAPTER} abalone --stats")
         await bot.start()
+        asked = 0
         try:
             for state, history, first, _ in random_game(13, plies=10):
                 if state.to_move != 0:
@@ -185,13 +188,14 @@ def test_engine_cg_works_out_a_permuted_labelling_and_answers_list_entries() -> 
                 head = 13 if first else 12
                 listed = relabelled(fmt.referee_moves(state, history), reading, perm)
                 lines = lines[:head] + [fmt.format_output(token) for token in listed]
-                line, elapsed, status = await bot.ask(lines, (fmt.FIRST_TURN_MS if first else fmt.TURN_MS) / 1000)
-                assert status == "ok", f"{status} after {elapsed * 1000:.0f} ms\n" + "\n".join(bot.stderr)
+                line = await ask_turn(bot, fmt, lines, first)
                 assert line.strip() in lines[head:], line
+                asked += 1
                 if first:
                     await asyncio.sleep(1.0)
         finally:
             await bot.close()
+        check_turn_reports(bot, fmt, asked)
         return bot
 
     bot = run(scenario())

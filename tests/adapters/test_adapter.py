@@ -2,62 +2,65 @@
 limit every turn, with its own engine, with a TCP daemon, and when the engine fails.
 
 Each recorded game is replayed from one player's seat: that player's input lines, in
-order, each answered before the next is sent, within the real limit of that turn. The
-positions follow the record, not the adapter's moves, so the adapter's pondering misses
-almost every turn: the stop-and-search path runs all along. The ponderhit path is
-checked with a predictable stand-in engine (tests/adapters/fake_engine.py).
+order, each answered before the next is sent. The answers are held to the turn's real
+limit as tests/adapters/deadlines.py does: by the adapter's own deadline logic, and on
+the wall clock give or take a loaded machine. The positions follow the record, not the
+adapter's moves, so the adapter's pondering misses almost every turn: the
+stop-and-search path runs all along. The ponderhit path, and the movetimes the adapter
+gives its engine, are checked with a predictable stand-in engine
+(tests/adapters/fake_engine.py).
 """
 
 from __future__ import annotations
 
 import collections
-import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from adapters.codingame import turn_format
+from adapters.codingame import formats, turn_format
 from adapters.codingame.arena.process import BotProcess
-from tests.conftest import TcpEngine, load_vectors, run
+from adapters.codingame.timing import FIRST_TURN_MARGIN_MS, turn_margin_ms
+from tests.adapters.deadlines import ask_turn, check_turn_reports
+from tests.conftest import VECTORS, TcpEngine, load_vectors, run
 
 ADAPTER = f"{sys.executable} -m adapters.codingame.adapter"
 FAKE_ENGINE = f"{sys.executable} -m tests.adapters.fake_engine"
-NAMES = {"clobber": "wb", "othello": "01", "loa": "bw", "isolation": "rgb"}
 #: The games with referee vectors (Abalone has none: tests/adapters/test_abalone.py).
-VECTOR_GAMES = tuple(NAMES)
+VECTOR_GAMES = tuple(game for game in formats() if (VECTORS / f"{game}.jsonl").exists())
+#: The first of them for each number of players.
+GAME_PER_PLAYER_COUNT = tuple({turn_format(game).PLAYERS: game for game in reversed(VECTOR_GAMES)}.values())
 
 
 def seats(game: str) -> dict[tuple[int, int], list[dict]]:
     """Every input_lines record of a vector file by (game index, player), in order."""
+    players = turn_format(game).GAME.player_names
     grouped: dict[tuple[int, int], list[dict]] = collections.defaultdict(list)
     for record in load_vectors(game):
         if "input_lines" in record:
-            grouped[record["game_index"], NAMES[game].index(record["to_move"])].append(record)
+            grouped[record["game_index"], players.index(record["to_move"])].append(record)
     return grouped
 
 
-def referee_list(game: str, record: dict) -> list[str]:
-    return record["legal_referee_order"] if game == "othello" else record["legal"]
-
-
 async def feed(game: str, command: str, records: list[dict]) -> BotProcess:
-    """Send each record's input to a fresh adapter; every answer must be a legal move
-    the referee accepts, in time. Returns the finished process (for its stderr)."""
+    """Send each record's input to a fresh adapter (`command`, run with `--stats`);
+    every answer must be a legal move the referee accepts, in time. Returns the finished
+    process (for its stderr)."""
     fmt = turn_format(game)
-    bot = BotProcess(command)
+    bot = BotProcess(f"{command} --stats")
     await bot.start()
     try:
         for index, record in enumerate(records):
-            limit_ms = fmt.FIRST_TURN_MS if index == 0 else fmt.TURN_MS
-            line, elapsed, status = await bot.ask(record["input_lines"], limit_ms / 1000)
-            where = f"{game} game {record['game_index']} turn {index + 1}"
-            assert status == "ok", f"{where}: {status} after {elapsed * 1000:.0f} ms; " + "\n".join(bot.stderr)
-            token = fmt.parse_output(line, referee_list(game, record))
-            assert token is not None and token in record["legal"], f"{where}: {line!r}"
+            line = await ask_turn(bot, fmt, record["input_lines"], index == 0)
+            # The referee's own order of the moves where the record keeps it.
+            token = fmt.parse_output(line, record.get("legal_referee_order", record["legal"]))
+            assert token is not None and token in record["legal"], (
+                f"{game} game {record['game_index']} turn {index + 1}: {line!r}")
     finally:
         await bot.close()
+    check_turn_reports(bot, fmt, len(records))
     return bot
 
 
@@ -76,7 +79,7 @@ def test_the_adapter_answers_every_recorded_turn_in_time(game: str) -> None:
         run(feed(game, f"{ADAPTER} {game}", records))
 
 
-@pytest.mark.parametrize("game", ["clobber", "isolation"])
+@pytest.mark.parametrize("game", GAME_PER_PLAYER_COUNT)
 def test_the_adapter_plays_through_a_tcp_daemon(game: str, tcp_engine: TcpEngine) -> None:
     for (index, _), records in sorted(seats(game).items()):
         if index == 0:
@@ -110,26 +113,21 @@ def test_an_unreachable_daemon_means_fallback_moves() -> None:
 
 def test_ponderhit_when_the_opponent_plays_the_expected_reply(tmp_path: Path) -> None:
     """With an engine that always expects the first reply in string order, an opponent
-    that plays it gets `ponderhit`; one that does not gets `stop` and a new search."""
+    that plays it gets `ponderhit`; one that does not gets `stop` and a new search. Every
+    movetime the adapter gives the engine ends its margin before CodinGame's limit."""
     fmt = turn_format("clobber")
     game = fmt.GAME
     log = tmp_path / "engine.log"
-
-    def first(state) -> str:
-        return sorted(game.format_move(state, move) for move in state.legal_moves())[0]
 
     async def scenario() -> list[str]:
         bot = BotProcess(f"{ADAPTER} clobber --stats --engine '{FAKE_ENGINE} predictable {log}'")
         await bot.start()
         state = game.initial_state({})
         history: list[tuple[int, str]] = []
-        answers = []
         try:
             for turn in range(4):
                 lines = fmt.format_turn(state, 0, turn == 0, history)
-                line, _, status = await bot.ask(lines, (fmt.FIRST_TURN_MS if turn == 0 else fmt.TURN_MS) / 1000)
-                assert status == "ok", bot.stderr
-                answers.append(line)
+                line = await ask_turn(bot, fmt, lines, turn == 0)
                 state = state.play(game.parse_move(state, line))
                 history.append((0, line))
                 # Turns 0 and 1: the expected reply; then another one.
@@ -139,17 +137,20 @@ def test_ponderhit_when_the_opponent_plays_the_expected_reply(tmp_path: Path) ->
                 history.append((1, reply))
         finally:
             await bot.close()
-        stats = [json.loads(line.split("stats ", 1)[1]) for line in bot.stderr if "stats {" in line]
-        return answers, [entry["source"] for entry in stats]
+        return [report["source"] for report in check_turn_reports(bot, fmt, 4)]
 
-    answers, sources = run(scenario())
+    sources = run(scenario())
     assert sources == ["engine", "ponderhit", "ponderhit", "engine"]
     commands = log.read_text().splitlines()
     heads = [("go ponder" if "ponder" in line else "go") if line.startswith("go") else line
              for line in commands if line.startswith(("go", "stop", "ponderhit"))]
     assert heads == ["go", "go ponder", "ponderhit", "go ponder", "ponderhit", "go ponder",
                      "stop", "go", "go ponder", "stop"]
-    assert all(line.startswith("go ponder movetime ") for line in commands if line.startswith("go ponder"))
+    ponder_movetime = fmt.TURN_MS - turn_margin_ms(fmt.TURN_MS)
+    assert all(line == f"go ponder movetime {ponder_movetime}" for line in commands if line.startswith("go ponder"))
+    first_turn, *later = [int(line.split()[2]) for line in commands if line.startswith("go movetime ")]
+    assert 0 < first_turn <= fmt.FIRST_TURN_MS - FIRST_TURN_MARGIN_MS
+    assert later and all(0 < movetime <= fmt.TURN_MS - turn_margin_ms(fmt.TURN_MS) for movetime in later)
 
 
 def test_options_reach_the_engine_before_the_game_and_refusals_are_reported(tmp_path: Path) -> None:

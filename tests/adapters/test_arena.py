@@ -1,5 +1,7 @@
 """engine-arena: matches of CodinGame bots, the referees' verdicts on bad bots, game
-records, results, and the replay page."""
+records, results, and the replay page. Games run with their time limits stretched for a
+loaded machine (`tests.adapters.deadlines.lenient_time_scale`): a bot is late only when
+a test makes it so."""
 
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from adapters.codingame.arena.referee import GameSpec, plan, play_game
 from adapters.codingame.arena.replay import frames, replay_page
 from adapters.codingame.arena.stats import Sprt, elo, expected_score, sprt_units, tally, wilson
 from games import find_game
+from tests.adapters.deadlines import lenient_time_scale
 from tests.conftest import DATA, run
 
 ARENA = [sys.executable, "-m", "adapters.codingame.arena.main"]
@@ -26,9 +29,12 @@ BOTS = f"{sys.executable} -m tests.adapters.cg_bots"
 EXAMPLE = f"{sys.executable} -m adapters.codingame.bots"
 
 
-def arena(tmp_path: Path, *arguments: str) -> tuple[str, list[dict]]:
+def arena(tmp_path: Path, game: str, *arguments: str) -> tuple[str, list[dict]]:
+    """engine-arena's table and records of `game` with `arguments`, at the lenient time
+    scale."""
     out = tmp_path / "out"
-    result = subprocess.run([*ARENA, *arguments, "--out", str(out), "--quiet"],
+    result = subprocess.run([*ARENA, game, *arguments, "--time-scale", str(lenient_time_scale(game)),
+                             "--out", str(out), "--quiet"],
                             capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr
     records = [json.loads(path.read_text()) for path in sorted(out.glob("game-*.json"))]
@@ -99,47 +105,55 @@ def test_a_bot_printing_garbage_loses(tmp_path: Path) -> None:
 
 def test_a_bot_that_does_not_answer_loses_on_time(tmp_path: Path) -> None:
     table, records = arena(tmp_path, "clobber", "--bot", f"mute={BOTS} silent clobber", "--bot", "random",
-                           "--games", "2", "--time-scale", "0.8")
+                           "--games", "2", "--jobs", "2")
+    first_turn_ms = turn_format("clobber").FIRST_TURN_MS * lenient_time_scale("clobber")
     for record in records:
         seat = record["seats"].index("mute")
         assert record["result"]["winner"] == 1 - seat and "did not answer in time" in record["reason"]
         event = record["events"][0]
-        assert event["event"] == "timeout" and event["limit_ms"] == 800 and event["ms"] >= 800
+        assert event["event"] == "timeout" and event["limit_ms"] == pytest.approx(first_turn_ms)
+        assert event["ms"] >= event["limit_ms"]
     assert "mute: 2 timeout" in table
 
 
 def test_a_bot_late_after_its_first_turns_loses_on_time() -> None:
-    spec = GameSpec("loa", 0, 0, (f"{BOTS} late loa", f"{EXAMPLE} random loa"), ("late", "random"))
+    scale = lenient_time_scale("loa")
+    spec = GameSpec("loa", 0, 0, (f"{BOTS} late loa {scale}", f"{EXAMPLE} random loa"), ("late", "random"), scale)
     record = run(play_game(spec))
     assert record["result"]["winner"] == 1 and record["events"][0]["event"] == "timeout"
     assert sum(1 for move in record["moves"] if move["player"] == 0) == 2
 
 
 def test_a_bot_that_exits_loses(tmp_path: Path) -> None:
-    spec = GameSpec("clobber", 0, 0, (f"{EXAMPLE} random clobber", f"{BOTS} exit clobber"), ("random", "gone"))
+    spec = GameSpec("clobber", 0, 0, (f"{EXAMPLE} random clobber", f"{BOTS} exit clobber"), ("random", "gone"),
+                    lenient_time_scale("clobber"))
     record = run(play_game(spec))
     assert record["result"]["winner"] == 0 and record["events"][0]["event"] == "crashed"
 
 
 def test_a_knight_that_leaves_stays_on_the_board() -> None:
+    scale = lenient_time_scale("isolation")
     spec = GameSpec("isolation", 0, 3, (f"{EXAMPLE} greedy isolation", f"{BOTS} garbage isolation",
-                                        f"{EXAMPLE} greedy isolation"), ("a", "bad", "b"))
+                                        f"{EXAMPLE} greedy isolation"), ("a", "bad", "b"), scale)
     record = run(play_game(spec))
     assert record["result"]["scores"][1] == -1 and record["result"]["ranks"][1] == 3
     assert sorted(record["result"]["scores"][::2]) == [0, 1]
     assert "g" in record["final"].split()[0]
     assert record["events"][0] == {"at": 1, "player": 1, "event": "invalid", "output": "no-such-move",
-                                   "ms": record["events"][0]["ms"], "limit_ms": 1000.0}
+                                   "ms": record["events"][0]["ms"],
+                                   "limit_ms": turn_format("isolation").FIRST_TURN_MS * scale}
     assert all(move["player"] != 1 for move in record["moves"])
     assert replayed(record).outcome() is not None
 
 
 def test_keywords_comments_and_expert_mode_reach_the_referee_as_on_codingame() -> None:
-    spec = GameSpec("clobber", 0, 0, (f"{BOTS} keyword clobber", f"{BOTS} comment clobber"), ("kw", "comment"))
+    spec = GameSpec("clobber", 0, 0, (f"{BOTS} keyword clobber", f"{BOTS} comment clobber"), ("kw", "comment"),
+                    lenient_time_scale("clobber"))
     record = run(play_game(spec))
     assert record["events"] == [] and record["result"]["winner"] is not None
     assert all(move["output"] == "random" for move in record["moves"] if move["player"] == 0)
-    othello = GameSpec("othello", 0, 0, (f"{BOTS} expert othello", f"{BOTS} comment othello"), ("expert", "msg"))
+    othello = GameSpec("othello", 0, 0, (f"{BOTS} expert othello", f"{BOTS} comment othello"), ("expert", "msg"),
+                       lenient_time_scale("othello"))
     record = run(play_game(othello))
     assert record["events"] == [] and record["reason"].startswith("discs")
     assert not any("mismatch" in line or "Traceback" in line for line in record["stderr"][0])
@@ -192,7 +206,7 @@ def sample_record(game: str) -> dict:
     players = turn_format(game).PLAYERS
     names = ("greedy", "random", "random#2")[:players]
     commands = tuple(f"{EXAMPLE} {name.split('#')[0]} {game}" for name in names)
-    return run(play_game(GameSpec(game, 0, 2, commands, names)))
+    return run(play_game(GameSpec(game, 0, 2, commands, names, lenient_time_scale(game))))
 
 
 DRAWN = [game for game in formats() if turn_format(game).BOARD_STYLE is not None]

@@ -14,8 +14,16 @@ from adapters.analysis.gamefile import read_game, read_replay, replay_outputs
 from adapters.codingame import formats, turn_format
 from games import find_game
 
-#: How a bot may decorate its output line, by the way its referee reads one.
-COMMENTED = {"othello": lambda line: f" {line.upper()} MSG good luck", "abalone": lambda line: line}
+#: Ways a bot may decorate its output line, the most decorated first: a replay uses the
+#: first its game's referee reads as the line's move.
+DECORATIONS = (lambda line: f"{line} comment after a space", lambda line: f" {line.upper()} MSG good luck",
+               lambda line: line)
+
+
+def decorated(fmt, token: str, legal: list[str]) -> str:
+    """The output line of `token`, decorated as the game's referee allows."""
+    line = fmt.format_output(token)
+    return next(text for text in (decorate(line) for decorate in DECORATIONS) if fmt.parse_output(text, legal) == token)
 
 
 def random_replay(name: str, seed: int, shift: int = 0, leave_at: int | None = None):
@@ -28,7 +36,6 @@ def random_replay(name: str, seed: int, shift: int = 0, leave_at: int | None = N
     params = {"seed": str(seed)} if "seed" in rules.parameters else {}
     state, history, moves = rules.initial_state(params), [], []
     frames = [{"agentId": -1, "gameInformation": "start", "keyframe": True}]
-    decorate = COMMENTED.get(name, lambda line: f"{line} comment after a space")
     while state.outcome() is None and len(moves) < 40:
         forced = fmt.skipped(state)
         if forced is None:
@@ -37,8 +44,9 @@ def random_replay(name: str, seed: int, shift: int = 0, leave_at: int | None = N
                 frames.append({"agentId": agent, "stdout": "", "keyframe": True})
                 state = fmt.leave(state, state.to_move)
                 continue
-            token = rng.choice(fmt.referee_moves(state, history))
-            frames.append({"agentId": agent, "stdout": decorate(fmt.format_output(token)) + "\nextra line\n",
+            legal = fmt.referee_moves(state, history)
+            token = rng.choice(legal)
+            frames.append({"agentId": agent, "stdout": decorated(fmt, token, legal) + "\nextra line\n",
                            "keyframe": True})
         else:
             token = forced
@@ -126,7 +134,7 @@ def test_an_arena_record_of_three_players_keeps_its_leaves(tmp_path: Path) -> No
 
 
 JSON = st.recursive(st.none() | st.booleans() | st.integers(-3, 3) | st.text(max_size=6)
-                    | st.sampled_from(["clobber", "isolation", "a1a2", "e2e3", "seed=1"]),
+                    | st.sampled_from([*formats(), "a1a2", "e2e3", "seed=1"]),
                     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
                         st.sampled_from(["game", "moves", "move", "player", "start", "events", "at", "event",
                                          "frames", "agentId", "stdout", "gameResult", "outputs", "refereeInput"]),

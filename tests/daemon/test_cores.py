@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+from games import all_games
 from tests.conftest import StdioEngine, engine_command, run
 
 pytest.importorskip("numba")
@@ -29,7 +30,7 @@ def search_lines(lines: list[str]) -> list[str]:
     return kept
 
 
-@pytest.mark.parametrize("game", ["clobber", "othello", "loa", "abalone", "isolation"])
+@pytest.mark.parametrize("game", list(all_games()))
 def test_both_cores_search_the_same_tree(game: str) -> None:
     async def scenario():
         async with StdioEngine() as engine:

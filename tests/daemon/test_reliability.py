@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from protocol.client import Engine, EngineClosed, EngineError
-from tests.conftest import TcpEngine, cpu_seconds, engine_command, resident_mib, run
+from tests.conftest import LOAD_SLACK, TcpEngine, cpu_seconds, engine_command, resident_mib, run
 
 TOKEN = "s3cret-token-of-the-test-run-0123456789"
 
@@ -264,7 +264,7 @@ def test_perft_stops_at_stop_and_when_its_client_vanishes(hash_dir: Path) -> Non
         await asyncio.sleep(0.5)
         started = time.monotonic()
         (reply,) = await client.ask("stop", "error")
-        assert (time.monotonic() - started) < 0.05, "perft answered stop late"
+        assert (time.monotonic() - started) < LOAD_SLACK, "perft answered stop late"
         assert reply.startswith("error stopped perft stopped after ")
         assert await client.ready() == []
         # A client that sends perft and vanishes.
@@ -308,7 +308,7 @@ def test_busy_sessions_leave_a_new_one_ready_at_once(hash_dir: Path) -> None:
                     await client.send("hash save busy.hash")
         await asyncio.sleep(1.0)
         latencies = sorted([await isready_ms(engine) for _ in range(9)])
-        assert latencies[len(latencies) // 2] < 50, latencies
+        assert latencies[len(latencies) // 2] < 50 + 1000 * LOAD_SLACK, latencies
         for client in clients:
             client._writer.transport.abort()
         await asyncio.sleep(0.5)
@@ -394,7 +394,7 @@ def test_an_error_reply_raises_at_once_in_the_client(hash_dir: Path) -> None:
         started = time.monotonic()
         with pytest.raises(EngineError) as refused:
             await client.bestmove("go depth 3")
-        assert time.monotonic() - started < 1
+        assert time.monotonic() - started < 1 + LOAD_SLACK
         assert (refused.value.code, refused.value.command) == ("no-game", "go")
         await client.close()
 
@@ -442,7 +442,7 @@ def test_a_flood_of_commands_from_a_client_that_never_reads_stays_bounded(hash_d
             greedy._writer.write(b"moves\n" if index % 2 else b"junk line\n")
         await asyncio.sleep(2.0)
         assert resident_mib(engine.process.pid) - before < 50
-        assert await isready_ms(engine) < 500
+        assert await isready_ms(engine) < 500 + 1000 * LOAD_SLACK
         greedy._writer.transport.abort()
 
     try:

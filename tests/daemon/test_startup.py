@@ -9,6 +9,7 @@ import time
 
 import pytest
 
+from games import all_games
 from games.kernel import NUMBA_MISSING
 from protocol.client import Engine
 from tests.conftest import TcpEngine, run
@@ -83,7 +84,7 @@ def test_commands_sent_the_moment_the_daemon_listens_raise_nothing() -> None:
 
     async def scenario(daemon: TcpEngine) -> None:
         clients = [await Engine.connect("127.0.0.1", daemon.port) for _ in range(3)]
-        for client, game in zip(clients, ("clobber", "othello", "loa")):
+        for client, game in zip(clients, all_games()):  # a game each
             await client.send_raw(f"setgame {game}\nhash load nothing-here\n".encode())
         for client in clients:
             (line,) = await client.until("error", 60)

@@ -11,16 +11,13 @@ import pytest
 
 from games import all_games, find_game
 from protocol.client import EngineError
-from tests.conftest import StdioEngine, engine_command, run
+from tests.conftest import LOAD_SLACK, StdioEngine, engine_command, run
 
 CLOBBER = find_game("clobber")
 START = CLOBBER.format_board(CLOBBER.initial_state({}))
 #: White to move wins at once by a8b8: a proven position for ponder tests.
 PROVEN = "wb....../......../......../......../......../......../......../.......b w"
 OVER = "w......./......../......../......../......../......../......../.......b w"
-#: Allowance for pipes and scheduling between the engine writing a line and the test
-#: reading it, on a loaded two-core machine.
-TRANSPORT_SLACK = 0.03
 
 
 def legal_tokens(board: str) -> set[str]:
@@ -152,15 +149,16 @@ def test_movetime_is_a_hard_deadline() -> None:
             for movetime in (50, 150, 300):
                 answer = await engine.bestmove(f"go movetime {movetime}")
                 assert answer.move in legal_tokens(START)
-                assert answer.elapsed < movetime / 1000 + TRANSPORT_SLACK, (movetime, answer.elapsed)
+                assert answer.elapsed < movetime / 1000 + LOAD_SLACK, (movetime, answer.elapsed)
             answer = await engine.bestmove("go movetime 0")
-            assert answer.move in legal_tokens(START) and answer.elapsed < 0.02 + TRANSPORT_SLACK
+            assert answer.move in legal_tokens(START) and answer.elapsed < 0.02 + LOAD_SLACK
             assert answer.info_lines, "an info line comes before every bestmove"
             answer = await engine.bestmove("go nodes 1")
             assert answer.info_lines[-1].startswith("info depth 1 "), "one iteration always completes"
-            await engine.send("setoption name MoveOverhead value 100")
-            answer = await engine.bestmove("go movetime 150")
-            assert answer.elapsed < 0.05 + TRANSPORT_SLACK
+            # The overhead comes off the movetime: 0.5 s left of 1.5 s.
+            await engine.send("setoption name MoveOverhead value 1000")
+            answer = await engine.bestmove("go movetime 1500")
+            assert answer.elapsed < 0.5 + LOAD_SLACK < 1.5
     run(scenario())
 
 
@@ -171,9 +169,9 @@ def test_clocks_choose_the_side_to_move() -> None:
             await engine.ready()
             # White (to move) has 1 s: a 40 ms budget; black's long clock must not count.
             answer = await engine.bestmove("go wtime 1000 btime 600000")
-            assert answer.elapsed < 0.2
+            assert answer.elapsed < 0.04 + LOAD_SLACK
             answer = await engine.bestmove("go p1time 1000 p2time 600000 p1inc 0")
-            assert answer.elapsed < 0.2
+            assert answer.elapsed < 0.04 + LOAD_SLACK
             replies = await engine.ask("go btime 1000", "error")
             assert replies[-1] == "error bad-value go no clock for the side to move (p1time)"
             replies = await engine.ask("go p1time 1000 p3time 100", "error")
@@ -194,13 +192,13 @@ def test_isready_and_stop_answer_at_once_during_a_search() -> None:
                 await engine.until("readyok")
                 delays.append(time.monotonic() - started)
                 time.sleep(0.01)
-            assert max(delays) < 0.05, delays
+            assert max(delays) < LOAD_SLACK, delays
             assert (await engine.ask("go depth 1", "error")) [-1] == "error busy go search running"
             assert (await engine.ask("position startpos", "error"))[-1] == "error busy position search running"
             assert (await engine.ask("uci", "uciok"))[-1] == "uciok"
             started = time.monotonic()
             answer = await engine.bestmove("stop")
-            assert time.monotonic() - started < 0.05
+            assert time.monotonic() - started < LOAD_SLACK
             assert answer.move in legal_tokens(START)
             # A stop while idle is ignored and not carried over to the next go.
             await engine.send("stop")
@@ -239,13 +237,13 @@ def test_ponder_then_ponderhit_or_stop() -> None:
             await engine.send("go ponder movetime 300")
             time.sleep(0.5)
             answer = await engine.bestmove("ponderhit")
-            assert 0.2 < answer.elapsed < 0.3 + TRANSPORT_SLACK, answer.elapsed
+            assert 0.2 < answer.elapsed < 0.3 + LOAD_SLACK, answer.elapsed
             # A depth that pondering has passed answers at once, from the deepest
             # completed iteration, without finishing the one under way.
             await engine.send("go ponder depth 2")
             time.sleep(0.5)
             answer = await engine.bestmove("ponderhit")
-            assert answer.elapsed < 0.1 + TRANSPORT_SLACK, answer.elapsed
+            assert answer.elapsed < 0.1 + LOAD_SLACK, answer.elapsed
             assert int(answer.info_lines[-1].split()[2]) >= 2
             await engine.send("go ponder depth 2")
             time.sleep(0.1)
@@ -366,14 +364,14 @@ def test_othello_go_solves_what_its_clock_allows() -> None:
             await engine.send("setgame othello")
             await engine.bestmove("go depth 1")  # a search without deadline waits for the code
             await engine.send(f"position board {near}")
-            answer = await engine.bestmove("go movetime 5000")
+            answer = await engine.bestmove("go movetime 10000")
             solved = next(info for info in answer.info_lines if info.startswith("info string solved exactly: final margin +"))
             margin = int(solved.split("+")[1].split()[0])
             assert " score mate " in answer.info_lines[-2] and f" margin {margin} " in answer.info_lines[-2]
-            assert answer.elapsed < 2.5, "a proved result ends the search"
+            assert answer.elapsed < 5, "a proved result ends the search, long before its deadline"
             await engine.send(f"position board {far}")
             answer = await engine.bestmove("go movetime 300")
             assert not any("solved exactly" in info or " margin " in info for info in answer.info_lines)
             assert " score cp " in answer.info_lines[-1]
-            assert answer.elapsed < 0.3 + TRANSPORT_SLACK
+            assert answer.elapsed < 0.3 + LOAD_SLACK
     run(scenario())

@@ -1,8 +1,8 @@
 """The engine against the naive rule oracles of `tests/oracle`, text to text.
 
 First each oracle is held against the referee vectors (its legal moves and results are
-the referee's), then hypothesis plays random games from the start position and from
-referee positions, and at every ply compares the engine with the oracle: the legal move
+the referee's), then hypothesis plays random games from the start position, from
+referee positions and from the oracle's scattered ones, and at every ply compares the engine with the oracle: the legal move
 tokens, the result (returns, winner, margin), and after the chosen move the board text
 and the key (the engine's incremental key equals the key of the same position parsed
 from its text). Only the edge API of `games` is used.
@@ -46,48 +46,11 @@ def vectors(name: str) -> tuple[dict, ...]:
         return tuple(json.loads(line) for line in handle)
 
 
-def isolation_out(record: dict, terminal: dict) -> str:
-    """The players out before `record`'s turn, first out first, from the events of its
-    game's terminal record (`"25:r eliminated ..."`)."""
-    eliminated = [(int(event.split(":")[0]), event.split(":")[1][0])
-                  for event in terminal["events"] if "eliminated" in event]
-    turn = record.get("turn", 10**9)
-    return "".join(letter for at, letter in eliminated if at < turn)
-
-
 @cache
 def referee_boards(name: str) -> tuple[tuple[dict, str], ...]:
     """Each referee record with the board text of its position."""
     records = vectors(name)
-    if name != "isolation":
-        return tuple((record, oracle_of(name).referee_board(
-            record if "to_move" in record else {**record, "to_move": "0"})) for record in records)
-    terminals = {record["game_index"]: record for record in records if record.get("terminal")}
-    boards = []
-    for record in records:
-        out = isolation_out(record, terminals[record["game_index"]])
-        if record.get("terminal"):
-            record = {**record, "to_move": record["winner"],
-                      "status_lines": [f"{letter} {int(letter == record['winner'])} null" for letter in "rgb"]}
-        boards.append((record, oracle_of(name).referee_board(record, out)))
-    return tuple(boards)
-
-
-def referee_result(name: str, record: dict) -> Result:
-    """The result a terminal referee record states, in the oracles' terms."""
-    if name == "isolation":
-        returns = tuple(record["scores"])
-        return Result(returns, "rgb".index(record["winner"]))
-    if name == "othello":
-        winner = None if record["result"] == "draw" else int(record["result"])
-        margin = record["discs_0"] - record["discs_1"]
-        return Result((0, 0) if winner is None else ((1, -1) if winner == 0 else (-1, 1)),
-                      winner, (margin, -margin))
-    winner = record.get("winner") if name == "clobber" else None
-    if winner is None:
-        return Result((0, 0), None)
-    index = oracle_of(name).PLAYERS.index(winner)
-    return Result((1, -1) if index == 0 else (-1, 1), index)
+    return tuple(zip(records, oracle_of(name).referee_boards(records))) if records else ()
 
 
 # The oracles against the referee ---------------------------------------------------
@@ -103,7 +66,7 @@ def test_oracle_plays_the_referee_vectors(name: str) -> None:
     for record, text in referee_boards(name):
         position = oracle.parse_board(text)
         if record.get("terminal"):
-            assert oracle.result(position) == referee_result(name, record), record
+            assert oracle.result(position) == oracle.referee_result(record), record
         elif record.get("eliminated_without_input"):
             assert record["to_move"] in position.out, record
         else:
@@ -111,8 +74,10 @@ def test_oracle_plays_the_referee_vectors(name: str) -> None:
             assert oracle.legal_moves(position) == set(record["legal"]), record
 
 
-@pytest.mark.parametrize("name", ("clobber", "othello", "loa", "abalone"))
+@pytest.mark.parametrize("name", [name for name in GAMES if not find_game(name).parameters])
 def test_oracle_start_is_the_engine_start(name: str) -> None:
+    """Of every game whose start takes no parameter; Knight Isolation's seeded start is
+    checked below."""
     game, oracle = find_game(name), oracle_of(name)
     assert oracle.format_board(oracle.start()) == game.format_board(game.initial_state({}))
 
@@ -128,84 +93,19 @@ def test_oracle_knights_start_where_the_referee_puts_them(seed: int) -> None:
             == game.format_board(game.initial_state({"seed": str(seed)})))
 
 
-# Start positions ---------------------------------------------------------------------
-
-@st.composite
-def abalone_positions(draw) -> str:
-    """A scattered Abalone position: 9 to 14 marbles a side, the missing ones counted as
-    pushed off, any side to move and any ply (often near the 350-ply limit)."""
-    lengths = (5, 6, 7, 8, 9, 8, 7, 6, 5)
-    black, white = draw(st.integers(9, 14)), draw(st.integers(9, 14))
-    cells = draw(st.permutations(range(61)))
-    content = ["0"] * 61
-    for cell in cells[:black]:
-        content[cell] = "2"
-    for cell in cells[black:black + white]:
-        content[cell] = "1"
-    lines, start = [], 0
-    for length in lengths:
-        lines.append("".join(content[start:start + length]))
-        start += length
-    side = draw(st.sampled_from("21"))
-    turn = draw(st.one_of(st.integers(0, 349), st.integers(330, 349)))
-    return f"{'/'.join(lines)} {side} score1={14 - black} score2={14 - white} turn={turn}"
-
-
-def scattered_rows(cells: list[int], pieces: list[str]) -> str:
-    """8 rows of `.` with `pieces[i]` on square `cells[i]` (0 = the first row's first)."""
-    content = ["."] * 64
-    for cell, piece in zip(cells, pieces):
-        content[cell] = piece
-    return "/".join("".join(content[row * 8:row * 8 + 8]) for row in range(8))
-
-
-@st.composite
-def sparse_positions(draw, colours: str, most: int) -> str:
-    """An 8x8 board text with 0 to `most` pieces of each of the two `colours` scattered
-    at random and either to move: Clobber endgames, Othello wipe-outs and passes."""
-    first, second = draw(st.integers(0, most)), draw(st.integers(0, most))
-    cells = draw(st.permutations(range(64)))
-    rows = scattered_rows(cells, [colours[0]] * first + [colours[1]] * second)
-    return f"{rows} {draw(st.sampled_from(colours))}"
-
-
-@st.composite
-def loa_positions(draw) -> str:
-    """A sparse Lines of Action position (1 to 6 checkers a side), where connection,
-    captures that connect the victim and single checkers come up at once."""
-    black, white = draw(st.integers(1, 6)), draw(st.integers(1, 6))
-    cells = draw(st.permutations(range(64)))
-    rows = scattered_rows(cells, ["b"] * black + ["w"] * white)
-    return f"{rows} {draw(st.sampled_from('bw'))} ply={draw(st.integers(0, 149))}"
-
-
-@st.composite
-def isolation_positions(draw) -> str:
-    """A crowded Knight Isolation position: many blocked squares, some players out, the
-    global turn cap of 62 near or reached."""
-    blocked = draw(st.integers(40, 61))
-    cells = draw(st.permutations(range(64)))
-    out = "".join(draw(st.permutations("rgb"))[:draw(st.integers(0, 2))])
-    alive = "".join(letter for letter in "rgb" if letter not in out)
-    rows = scattered_rows(cells, list("rgb") + ["#"] * blocked)
-    side = draw(st.sampled_from(alive))
-    return f"{rows} {side} alive={alive}" + (f" out={out}" if out else "")
-
+# Where the playouts start -------------------------------------------------------------
 
 def start_texts(name: str) -> st.SearchStrategy[str]:
-    """The board texts playouts start from: the start position and referee positions."""
+    """The board texts playouts start from: the start position (of any seed, for a game
+    whose start takes one), referee positions and the oracle's scattered positions."""
     game = find_game(name)
-    if name == "isolation":
+    if "seed" in game.parameters:
         starts = st.integers(-2**31, 2**31).map(
             lambda seed: game.format_board(game.initial_state({"seed": str(seed)})))
     else:
         starts = st.just(game.format_board(game.initial_state({})))
-    scattered = {"abalone": abalone_positions(), "loa": loa_positions(),
-                 "isolation": isolation_positions(), "clobber": sparse_positions("wb", 16),
-                 "othello": sparse_positions("01", 12)}
     referee = [text for record, text in referee_boards(name) if not record.get("terminal")]
-    return st.one_of(starts, *([st.sampled_from(referee)] if referee else []),
-                     *([scattered[name]] if name in scattered else []))
+    return st.one_of(starts, *([st.sampled_from(referee)] if referee else []), oracle_of(name).scattered())
 
 
 # The engine against the oracles -------------------------------------------------------

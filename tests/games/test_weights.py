@@ -12,8 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from games import all_games
 from games.weights import Weights, read_weights
-from tests.conftest import ROOT
+from tests.conftest import EVALUATION_ROUNDING, ROOT
 
 
 def tune_module():
@@ -89,21 +90,23 @@ def test_tune_fits_a_selfplay_run_end_to_end(tmp_path: Path) -> None:
     assert losses["after"] <= losses["before"] + 1e-4
 
 
-#: Games whose evaluation is the weighted sum of its `features`, with the most the value
-#: can differ from that sum by the evaluation's integer rounding.
-TUNABLE = {"othello": 0, "clobber": 0, "abalone": 0, "loa": 8}
+#: The games whose evaluation is the weighted sum of its `features` (those that give them).
+TUNABLE = [name for name, game in all_games().items() if hasattr(game.evaluation, "features")]
 
 
-@pytest.mark.parametrize("game_name", sorted(TUNABLE))
+def test_every_game_states_its_evaluations_rounding() -> None:
+    assert set(EVALUATION_ROUNDING) == set(all_games())
+
+
+@pytest.mark.parametrize("game_name", TUNABLE)
 def test_features_times_weights_is_the_evaluation(game_name: str) -> None:
     """What `scripts/tune` fits is what the search uses: on positions of random games,
-    the features times the weights of their phase give the evaluation's value."""
+    the features times the weights of their phase give the evaluation's value, up to
+    the evaluation's rounding."""
     import random
 
-    from games import find_game
-
-    game = find_game(game_name)
-    evaluation = importlib.import_module(f"games.{game_name}.evaluation")
+    game = all_games()[game_name]
+    evaluation = game.evaluation
     table = evaluation.WEIGHTS_DATA.table()
     rng = random.Random(5)
     checked = 0
@@ -113,7 +116,8 @@ def test_features_times_weights_is_the_evaluation(game_name: str) -> None:
             phase, terms = evaluation.features(state.s)
             if phase >= 0:
                 value = float(np.dot(table[phase], np.array(terms, dtype=float)))
-                assert abs(value - evaluation.evaluate(state.s)) <= TUNABLE[game_name] + 1e-9, game.format_board(state)
+                assert abs(value - evaluation.evaluate(state.s)) <= EVALUATION_ROUNDING[game_name] + 1e-9, (
+                    game.format_board(state))
                 checked += 1
             state = state.play(rng.choice(state.legal_moves()))
     assert checked > 100
@@ -121,10 +125,8 @@ def test_features_times_weights_is_the_evaluation(game_name: str) -> None:
 
 def test_every_game_keeps_its_weights_as_data() -> None:
     """Each game's weights file names the evaluation's features and covers its phases."""
-    from games import all_games
-
-    for name in all_games():
-        evaluation = importlib.import_module(f"games.{name}.evaluation")
+    for game in all_games().values():
+        evaluation = game.evaluation
         weights = evaluation.WEIGHTS_DATA
         assert weights.features == tuple(evaluation.FEATURES)
         assert evaluation.WEIGHTS.shape == (weights.phases, len(weights.features))

@@ -10,13 +10,24 @@ to text. Every module offers the same functions:
     legal_moves(position) -> set     the legal move tokens (empty once the game is over)
     play(position, token) -> position
     result(position) -> Result | None
-    referee_board(record) -> str     the board text of a referee vector record
+    scattered() -> strategy          board texts of positions far from any game's
+                                     start, where the rules' corners come up (a
+                                     hypothesis strategy): the playouts start there too
     PLAYOUTS                         random games the property tests play by default
+
+and a game with referee vectors (`tests/data/vectors/<name>.jsonl`) also:
+
+    referee_boards(records) -> list[str]   the board text of each record of its vector
+                                           file (all of them, in order: a record may
+                                           need the others of its game)
+    referee_result(record) -> Result       the result a terminal record states
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple
+
+from hypothesis import strategies as st
 
 
 class Result(NamedTuple):
@@ -33,3 +44,21 @@ def two_player_result(winner: int | None, margin: tuple[int, int] | None = None)
     if winner is None:
         return Result((0, 0), None, margin)
     return Result((1, -1) if winner == 0 else (-1, 1), winner, margin)
+
+
+def scattered_rows(cells: list[int], pieces: list[str]) -> str:
+    """8 rows of `.` with `pieces[i]` on square `cells[i]` (0 = the first row's first)."""
+    content = ["."] * 64
+    for cell, piece in zip(cells, pieces):
+        content[cell] = piece
+    return "/".join("".join(content[row * 8:row * 8 + 8]) for row in range(8))
+
+
+@st.composite
+def sparse_positions(draw, colours: str, most: int) -> str:
+    """An 8x8 board text with 0 to `most` pieces of each of the two `colours` scattered
+    at random and either to move."""
+    first, second = draw(st.integers(0, most)), draw(st.integers(0, most))
+    cells = draw(st.permutations(range(64)))
+    rows = scattered_rows(cells, [colours[0]] * first + [colours[1]] * second)
+    return f"{rows} {draw(st.sampled_from(colours))}"

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from hypothesis import strategies as st
+
 from tests.oracle import Result, two_player_result
 
 #: Random games the property tests play by default (about a second); the slow
@@ -189,3 +191,23 @@ def result(position: Position) -> Result | None:
         black, white = position.pushed_off["2"], position.pushed_off["1"]
         return two_player_result(1 - PLAYERS.index(position.to_move), (black - white, white - black))
     return None
+
+
+@st.composite
+def scattered(draw) -> str:
+    """9 to 14 marbles a side on random cells, the missing ones counted as pushed off,
+    either side to move at any ply (often near the ply limit)."""
+    black, white = draw(st.integers(9, 14)), draw(st.integers(9, 14))
+    cells = draw(st.permutations(range(sum(LINE_LENGTHS))))
+    content = ["0"] * sum(LINE_LENGTHS)
+    for cell in cells[:black]:
+        content[cell] = "2"
+    for cell in cells[black:black + white]:
+        content[cell] = "1"
+    lines, first = [], 0
+    for length in LINE_LENGTHS:
+        lines.append("".join(content[first:first + length]))
+        first += length
+    side = draw(st.sampled_from(PLAYERS))
+    turn = draw(st.one_of(st.integers(0, PLY_LIMIT - 1), st.integers(PLY_LIMIT - 20, PLY_LIMIT - 1)))
+    return f"{'/'.join(lines)} {side} score1={14 - black} score2={14 - white} turn={turn}"

@@ -9,9 +9,11 @@ then the colour to move.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import NamedTuple, Sequence
 
-from tests.oracle import Result, two_player_result
+from hypothesis import strategies as st
+
+from tests.oracle import Result, sparse_positions, two_player_result
 
 #: Random games the property tests play by default (about a second); the slow
 #: variant plays ten times as many.
@@ -85,5 +87,15 @@ def result(position: Position) -> Result | None:
     return two_player_result(PLAYERS.index(opponent(position.to_move)))
 
 
-def referee_board(record: dict) -> str:
-    return "/".join(record["board"]) + " " + record["to_move"]
+def scattered() -> st.SearchStrategy[str]:
+    """Endgames: up to 16 stones a side anywhere."""
+    return sparse_positions("wb", 16)
+
+
+def referee_boards(records: Sequence[dict]) -> list[str]:
+    return ["/".join(record["board"]) + " " + record["to_move"] for record in records]
+
+
+def referee_result(record: dict) -> Result:
+    """The winner's colour (`winner`)."""
+    return two_player_result(PLAYERS.index(record["winner"]))

@@ -20,9 +20,11 @@ out first).
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import NamedTuple, Sequence
 
-from tests.oracle import Result
+from hypothesis import strategies as st
+
+from tests.oracle import Result, scattered_rows
 
 #: Random games the property tests play by default (about a second); the slow
 #: variant plays ten times as many.
@@ -144,9 +146,40 @@ def result(position: Position) -> Result | None:
     return Result(tuple(scores[letter] for letter in PLAYERS), winner)
 
 
-def referee_board(record: dict, out: str) -> str:
-    """The board text of a referee record, `out` being the players out by then, in order
-    (the record's status lines tell who is in, not in which order the others left)."""
-    alive = "".join(line[0] for line in record["status_lines"] if line.split()[1] == "1")
-    text = "/".join(record["board"]) + f" {record['to_move']} alive={alive}"
-    return text + (f" out={out}" if out else "")
+@st.composite
+def scattered(draw) -> str:
+    """A crowded position: many blocked squares, some players out, the global turn cap
+    near or reached."""
+    blocked = draw(st.integers(40, 61))
+    cells = draw(st.permutations(range(64)))
+    out = "".join(draw(st.permutations(PLAYERS))[:draw(st.integers(0, 2))])
+    alive = "".join(letter for letter in PLAYERS if letter not in out)
+    rows = scattered_rows(cells, list(PLAYERS) + ["#"] * blocked)
+    side = draw(st.sampled_from(alive))
+    return f"{rows} {side} alive={alive}" + (f" out={out}" if out else "")
+
+
+def referee_boards(records: Sequence[dict]) -> list[str]:
+    """A record's status lines tell who is in, not in which order the others left: that
+    comes from the events of its game's terminal record (`"25:r eliminated ..."`). A
+    terminal record names no status: its winner is put to move, alone in."""
+    terminals = {record["game_index"]: record for record in records if record.get("terminal")}
+    boards = []
+    for record in records:
+        eliminated = [(int(event.split(":")[0]), event.split(":")[1][0])
+                      for event in terminals[record["game_index"]]["events"] if "eliminated" in event]
+        turn = record.get("turn", 10**9)
+        out = "".join(letter for at, letter in eliminated if at < turn)
+        if record.get("terminal"):
+            to_move, alive = record["winner"], record["winner"]
+        else:
+            to_move = record["to_move"]
+            alive = "".join(line[0] for line in record["status_lines"] if line.split()[1] == "1")
+        text = "/".join(record["board"]) + f" {to_move} alive={alive}"
+        boards.append(text + (f" out={out}" if out else ""))
+    return boards
+
+
+def referee_result(record: dict) -> Result:
+    """`scores` per player and the `winner`'s letter."""
+    return Result(tuple(record["scores"]), PLAYERS.index(record["winner"]))

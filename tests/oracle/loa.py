@@ -14,9 +14,11 @@ Board text: 8 rows of `b w .`, rank 8 first, joined by `/`, the colour to move, 
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import NamedTuple, Sequence
 
-from tests.oracle import Result, two_player_result
+from hypothesis import strategies as st
+
+from tests.oracle import Result, scattered_rows, two_player_result
 
 #: Random games the property tests play by default (about a second); the slow
 #: variant plays ten times as many.
@@ -137,5 +139,22 @@ def result(position: Position) -> Result | None:
     return None
 
 
-def referee_board(record: dict) -> str:
-    return "/".join(record["board"]) + f" {record['to_move']} ply={record['ply']}"
+@st.composite
+def scattered(draw) -> str:
+    """A sparse position (1 to 6 checkers a side), where connection, captures that
+    connect the victim and single checkers come up at once."""
+    black, white = draw(st.integers(1, 6)), draw(st.integers(1, 6))
+    cells = draw(st.permutations(range(64)))
+    rows = scattered_rows(cells, ["b"] * black + ["w"] * white)
+    return f"{rows} {draw(st.sampled_from('bw'))} ply={draw(st.integers(0, PLY_LIMIT - 1))}"
+
+
+def referee_boards(records: Sequence[dict]) -> list[str]:
+    return ["/".join(record["board"]) + f" {record['to_move']} ply={record['ply']}" for record in records]
+
+
+def referee_result(record: dict) -> Result:
+    """Every game of the vectors ends in the 150-ply draw (`result` is `draw`): the only
+    result read here."""
+    assert record["result"] == "draw", record
+    return two_player_result(None)

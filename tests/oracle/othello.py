@@ -13,9 +13,11 @@ Board text: 8 rows of `0 1 .`, row 1 first, joined by `/`, then the player to mo
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import NamedTuple, Sequence
 
-from tests.oracle import Result, two_player_result
+from hypothesis import strategies as st
+
+from tests.oracle import Result, sparse_positions, two_player_result
 
 #: Random games the property tests play by default (about a second); the slow
 #: variant plays ten times as many.
@@ -97,5 +99,18 @@ def result(position: Position) -> Result | None:
     return two_player_result(winner, (black - white, white - black))
 
 
-def referee_board(record: dict) -> str:
-    return "/".join(record["board"]) + " " + record["to_move"]
+def scattered() -> st.SearchStrategy[str]:
+    """Wipe-outs and passes: up to 12 discs a side anywhere."""
+    return sparse_positions("01", 12)
+
+
+def referee_boards(records: Sequence[dict]) -> list[str]:
+    """A terminal record names no player to move: black is put there (nobody can move)."""
+    return ["/".join(record["board"]) + " " + record.get("to_move", "0") for record in records]
+
+
+def referee_result(record: dict) -> Result:
+    """`result` (the winner's id, or `draw`) and the margin from the disc counts."""
+    winner = None if record["result"] == "draw" else int(record["result"])
+    margin = record["discs_0"] - record["discs_1"]
+    return two_player_result(winner, (margin, -margin))
