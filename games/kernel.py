@@ -10,6 +10,11 @@ in the subset of Python that numba compiles (ints, numpy scalars and arrays, tup
 - `specialise` binds functions written once over a game's kernel names (`play`,
   `legal_moves`, ...) to one game's kernels, each binding compiled and cached apart.
 
+A process chooses once between the two, when it first makes a kernel or reads
+`COMPILING`, `NUMBA_MISSING` or one of the intrinsic kernels (`popcount`, ...):
+compiled where numba imports, unless ENGINE_NO_NUMBA is set in its environment or it
+called `interpret_kernels()` before. Importing this module imports no numba.
+
 Numba's cache notices a change of a kernel's own file, not of a file it calls, nor of
 the data compiled in, so the cache lives in a directory named after a digest of every
 source file kernels come from (`games/` and `search/`) and of the games' evaluation
@@ -93,27 +98,69 @@ def _scipy_hidden() -> Iterator[None]:
         del sys.modules["scipy"]
 
 
-#: Why kernels cannot be compiled in this process, or None when they are.
-NUMBA_MISSING = _import_numba()
-COMPILING = NUMBA_MISSING is None
+# ---- choosing: compiled or interpreted -------------------------------------------------
 
-if COMPILING:
-    from llvmlite import ir
-    from numba import njit
-    from numba import types as nbtypes
-    from numba.core import cgutils
-    from numba.core.dispatcher import Dispatcher
-    from numba.extending import intrinsic
-else:  # pragma: no cover - exercised with ENGINE_NO_NUMBA
-    Dispatcher = ()  # type: ignore[assignment,misc]
+#: What this module defines once the process has chosen how to run its kernels:
+#: NUMBA_MISSING, why kernels cannot be compiled in this process (None when they are);
+#: COMPILING, whether they are; and the intrinsic kernels.
+_CHOSEN = ("NUMBA_MISSING", "COMPILING", "borrowed", "popcount", "lowest_bit", "monotonic_ns")
+
+
+def interpret_kernels() -> None:
+    """Run every kernel of this process interpreted, and never import numba: for a
+    process that only reads the rules (a bot, the adapter), which importing numba would
+    cost a third of a second of start-up.
+
+    Call it before the process makes its first kernel (before it imports a game's rules
+    or `search`); once the kernels are compiled it raises RuntimeError."""
+    if "COMPILING" not in globals():
+        _choose("the process runs its kernels interpreted (interpret_kernels)")
+    elif COMPILING:
+        raise RuntimeError("interpret_kernels() comes too late: this process compiles its kernels")
+
+
+def __getattr__(name: str) -> Any:
+    """The names of `_CHOSEN`, made when first read (PEP 562): the process chooses then."""
+    if name not in _CHOSEN:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    _choose()
+    return globals()[name]
+
+
+def _compiling() -> bool:
+    """Whether this process compiles its kernels; it chooses at the first call."""
+    if "COMPILING" not in globals():
+        _choose()
+    return COMPILING
+
+
+def _choose(interpreted_because: str | None = None) -> None:
+    """Choose how this process runs its kernels: interpreted, `interpreted_because` this,
+    where it is given; else compiled where `_import_numba` can. Then make the intrinsic
+    kernels."""
+    global NUMBA_MISSING, COMPILING, _ctpop, _cttz, _clock_ns, _borrowed
+    global borrowed, popcount, lowest_bit, monotonic_ns
+    NUMBA_MISSING = interpreted_because or _import_numba()
+    COMPILING = NUMBA_MISSING is None
+    if COMPILING:
+        _ctpop, _cttz, _clock_ns, _borrowed = _intrinsics()
+    borrowed = twin(_same)(kernel(_borrowed_kernel, inline=True))
+    popcount = twin(_popcount)(kernel(_popcount_kernel, inline=True))
+    lowest_bit = twin(_lowest_bit)(kernel(_lowest_bit_kernel, inline=True))
+    monotonic_ns = twin(_monotonic_ns)(kernel(_monotonic_ns_kernel, inline=True))
+
+
+# ---- making kernels -----------------------------------------------------------------------
 
 
 def kernel(function: Callable | None = None, *, inline: bool = False) -> Any:
     """Decorator: `function` as a kernel, compiled where numba imports (cached, without
     the GIL; `inline` inlines it into its callers), else the function itself."""
     def decorate(function: Callable) -> Any:
-        if not COMPILING:
+        if not _compiling():
             return function
+        from numba import njit
+
         options: dict[str, Any] = {"cache": True, "nogil": True}
         if inline:
             options["inline"] = "always"
@@ -130,7 +177,7 @@ def twin(python_version: Callable) -> Callable[[Any], Any]:
     """Decorator over a kernel that calls a numba intrinsic: `python_version` is what it
     computes, run where it is interpreted (and in its place where numba is missing)."""
     def register(compiled: Any) -> Any:
-        if not COMPILING:
+        if not _compiling():
             return python_version
         _TWINS[compiled] = python_version
         return compiled
@@ -149,7 +196,7 @@ def interpreted(function: Any) -> Callable:
     interpreter, every kernel it calls (through its module's names) interpreted too.
 
     Kernels must reach the kernels they call through global names, never closures."""
-    if not COMPILING or not _hashable(function):
+    if not _compiling() or not _hashable(function):
         return function
     found = _TWINS.get(function) or _INTERPRETED.get(function)
     if found is not None:
@@ -172,6 +219,10 @@ def _interpreted_globals(namespace: dict) -> dict:
         return known[1]
     copy = dict(namespace)
     _NAMESPACES[id(namespace)] = (namespace, copy)  # the original is kept alive with it
+    if not _compiling():
+        return copy
+    from numba.core.dispatcher import Dispatcher
+
     for name, value in namespace.items():
         if isinstance(value, Dispatcher) or (_hashable(value) and value in _TWINS):
             copy[name] = interpreted(value)
@@ -252,9 +303,16 @@ def _monotonic_ns() -> int:
     return time.monotonic_ns()
 
 
-if COMPILING:
+def _intrinsics() -> tuple[Any, Any, Any, Any]:
+    """The numba intrinsics of the intrinsic kernels: `_ctpop`, `_cttz`, `_clock_ns` and
+    `_borrowed` (numba imported)."""
+    from llvmlite import ir
+    from numba import types as nbtypes
+    from numba.core import cgutils
+    from numba.extending import intrinsic
+
     @intrinsic
-    def _ctpop(typingctx, board):
+    def ctpop(typingctx, board):
         signature = nbtypes.int64(nbtypes.uint64)
 
         def codegen(context, builder, sig, args):
@@ -264,7 +322,7 @@ if COMPILING:
         return signature, codegen
 
     @intrinsic
-    def _cttz(typingctx, board):
+    def cttz(typingctx, board):
         signature = nbtypes.int64(nbtypes.uint64)
 
         def codegen(context, builder, sig, args):
@@ -274,7 +332,7 @@ if COMPILING:
         return signature, codegen
 
     @intrinsic
-    def _clock_ns(typingctx):
+    def clock_ns(typingctx):
         signature = nbtypes.int64()
 
         def codegen(context, builder, sig, args):
@@ -290,9 +348,8 @@ if COMPILING:
 
         return signature, codegen
 
-
     @intrinsic
-    def _borrowed(typingctx, array):
+    def borrowed(typingctx, array):
         signature = array(array)
 
         def codegen(context, builder, sig, args):
@@ -306,14 +363,18 @@ if COMPILING:
 
         return signature, codegen
 
+    return ctpop, cttz, clock_ns, borrowed
+
 
 def _same(array):
     return array
 
 
-@twin(_same)
-@kernel(inline=True)
-def borrowed(array):
+# The sources of the intrinsic kernels, which `_choose` makes: compiled, they call the
+# intrinsics; interpreted, their plain-Python twins stand in for them.
+
+
+def _borrowed_kernel(array):
     """`array` without its owner: a view the compiled code keeps no reference count for.
     Every compiled function that holds an array increments and decrements its count, an
     atomic operation that also waits for every memory access under way; a search holding
@@ -322,22 +383,16 @@ def borrowed(array):
     return _borrowed(array)
 
 
-@twin(_popcount)
-@kernel(inline=True)
-def popcount(board):
+def _popcount_kernel(board):
     """The number of set bits of a uint64."""
     return _ctpop(board)
 
 
-@twin(_lowest_bit)
-@kernel(inline=True)
-def lowest_bit(board):
+def _lowest_bit_kernel(board):
     """The index of the lowest set bit of a uint64 (64 for zero)."""
     return _cttz(board)
 
 
-@twin(_monotonic_ns)
-@kernel(inline=True)
-def monotonic_ns():
+def _monotonic_ns_kernel():
     """CLOCK_MONOTONIC in nanoseconds: the clock of Python's `time.monotonic_ns()`."""
     return _clock_ns()

@@ -11,8 +11,8 @@ own engine on stdio (the `engine` command beside this Python, else
 The first turn's clock may already run while this process starts (a referee sends the
 first input at once), and the engine takes a few hundred milliseconds to start and a few
 more to load the game's compiled code. So this module imports almost nothing: it starts
-the engine and writes it the game at once, then loads the rest while the engine loads,
-and it tells the player when the process started.
+the engine at once, then loads the rest while the engine starts, and it tells the player
+when the process started.
 """
 
 from __future__ import annotations
@@ -23,9 +23,8 @@ import shlex
 import subprocess
 import sys
 import time
-from typing import Sequence
 
-from adapters.codingame import game_name
+from adapters.codingame import game_name, single_blas_thread
 
 
 def process_started() -> float:
@@ -48,17 +47,6 @@ def default_engine_command() -> list[str]:
     if os.path.exists(script):
         return [script, "--log-level", "warning"]
     return [sys.executable, "-m", "daemon.main", "--log-level", "warning"]
-
-
-def engine_preamble(game: str, options: Sequence[tuple[str, str]] = ()) -> bytes:
-    """The first commands to the engine: pondering, the user's `options` (NAME, VALUE)
-    and the game, whose compiled code starts loading at once; then `uci`, whose `uciok`
-    (after any refusal of an option) tells the process is up and has taken the game, so
-    that the first `go` is read as soon as it is sent. Written into the pipe as the
-    engine starts, they are read as soon as it reads its input."""
-    lines = ["setoption name Ponder value true"]
-    lines += [f"setoption name {name} value {value}" for name, value in options]
-    return "".join(line + "\n" for line in [*lines, f"setgame {game}", "uci"]).encode()
 
 
 def engine_option(text: str) -> tuple[str, str]:
@@ -97,19 +85,19 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_arguments(argv)
     args.started = started
     args.engine_command = shlex.split(args.engine) if args.engine else default_engine_command()
+    args.engine_env = single_blas_thread(os.environ)
     early = None
     if not args.connect:
         try:
             early = subprocess.Popen(args.engine_command, stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, bufsize=0)
-            early.stdin.write(engine_preamble(args.game, args.option))  # type: ignore[union-attr]
+                                     stdout=subprocess.PIPE, bufsize=0, env=args.engine_env)
         except OSError as error:
             sys.stderr.write(f"engine-cg: cannot start the engine {args.engine_command}: {error}\n")
     # This process reads turns with the games' rules interpreted and never compiles them:
-    # without numba it starts its first turn a third of a second sooner. The engines it
-    # starts get the environment it was given.
-    args.engine_env = dict(os.environ)
-    os.environ["ENGINE_NO_NUMBA"] = "1"
+    # without numba it is ready for its first turn a third of a second sooner.
+    from games.kernel import interpret_kernels
+
+    interpret_kernels()
     from adapters.codingame.player import play
 
     return play(args, early)

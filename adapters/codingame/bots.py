@@ -22,15 +22,15 @@ import random
 import sys
 from typing import Callable, Sequence
 
-# These bots read the rules interpreted and start no engine: without numba, whose
-# import costs a third of a second, they are ready for their first turn sooner.
-os.environ.setdefault("ENGINE_NO_NUMBA", "1")
-
-from adapters.codingame import game_name, turn_format  # noqa: E402
-from adapters.codingame.common import read_turn  # noqa: E402
-from games.base import Game, Position  # noqa: E402
+from adapters.codingame import game_name, turn_format
+from adapters.codingame.common import read_turn
+from games.base import Game, Position
+from games.kernel import interpret_kernels
 
 Chooser = Callable[[Game, Position, Sequence[str], random.Random], str]
+#: What a finished game is worth to the mover, per unit of its return: beyond any
+#: evaluation.
+WIN_VALUE = 1_000_000
 
 
 def random_move(game: Game, state: Position, legal: Sequence[str], rng: random.Random) -> str:
@@ -38,21 +38,27 @@ def random_move(game: Game, state: Position, legal: Sequence[str], rng: random.R
     return rng.choice(list(legal))
 
 
+def one_ply(game: Game, state: Position, token: str) -> tuple[float, bool]:
+    """The value for the mover of the position after the move `token` (a finished game's
+    return to the mover times WIN_VALUE, else `game.evaluate`'s), and whether the mover
+    has won there; raises GameError for a move the rules refuse."""
+    me = state.to_move
+    child = state.play(game.parse_move(state, token))
+    outcome = child.outcome()
+    if outcome is None:
+        return game.evaluate(child)[me], False
+    return outcome.returns[me] * WIN_VALUE, outcome.winner == me
+
+
 def greedy_move(game: Game, state: Position, legal: Sequence[str], rng: random.Random) -> str:
     """An immediate win if any, else a token whose position `game.evaluate` rates best
-    for the mover."""
-    me = state.to_move
+    for the mover (`one_ply`)."""
     best: list[str] = []
     best_value = -math.inf
     for token in legal:
-        child = state.play(game.parse_move(state, token))
-        outcome = child.outcome()
-        if outcome is not None and outcome.winner == me:
+        value, won = one_ply(game, state, token)
+        if won:
             return token
-        if outcome is not None:
-            value = outcome.returns[me] * 1_000_000
-        else:
-            value = game.evaluate(child)[me]
         if value > best_value:
             best, best_value = [token], value
         elif value == best_value:
@@ -99,6 +105,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=None,
                         help="RNG seed (default: $ARENA_SEED, else random)")
     args = parser.parse_args(argv)
+    # The bots read the rules interpreted and start no engine: without numba, whose
+    # import costs a third of a second, they are ready for their first turn sooner.
+    interpret_kernels()
     play(args.game, BOTS[args.bot], random.Random(arena_seed(args.seed)))
     return 0
 

@@ -95,8 +95,10 @@ class EngineLink:
 
     async def answer(self, number: int, deadline: float) -> Answer | None:
         """The answer to search `number`, or None if it has not come by `deadline`
-        (time.monotonic) or the engine is gone. Partial results (the latest pv) stay
-        readable through `progress`."""
+        (time.monotonic) or the engine is gone; an answer read before the call counts
+        even when the deadline has passed. Partial results (the latest pv) stay readable
+        through `progress`."""
+        self._take_waiting()
         while number not in self._answers:
             if number <= self._answered:
                 return None  # answered, and dropped for a later one

@@ -5,9 +5,11 @@ the process started, if the line was already waiting). The engine gets the refer
 board as `position board ...` and `go movetime T`, T leaving a margin inside CodinGame's
 limit (see `timing`). Whatever happens to the engine (late, gone, refusing the position,
 answering a move the referee would not accept) a legal move is printed before the limit,
-and stderr says why. Between turns the engine ponders on the position after the move
-played and the replies it expects; if the referee's next position is that one the
-search goes on (`ponderhit`), else it is stopped and a new one starts.
+and stderr says why: the running search's best move so far if it has one, else the
+adapter's own, the best move one ply deep (`OnePly`). Between turns the engine ponders
+on the position after the move played and the replies it expects; if the referee's next
+position is that one the search goes on (`ponderhit`), else it is stopped and a new one
+starts.
 
 The player keeps no game state of its own beyond its seat, its turn count (a game
 whose board text counts plies derives them from it) and, where the turn format has a
@@ -21,6 +23,7 @@ import argparse
 import asyncio
 import gc
 import json
+import math
 import os
 import select
 import stat
@@ -28,11 +31,12 @@ import subprocess
 import sys
 import threading
 import time
+from typing import Sequence
 
 import attrs
 
 from adapters.codingame import turn_format
-from adapters.codingame.adapter import engine_preamble
+from adapters.codingame.bots import one_ply
 from adapters.codingame.common import TurnFormat, TurnFormatError
 from adapters.codingame.link import Answer, EngineLink
 from adapters.codingame.timing import Budget, budget
@@ -49,6 +53,16 @@ RESTART_DELAY = 5.0
 def log(message: str) -> None:
     sys.stderr.write(f"engine-cg: {message}\n")
     sys.stderr.flush()
+
+
+def engine_preamble(game: str, options: Sequence[tuple[str, str]] = ()) -> bytes:
+    """The first commands to the engine: pondering, the user's `options` (NAME, VALUE)
+    and the game, whose compiled code starts loading as the engine reads it; then `uci`,
+    whose `uciok` (after any refusal of an option) tells the process is up and has taken
+    the game, so that the first `go` is read as soon as it is sent."""
+    lines = ["setoption name Ponder value true"]
+    lines += [f"setoption name {name} value {value}" for name, value in options]
+    return "".join(line + "\n" for line in [*lines, f"setgame {game}", "uci"]).encode()
 
 
 class StdinLines(asyncio.Protocol):
@@ -136,13 +150,51 @@ class Choice:
     sent: float | None = None
 
 
+class OnePly:
+    """The adapter's own move in a position: the greedy example bot's choice (the best
+    move one ply deep by the game's own evaluation, `bots.one_ply`), the first of equals,
+    worked out in steps as time allows. `best` is the best of the moves looked at so far,
+    the first legal move before any."""
+
+    def __init__(self, game, state, legal: list[str]):
+        self.best = legal[0]
+        self._game, self._state, self._legal = game, state, legal
+        self._best_value = -math.inf
+        self._looked = 0
+        self._won = False
+
+    @property
+    def done(self) -> bool:
+        return self._won or self._looked == len(self._legal)
+
+    def work(self, deadline: float) -> None:
+        """Look at the moves not looked at yet until every one is, one wins at once, or
+        `deadline` (time.monotonic) passes. A move the rules refuse is passed over."""
+        while not self.done and time.monotonic() <= deadline:
+            token = self._legal[self._looked]
+            self._looked += 1
+            try:
+                value, self._won = one_ply(self._game, self._state, token)
+            except GameError:
+                continue
+            if value > self._best_value:
+                self.best, self._best_value = token, value
+
+    def describe(self) -> str:
+        """How `best` was chosen, for the log."""
+        if self.done:
+            return "one ply deep"
+        return f"one ply deep, {self._looked} of {len(self._legal)} moves looked at in time"
+
+
 class Adapter:
     """One CodinGame game of one player."""
 
     def __init__(self, fmt: TurnFormat, args: argparse.Namespace,
                  early: subprocess.Popen | None = None):
         self.fmt = fmt
-        #: The engine process the command started before loading this module.
+        #: The engine process the command started before loading this module (its
+        #: preamble not yet written).
         self.early = early
         self.game = fmt.GAME
         self.args = args
@@ -174,18 +226,16 @@ class Adapter:
         self._starting = asyncio.ensure_future(self._open())
 
     async def _open(self) -> EngineLink:
-        # The engine the command started, with its preamble written (none with --connect).
-        early = self.early is not None and len(self._starts) == 1
         if self.args.connect:
             host, _, port = self.args.connect.rpartition(":")
             client = await Engine.connect(host or "127.0.0.1", int(port))
-        elif early:
+        elif self.early is not None and len(self._starts) == 1:
+            # The engine the command started; still importing, it reads the preamble next.
             client = await Engine.attach(self.early)
         else:
             client = await Engine.popen(self.args.engine_command, env=self.args.engine_env)
         try:
-            if not early:
-                await client.send_raw(engine_preamble(self.game.name, self.args.option))
+            await client.send_raw(engine_preamble(self.game.name, self.args.option))
             # Ready once the process answers `uci`: `isready` would also wait for the
             # game's compiled code to load (0.3 s, more on a busy machine), and a search
             # can wait for it within its own time (see search.specialised).
@@ -250,8 +300,9 @@ class Adapter:
             if link is not None and link.pending:
                 await link.send(["stop"])
             return Choice(legal[0], "only move")
+        own = OnePly(self.game, state, legal)
         if link is None:
-            return self.fallback(state, legal, None, "no engine", greedy=plan.hard_deadline)
+            return self.fallback(plan, legal, own, "no engine")
         board = self.game.format_board(state)
         if ponder is not None and ponder.board == board:
             sent = time.monotonic()
@@ -261,57 +312,53 @@ class Adapter:
         else:
             movetime = int((plan.engine_deadline - time.monotonic()) * 1000)
             if movetime < 1:
-                return self.fallback(state, legal, None, "no time left for a search")
+                return self.fallback(plan, legal, own, "no time left for a search")
             commands = ["stop"] if link.pending else []
             commands += [f"position board {board_text}", f"go movetime {movetime}"]
             sent = time.monotonic()
             number = await link.search(commands)
             source = "engine"
         if number is None:
-            return self.fallback(state, legal, None, "the engine is gone")
-        answer = await link.answer(number, plan.hard_deadline)
+            return self.fallback(plan, legal, own, "the engine is gone")
+        answer = await link.answer(number, plan.own_move_at)
+        if answer is None and self.search_move(link.progress(number), legal) is None:
+            # Halfway through its time the search has found no move (the engine still
+            # loads its compiled code, or waits for a core): the adapter works out its
+            # own while the search may still run, and leaves the rest of the turn to
+            # reading a late answer and printing.
+            own.work(plan.engine_deadline)
+        if answer is None:
+            answer = await link.answer(number, plan.hard_deadline)
         if answer is None:
             late = int((time.monotonic() - plan.started) * 1000)
             why = "the engine is gone" if link.closed else f"no bestmove {late} ms into the turn"
-            return self.fallback(state, legal, link.progress(number), why)
+            return self.fallback(plan, legal, own, why, link.progress(number))
         if answer.move is None:
-            return self.fallback(state, legal, None, answer.error or "the engine had no move")
+            return self.fallback(plan, legal, own, answer.error or "the engine had no move")
         if answer.move not in legal:
-            return self.fallback(state, legal, None,
-                                 f"the engine's move {answer.move!r} is not in the referee's list")
+            return self.fallback(plan, legal, own, f"the engine's move {answer.move!r} is not in the referee's list")
         return Choice(answer.move, source, answer, sent)
 
-    def fallback(self, state, legal: list[str], progress: Answer | None, why: str,
-                 greedy: float | None = None) -> Choice:
-        """A legal move without the engine: the running search's best so far, else (with
-        time to spare: `greedy` is the deadline) the best move one ply deep among those
-        looked at before the deadline, else the referee's first move."""
+    @staticmethod
+    def search_move(progress: Answer | None, legal: list[str]) -> str | None:
+        """A running search's best move so far (the first of its last pv) if it is one
+        of `legal`, else None."""
+        if progress is None or not progress.pv or progress.pv[0] not in legal:
+            return None
+        return progress.pv[0]
+
+    def fallback(self, plan: Budget, legal: list[str], own: OnePly, why: str,
+                 progress: Answer | None = None) -> Choice:
+        """A legal move without the engine's answer: the running search's best so far
+        (`progress`) if it has one, else the adapter's own (`own`, worked out until the
+        turn's hard deadline where it is not yet)."""
         self.fallbacks += 1
-        if progress is not None and progress.pv and progress.pv[0] in legal:
-            move, how = progress.pv[0], "the search's best so far"
-        elif greedy is not None:
-            move, how = self.greedy(state, legal, greedy), "one ply deep"
-        else:
-            move, how = legal[0], "the first legal move"
+        move, how = self.search_move(progress, legal), "the search's best so far"
+        if move is None:
+            own.work(plan.hard_deadline)
+            move, how = own.best, own.describe()
         log(f"turn {self.turns + 1}: fallback: {why}; playing {move} ({how})")
         return Choice(move, "fallback")
-
-    def greedy(self, state, legal: list[str], deadline: float) -> str:
-        best, best_value = legal[0], None
-        me = state.to_move
-        for token in legal:
-            if time.monotonic() > deadline:
-                break
-            try:
-                child = state.play(self.game.parse_move(state, token))
-            except GameError:
-                continue
-            outcome = child.outcome()
-            value = (outcome.returns[me] * 1_000_000 if outcome is not None
-                     else self.game.evaluate(child)[me])
-            if best_value is None or value > best_value:
-                best, best_value = token, value
-        return best
 
     def emit(self, move: str) -> float:
         os.write(1, (self.fmt.format_output(move) + "\n").encode())

@@ -8,7 +8,9 @@ counts from the arrival of the turn's first line, and keeps two margins inside t
   daemon's watchdog), both pipes, the adapter waking up and writing, and the referee
   waking up to read, on a loaded machine;
 - the adapter's own deadline is GUARD before the limit: if no usable `bestmove` has come
-  by then it prints a fallback move at once.
+  by then it prints a fallback move at once. Its own move, one ply deep, takes up to
+  20 ms to work out, so it works on it from halfway through the engine's movetime to
+  its end if the search has reported no move by then.
 
 Measured on a loaded two-core machine (docs/codingame.md has the figures), the adapter
 itself adds well under a millisecond per turn at the median and a few at worst; the
@@ -59,6 +61,9 @@ class Budget:
         engine_wait: until when a turn waits for an engine that is starting: as long as a
             search of FIRST_TURN_LEAST_SEARCH_MS (first turns) or LEAST_SEARCH_MS would
             still fit.
+        own_move_at: halfway from `started` to `engine_deadline`: a search that has
+            reported no move by then may not have one in time, and the adapter works out
+            its own until `engine_deadline`.
         ponder_movetime: the movetime of a ponder search for the next turn (counted from
             `ponderhit`), in ms.
     """
@@ -68,6 +73,7 @@ class Budget:
     engine_deadline: float
     hard_deadline: float
     engine_wait: float
+    own_move_at: float
     ponder_movetime: int
 
 
@@ -87,5 +93,6 @@ def budget(fmt: TurnFormat, first_turn: bool, started: float) -> Budget:
         engine_deadline=started + (limit - margin) / 1000,
         hard_deadline=started + (limit - guard) / 1000,
         engine_wait=started + (limit - margin - least) / 1000,
+        own_move_at=started + (limit - margin) / 2000,
         ponder_movetime=fmt.TURN_MS - turn_margin_ms(fmt.TURN_MS),
     )

@@ -3,8 +3,9 @@ the Othello move history that a GTP or OpenSpiel opponent needs.
 
 The wrappers run under interpreters of their own (a venv with OpenSpiel or
 TensorFlow), not the project's: importing this module puts the project's root on
-sys.path and sets ENGINE_NO_NUMBA, so that the rules and the turn formats load
-interpreted, with nothing but attrs and numpy (the installer puts both in each venv).
+sys.path, and `main_guard` has the process run the rules and the turn formats
+interpreted (`games.kernel.interpret_kernels`), with nothing but attrs and numpy (the
+installer puts both in each venv).
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from typing import Callable, Sequence
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
-os.environ.setdefault("ENGINE_NO_NUMBA", "1")
 # One BLAS thread: a bot has one core of a two-core match, and idle BLAS threads spin.
 for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
@@ -26,6 +26,7 @@ for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 from adapters.codingame import turn_format  # noqa: E402
 from adapters.codingame.common import Turn, read_turn  # noqa: E402
 from games.base import Position  # noqa: E402
+from games.kernel import interpret_kernels  # noqa: E402
 
 #: A wrapper's move: (turn, position, legal tokens in the referee's order) -> a token of
 #: the legal list.
@@ -78,7 +79,9 @@ def play(game: str, choose: Chooser, expert: bool = False, stdin=None, stdout=No
 
 
 def main_guard(run: Callable[[], int]) -> int:
-    """Run a wrapper; a WrapperError ends it with its message on stderr and exit code 3."""
+    """Run a wrapper, its kernels interpreted (first: nothing has made one yet); a
+    WrapperError ends it with its message on stderr and exit code 3."""
+    interpret_kernels()
     try:
         return run()
     except WrapperError as error:

@@ -13,8 +13,8 @@ rival's. It runs on the project's rules, interpreted, with the example bots' tur
 from __future__ import annotations
 
 import argparse
+import functools
 import math
-import os
 import random
 import sys
 import time
@@ -22,11 +22,10 @@ from pathlib import Path
 from typing import Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-os.environ.setdefault("ENGINE_NO_NUMBA", "1")
 
 from adapters.codingame.bots import arena_seed, play  # noqa: E402
 from games.base import Game, Position  # noqa: E402
-from games.isolation.rules import KNIGHT  # noqa: E402
+from games.kernel import interpret_kernels  # noqa: E402
 
 GAME_NAME = "isolation"
 
@@ -43,8 +42,13 @@ _PLACE = 10_000
 _MAX_TURNS = 62
 
 
-#: The squares a knight jumps to from each square, as Python ints (the rules' table).
-_JUMPS = [int(mask) for mask in KNIGHT]
+@functools.cache
+def knight_jumps() -> tuple[int, ...]:
+    """The squares a knight jumps to from each square, as Python ints (the rules' table,
+    imported on first use: importing this module makes no kernel)."""
+    from games.isolation.rules import KNIGHT
+
+    return tuple(int(mask) for mask in KNIGHT)
 
 
 class _OutOfTime(Exception):
@@ -67,12 +71,13 @@ class ParanoidSearch:
         self.me = me
         self.deadline = deadline
         self.nodes = 0
+        self.jumps = knight_jumps()
 
     def evaluate(self, occupied: int, knights: tuple[int, int, int], alive: int) -> int:
         value = 0
         for player in range(3):
             if alive >> player & 1:
-                jumps = (_JUMPS[knights[player]] & ~occupied).bit_count()
+                jumps = (self.jumps[knights[player]] & ~occupied).bit_count()
                 value += OWN_MOBILITY * jumps if player == self.me else -RIVAL_MOBILITY * jumps
         return value
 
@@ -88,7 +93,7 @@ class ParanoidSearch:
                 return _WON + depth
             if blocked.bit_count() + 3 - alive.bit_count() >= _MAX_TURNS:
                 return self.evaluate(occupied, knights, alive)
-            jumps = _JUMPS[knights[to_move]] & ~occupied
+            jumps = self.jumps[knights[to_move]] & ~occupied
             if jumps:
                 break
             if to_move == self.me:
@@ -177,6 +182,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=None,
                         help="RNG seed (default: $ARENA_SEED, else random)")
     args = parser.parse_args(argv)
+    # The bot reads the rules interpreted: without numba it is ready sooner.
+    interpret_kernels()
     play(GAME_NAME, paranoid_move, random.Random(arena_seed(args.seed)))
     return 0
 

@@ -16,18 +16,16 @@ Modes:
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 
-# The bots read the rules interpreted: without numba they start sooner.
-os.environ.setdefault("ENGINE_NO_NUMBA", "1")
-
-from adapters.codingame import turn_format  # noqa: E402
-from adapters.codingame.common import read_turn  # noqa: E402
+from adapters.codingame import turn_format
+from adapters.codingame.common import read_turn
+from games.kernel import interpret_kernels
 
 
 def main() -> int:
+    interpret_kernels()  # the bots read the rules interpreted: without numba they start sooner
     mode, game = sys.argv[1], sys.argv[2]
     time_scale = float(sys.argv[3]) if len(sys.argv) > 3 else 1.0
     if mode == "exit":

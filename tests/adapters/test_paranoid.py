@@ -9,26 +9,19 @@ budget and the nodes between two looks at the clock, however long it waits for a
 from __future__ import annotations
 
 import io
-import os
 import random
 import time
 
 import pytest
 
-import importlib.util  # noqa: E402
+import importlib.util
 
-from tests.conftest import ROOT  # noqa: E402
-
-# The bots set ENGINE_NO_NUMBA for their own process when imported; the engines that
-# later tests start from this one must not inherit it.
-_NO_NUMBA = os.environ.get("ENGINE_NO_NUMBA")
-from adapters.codingame import bots, turn_format  # noqa: E402
+from adapters.codingame import bots, turn_format
+from tests.conftest import ROOT
 
 _SPEC = importlib.util.spec_from_file_location("paranoid", ROOT / "scripts" / "sparring" / "paranoid.py")
 paranoid = importlib.util.module_from_spec(_SPEC)
 _SPEC.loader.exec_module(paranoid)  # type: ignore[union-attr]
-if _NO_NUMBA is None:
-    os.environ.pop("ENGINE_NO_NUMBA", None)
 
 FMT = turn_format("isolation")
 GAME = FMT.GAME

@@ -24,7 +24,7 @@ from typing import Sequence
 
 import attrs
 
-from adapters.codingame import turn_format
+from adapters.codingame import single_blas_thread, turn_format
 from adapters.codingame.arena.process import BotProcess
 from adapters.codingame.common import RANDOM
 
@@ -158,8 +158,9 @@ _REASONS = {"timeout": "did not answer in time", "crashed": "stopped answering (
 
 
 def _bot_env(spec: GameSpec, seat: int) -> dict[str, str]:
-    """The bots' environment, with ARENA_SEED: a seed of their own per game and seat."""
-    env = dict(os.environ)
+    """The bots' environment, with ARENA_SEED: a seed of their own per game and seat; and
+    one BLAS thread unless the arena's environment sets it (`single_blas_thread`)."""
+    env = single_blas_thread(os.environ)
     env["ARENA_SEED"] = str(spec.seed * 1_000_003 + spec.index * 10 + seat)
     return env
 
