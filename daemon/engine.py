@@ -5,8 +5,8 @@ under way (perft, hash save or load), and the hash file's lifecycle.
 `daemon.session.Session` turns command lines into calls of a `SessionEngine` (a `go`
 into `Limits` and root moves), and the engine tells what a search produces through the
 `SearchListener` it is given: reports, the book's move, the answer. It writes no reply
-text: the session formats every line. Every time here is a `time.monotonic_ns()` value: a command's
-arrival, a search's deadline, the watchdog's. A search's deadlines are made once, when
+text: the session formats every line. Every time here is a `time.monotonic_ns()`
+value: a command's arrival, a search's deadline, the watchdog's. A search's deadlines are made once, when
 its limits start counting (`deadlines`), and held by its `ActiveSearch`.
 """
 
@@ -24,18 +24,18 @@ from daemon import cores
 from daemon import runner
 from daemon.book import BookMove, game_book
 from daemon.hashfiles import HashBudget, HashFiles, default_budget_mib
+from daemon.refusals import BadValue, Busy, NoGame, Stopped, Unsupported
 from daemon.runner import SearchRun, run_compute, run_table_work
 from daemon.tables import SessionTables
 from games import find_game
 from games.base import Game, IllegalMoveError, NotationError, Position
-from daemon.refusals import BadValue, Busy, NoGame, Stopped, Unsupported
 from protocol.options import session_options
 from search import AlphaBeta, MultiPlayerSearch
 from search.base import SearchReport
 from search.limits import Limits, StopSignal, move_budget_ms
 from search.multiplayer import ALGORITHMS
 from search.perft import halt_flag
-from search.tt import HashFileError, TranspositionTable, unpack_move
+from search.tt import TranspositionTable, unpack_move
 
 LOG = logging.getLogger("engine.session")
 
@@ -261,12 +261,11 @@ class SessionEngine:
         """Whether the current game's compiled searches are still loading."""
         return self.game is not None and cores.loading(self.core, self.game)
 
-    async def wait_loaded(self, timeout: float | None = None, give_up: Callable[[], bool] = lambda: False) -> None:
+    async def wait_loaded(self, timeout: float, give_up: Callable[[], bool] = lambda: False) -> None:
         """Wait while the current game's compiled searches load: up to `timeout`
-        seconds (None: however long it takes), or until `give_up()` is true (on the
-        loop: a wait holds no thread)."""
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while self.loading and not give_up() and (deadline is None or time.monotonic() < deadline):
+        seconds, or until `give_up()` is true (on the loop: a wait holds no thread)."""
+        deadline = time.monotonic() + timeout
+        while self.loading and not give_up() and time.monotonic() < deadline:
             await asyncio.sleep(0.005)
 
     def start_job(self, work: Callable[[Job], Awaitable[str]], on_done: Callable[[str], None],
@@ -392,13 +391,9 @@ class SessionEngine:
 
     async def hash_save(self, file_name: str, job: Job | None = None) -> tuple[int, int]:
         """(entries written, elapsed ms) of saving the current game's table to the hash
-        file `file_name`; raises Busy when the hash directory has no room for it."""
-        try:
-            return await self.tables.save(self.table(), file_name, job.event if job is not None else None)
-        except HashFileError as error:
-            if error.kind != "full":
-                raise
-            raise Busy(str(error)) from None
+        file `file_name` (HashFileError(`full`) when the hash directory has no room for
+        it)."""
+        return await self.tables.save(self.table(), file_name, job.event if job is not None else None)
 
     async def hash_load(self, file_name: str, job: Job | None = None) -> tuple[int, int]:
         """(entries read, elapsed ms) of loading the hash file `file_name` into the

@@ -101,7 +101,7 @@ _ERROR_CODES = (
 )
 
 _HASH_FILE_ERROR_CODES = {"io": Code.IO, "missing": Code.IO, "format": Code.BAD_VALUE,
-                          "name": Code.BAD_VALUE, "stopped": Code.STOPPED}
+                          "name": Code.BAD_VALUE, "stopped": Code.STOPPED, "full": Code.BUSY}
 
 
 @attrs.define
@@ -321,9 +321,9 @@ class Session:
                 tokens = sorted(game.format_move(position, move) for move in position.legal_moves())
                 self.write(format_moves(tokens))
             case c.Display():
-                self._display(name)
+                self._display()
             case c.Eval():
-                self._eval(name)
+                self._eval()
             case c.Perft(depth):
                 engine.require_position()
 
@@ -370,14 +370,14 @@ class Session:
         for line in lines:
             self.write(line)
 
-    def _eval(self, name: str) -> None:
+    def _eval(self) -> None:
         """The static evaluation: its total as the search's leaves score it (the side to
         move's), and each term per player."""
         game, position = self.engine.require_position()
         assert self.engine.searcher is not None
         self._write_all(format_eval(self.engine.searcher.static_score(position), game.evaluation_terms(position)))
 
-    def _display(self, name: str) -> None:
+    def _display(self) -> None:
         game, position = self.engine.require_position()
         outcome = position.outcome()
         result = None if outcome is None else (

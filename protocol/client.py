@@ -251,8 +251,13 @@ class Engine:
         the error of a `go ponder` the engine refused."""
         if self._pondering is not None:
             self._pondering = None
-            await self.send("stop")
-            await self.ready(raise_errors=False)
+            await self._stop_search()
+
+    async def _stop_search(self) -> None:
+        """Stop the search under way, if any, and read all it wrote (its infos and
+        `bestmove`, or the error of a refused `go`) up to the `readyok` of an `isready`."""
+        await self.send("stop")
+        await self.ready(raise_errors=False)
 
     async def _search(self, go: str, timeout: float | None) -> Bestmove:
         """The `bestmove` of `go` (or `ponderhit`). A search that outlasts `timeout` is
@@ -260,8 +265,7 @@ class Engine:
         try:
             return await self.bestmove(go, timeout)
         except asyncio.TimeoutError:
-            await self.send("stop")
-            await self.ready(raise_errors=False)
+            await self._stop_search()
             raise
 
     async def configure(self, options: Mapping[str, object]) -> None:

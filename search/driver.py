@@ -69,11 +69,6 @@ class Deepening:
         #: The best (move, score) of the running root iteration so far.
         self._partial: tuple[int, int] | None = None
 
-    @property
-    def compiled(self) -> bool:
-        """Whether the search runs its game's compiled kernels (once they are loaded)."""
-        return bool(self.searches.compiled)
-
     # ---- what a search gives -------------------------------------------------------
 
     def _iterate(self, root: Position, moves: list[int], depth: int) -> tuple[int, int]:

@@ -22,11 +22,10 @@ import threading
 import time
 from types import ModuleType, SimpleNamespace
 
-from games.base import Game
-from games.kernel import COMPILING, interpreted, specialise
 import numpy as np
 
-from games.base import Position
+from games.base import Game, Position
+from games.kernel import COMPILING, interpreted, specialise
 from search import alphabeta, multiplayer, perft, pv, solver
 from search.limits import StopSignal
 

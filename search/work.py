@@ -47,9 +47,8 @@ def new_work(history_size: int, extra: int = 0) -> np.ndarray:
 def control_block() -> np.ndarray:
     """The control slots alone, as a fresh work block has them (up to HARD_ONLY, 0): where
     a stop signal no search has bound holds them (`search.limits.StopSignal`)."""
-    block = np.zeros(HARD_ONLY + 1, dtype=np.int64)
-    block[MAX_NODES] = -1
-    block[BUDGET] = -1
+    block = np.empty(HARD_ONLY + 1, dtype=np.int64)
+    reset_work(block)
     return block
 
 
