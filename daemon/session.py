@@ -148,8 +148,6 @@ class Session:
         self._lines_read = 0
         self._halt_read = 0
         self._applying = 0
-        #: When the last `readyok` was written (monotonic ns).
-        self._ready_ns = 0
         #: Dropped lines whose refusal waits in the queue, by name (see `Dropped`).
         self._dropped_named = 0
 
@@ -185,12 +183,11 @@ class Session:
                     name = (split_tokens(item.head) or [""])[0]
                     self.write(ProtocolError(Code.SYNTAX, name, "line too long").line())
                     continue
-                # A command read while an earlier `isready` waited counts its time from
-                # the `readyok`, as if the client had waited for it; in a script, from
-                # when its turn comes (the file was read at once).
+                # In a script a line is read when its turn comes: the file was read at
+                # once, and a `go`'s time counts from its turn.
                 if script:
                     received_ns = time.monotonic_ns()
-                if not await self.handle(item, max(received_ns, self._ready_ns)):
+                if not await self.handle(item, received_ns):
                     return True
                 if script:
                     await self.engine.finish_bounded_search()
@@ -307,7 +304,6 @@ class Session:
                     # there (or its load failed), unless a stop or quit came meanwhile.
                     await engine.wait_loaded(LOAD_WAIT_S, give_up=lambda: self.halted or self.vanished)
                 self.write(READYOK)
-                self._ready_ns = time.monotonic_ns()
             case c.Games():
                 self.write(format_games(all_games()))
             case c.SetGame(game_name, params):

@@ -12,22 +12,28 @@ import pytest
 from games import all_games
 from games.kernel import NUMBA_MISSING
 from protocol.client import Engine
-from tests.conftest import TcpEngine, run
+from tests.conftest import LOAD_SLACK, TcpEngine, run
 
 needs_numba = pytest.mark.skipif(NUMBA_MISSING is not None, reason=str(NUMBA_MISSING))
 
 
-def test_a_go_behind_isready_counts_its_time_from_readyok(session) -> None:
-    """The README's first example sent in one write, as a pipe sends it: the `go`
-    arrives while `isready` waits for the compiled code, and still searches its 100 ms."""
+def test_a_go_behind_isready_keeps_its_deadline_from_when_it_was_read(session) -> None:
+    """`movetime` is counted from when the engine read the `go` line, even when the line
+    waits behind an `isready` that waits for the compiled code; a depth limit searches
+    fully once the code is there."""
 
     async def scenario() -> None:
         async with session() as engine:
-            await engine.send_raw(b"setgame clobber\nposition startpos moves e2e3\nisready\ngo movetime 100\n")
+            await engine.ready()  # the process is up and reading
+            sent = time.monotonic()
+            await engine.send_raw(b"setgame clobber\nposition startpos moves e2e3\nisready\ngo movetime 300\n")
             lines = await engine.until("bestmove", 10)
             assert "readyok" in lines
+            assert time.monotonic() - sent < 0.3 + LOAD_SLACK, lines
+            await engine.send_raw(b"position startpos moves e2e3\nisready\ngo depth 5\n")
+            lines = await engine.until("bestmove", 30)
             assert not any("no search iteration" in line for line in lines), lines
-            assert any(line.startswith("info depth ") for line in lines), lines
+            assert any(line.startswith("info depth 5 ") for line in lines), lines
 
     run(scenario())
 
