@@ -3,7 +3,9 @@ run through the engine a session drives (`daemon.engine.SessionEngine`); and the
 a game's solve suites (`Game.fixtures.SOLVE_SUITES`, where it has them).
 
 Its node count is a signature of search and evaluation behaviour, pinned per game
-(`Game.fixtures.BENCH_NODES`): a change of it is a change of what the engine plays.
+(`Game.fixtures.BENCH_NODES`, with the game's default evaluation, and
+`OTHER_BENCH_NODES`, by name, with its others): a change of it is a change of what the
+engine plays.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import time
 import attrs
 
 from daemon.engine import SessionEngine
+from protocol.options import DEFAULT_EVALUATION
 from search.limits import Limits
 
 #: The table size of the bench, in MiB (131,072 entries): large enough that replacement
@@ -37,11 +40,13 @@ class BenchResult:
         return self.nodes / self.seconds if self.seconds else 0.0
 
 
-async def bench(game_name: str, core: str, depth: int | None = None) -> BenchResult:
+async def bench(game_name: str, core: str, depth: int | None = None, evaluation: str = DEFAULT_EVALUATION) -> BenchResult:
     """Search every bench position of the game to `depth` (default: its bench depth) on
-    `core`, each with a fresh table; compiled searches are loaded before the clock starts."""
+    `core` with the game's evaluation `evaluation`, each with a fresh table; compiled
+    searches are loaded before the clock starts."""
     engine = SessionEngine(core=core)
     await engine.set_option("Hash", BENCH_HASH_MIB)
+    await engine.set_option("Evaluation", evaluation)
     engine.set_game(game_name, {})
     await engine.wait_loaded(LOAD_TIMEOUT_S)
     assert engine.game is not None
@@ -58,9 +63,10 @@ async def bench(game_name: str, core: str, depth: int | None = None) -> BenchRes
     return BenchResult(total, elapsed)
 
 
-def run_bench(game_name: str, core: str, depth: int | None = None) -> BenchResult:
+def run_bench(game_name: str, core: str, depth: int | None = None,
+              evaluation: str = DEFAULT_EVALUATION) -> BenchResult:
     """`bench` from outside an event loop."""
-    return asyncio.run(bench(game_name, core, depth))
+    return asyncio.run(bench(game_name, core, depth, evaluation))
 
 
 @attrs.frozen

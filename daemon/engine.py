@@ -27,9 +27,9 @@ from daemon.hashfiles import HashBudget, HashFiles, default_budget_mib
 from daemon.refusals import BadValue, Busy, NoGame, Stopped, Unsupported
 from daemon.runner import SearchRun, run_compute, run_table_work
 from daemon.tables import SessionTables
-from games import find_game
+from games import all_games, find_game
 from games.base import Game, IllegalMoveError, NotationError, Position
-from protocol.options import session_options
+from protocol.options import DEFAULT_EVALUATION, session_options
 from search import AlphaBeta, MultiPlayerSearch
 from search.base import SearchReport
 from search.limits import Limits, StopSignal, move_budget_ms
@@ -40,7 +40,8 @@ from search.tt import TranspositionTable, unpack_move
 LOG = logging.getLogger("engine.session")
 
 #: Every option of a session (`Core`'s default is the process's).
-OPTIONS = session_options(ALGORITHMS, cores.CORES)
+OPTIONS = session_options(ALGORITHMS, cores.CORES,
+                          sorted({name for game in all_games().values() for name in game.evaluations}))
 
 _MS = 1_000_000
 #: The loop forces `bestmove` this many ms before a `movetime` runs out, should the
@@ -207,7 +208,7 @@ class SessionEngine:
         return game, self.position
 
     def set_game(self, game_name: str, params: dict[str, str]) -> None:
-        game = find_game(game_name)
+        game = self._evaluating(find_game(game_name))
         start = game.initial_state(params)
         self.tables.ensure(game, int(self.options["Hash"]))
         self.game, self.start, self.position = game, start, start
@@ -231,6 +232,22 @@ class SessionEngine:
                 raise type(error)(f"move {ply}: {error}") from None
             position = position.play(move)
         self.position = position
+
+    def _evaluating(self, game: Game) -> Game:
+        """`game` with the evaluation the `Evaluation` option names, where the game has
+        it; else with its default one."""
+        name = str(self.options["Evaluation"])
+        return game.with_evaluation(name) if name in game.evaluations else game.with_evaluation(game.evaluations[0])
+
+    def _change_evaluation(self) -> None:
+        """The current game, its start and position with the evaluation of the option, and
+        a searcher for them."""
+        if self.game is None:
+            return
+        game = self._evaluating(self.game)
+        assert self.start is not None and self.position is not None
+        self.game, self.start, self.position = game, Position(game, self.start.s), Position(game, self.position.s)
+        self._adopt_tables()
 
     def _adopt_tables(self) -> None:
         """Give the current game a searcher over its table (which it has: `set_game`
@@ -355,8 +372,9 @@ class SessionEngine:
     async def set_option(self, name: str, value: object) -> None:
         """Set the option `name` (one of OPTIONS, as it names itself) to `value`, of the
         option's type and in its range: a new table for `Hash`, a new searcher for
-        `Core` and `MultiPlayerSearch`, the file loaded for `HashFile`. Raises a Refusal
-        or HashFileError, changing nothing."""
+        `Core` and `MultiPlayerSearch`, the file loaded for `HashFile`, the current game
+        evaluating with `Evaluation` (refused where the game has no evaluation of that
+        name). Raises a Refusal or HashFileError, changing nothing."""
         if name == "Hash":
             await run_table_work(self._resize_tables, int(value))
         elif name in ("MultiPlayerSearch", "Core"):
@@ -365,6 +383,12 @@ class SessionEngine:
                 raise BadValue(f"Core compiled is not available: {missing}")
             self.options[name] = value
             await run_table_work(self._adopt_tables)
+        elif name == "Evaluation":
+            game = self.game
+            if game is not None and value != DEFAULT_EVALUATION and value not in game.evaluations:
+                raise BadValue(f"{game.name} has no evaluation {value}: it has {', '.join(game.evaluations)}")
+            self.options[name] = value
+            await run_table_work(self._change_evaluation)
         elif name == "HashFile":
             if value:
                 self.tables.files.path(str(value))  # a name the daemon takes, or HashFileError

@@ -1,5 +1,5 @@
-"""Compiles (or loads from numba's cache) every game's kernels and searches, so that no
-session pays for it: `python -m daemon.warmup [--if-cold]`.
+"""Compiles (or loads from numba's cache) every game's kernels and searches, with each of
+its evaluations, so that no session pays for it: `python -m daemon.warmup [--if-cold]`.
 
 The first run after an install or a source change compiles for a minute or two; later
 runs find the cache (see `games.kernel.cache_dir`). `--if-cold` does nothing more when an
@@ -45,10 +45,11 @@ def main(argv: list[str] | None = None) -> int:
     from search.specialised import warm
 
     print(f"compiling the kernels into {cache_dir()} ...", file=sys.stderr)
-    for name, game in all_games().items():
-        started = time.monotonic()
-        warm(game)
-        print(f"  {name}: {time.monotonic() - started:.1f} s", file=sys.stderr)
+    for game in all_games().values():
+        for variant in map(game.with_evaluation, game.evaluations):
+            started = time.monotonic()
+            warm(variant)
+            print(f"  {variant.kernel_name}: {time.monotonic() - started:.1f} s", file=sys.stderr)
     marker.write_text("every game's compiled kernels and searches are in this cache\n")
     return 0
 

@@ -195,6 +195,12 @@ class Game(Protocol):
             depth the bench measures from the start), BENCH_POSITIONS (board texts the
             bench searches), BENCH_DEPTH (its fixed depth) and BENCH_NODES (its pinned
             total node count).
+        evaluation: the module of the evaluation kernel the searches call (`evaluate`).
+        evaluations: the names of the evaluations the game has, its default first
+            (`classic` names a hand-set one); `with_evaluation(name)` is the descriptor
+            that evaluates with another.
+        kernel_name: the name the game's searches are specialised, compiled and cached
+            under: one per evaluation.
     """
 
     name: str
@@ -207,6 +213,13 @@ class Game(Protocol):
     side_names: tuple[str, ...]
     white_player: int | None
     fixtures: ModuleType
+    evaluation: ModuleType
+    evaluations: tuple[str, ...]
+    kernel_name: str
+
+    def with_evaluation(self, name: str) -> "Game":
+        """This game evaluating with its evaluation `name` (one of `evaluations`); raises
+        KeyError for another name."""
 
     def initial_state(self, params: dict[str, str]) -> Position:
         """The start position; raises BadParameterError for an unknown or bad parameter."""
@@ -243,6 +256,23 @@ class Game(Protocol):
 
     def picture(self, position: Position) -> list[str]:
         """A human-readable drawing of the board, a line per list item."""
+
+
+class OneEvaluation:
+    """The evaluation members of a descriptor whose game has one evaluation (its
+    `evaluation` module), hand-set: `classic`."""
+
+    evaluations: tuple[str, ...] = ("classic",)
+    name: str
+
+    @property
+    def kernel_name(self) -> str:
+        return self.name
+
+    def with_evaluation(self, name: str) -> "OneEvaluation":
+        if name not in self.evaluations:
+            raise KeyError(name)
+        return self
 
 
 def zobrist_keys(seed: int, count: int) -> list[int]:

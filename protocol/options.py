@@ -71,10 +71,16 @@ class OptionSpec:
         return "" if value == "<empty>" else value
 
 
-def session_options(multiplayer_searches: Sequence[str], cores: Sequence[str]) -> tuple[OptionSpec, ...]:
+#: The `Evaluation` value that picks each game's own default evaluation.
+DEFAULT_EVALUATION = "default"
+
+
+def session_options(multiplayer_searches: Sequence[str], cores: Sequence[str],
+                    evaluations: Sequence[str] = ()) -> tuple[OptionSpec, ...]:
     """Every option of a session, in the order `uci` announces them; the engine names
     its multi-player searches and its cores (the first of each is the default; a
-    session may announce another default for `Core`)."""
+    session may announce another default for `Core`), and the evaluations its games
+    have between them (`Evaluation`, whose default picks each game's own)."""
     return (
         OptionSpec("Hash", "spin", 16, 1, 4096),
         OptionSpec("HashFile", "string", ""),
@@ -85,6 +91,7 @@ def session_options(multiplayer_searches: Sequence[str], cores: Sequence[str]) -
         OptionSpec("Core", "combo", cores[0], choices=tuple(cores)),
         OptionSpec("MultiPV", "spin", 1, 1, 256),
         OptionSpec("ShowWDL", "check", False),
+        OptionSpec("Evaluation", "combo", DEFAULT_EVALUATION, choices=(DEFAULT_EVALUATION, *evaluations)),
     )
 
 

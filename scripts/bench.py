@@ -87,16 +87,25 @@ async def bench_speed(name: str) -> bool:
         line += (f", compiled {compiled.nps:,.0f} nodes/s ({compiled.nps / result.nps:.0f}x)"
                  f"{'' if same else f' NODES {compiled.nodes}'}")
     print(line)
+    depth = fixtures.BENCH_DEPTH
     if COMPILED:
         # Short searches are dominated by the per-iteration Python work around the
         # compiled code; deeper ones show the compiled search's own rate.
-        depth = fixtures.BENCH_DEPTH
         deep = compiled
         while deep.seconds < 1.0 and depth < fixtures.BENCH_DEPTH + 8:
             depth += 1
             deep = await bench(name, cores.COMPILED, depth)
         print(f"{name}: compiled bench at depth {depth}: {deep.nodes} nodes in {deep.seconds:.2f} s,"
               f" {deep.nps:,.0f} nodes/s")
+    for evaluation, expected in getattr(fixtures, "OTHER_BENCH_NODES", {}).items():
+        # The game's other evaluations, on the core asked for, to the same depths.
+        core = cores.COMPILED if COMPILED else cores.PYTHON
+        other = await bench(name, core, evaluation=evaluation)
+        pinned &= other.nodes == expected
+        deep = await bench(name, core, depth, evaluation=evaluation)
+        print(f"{name} with evaluation {evaluation}: bench {other.nodes} nodes "
+              f"({'as pinned' if other.nodes == expected else f'PINNED {expected}'}), {other.nps:,.0f} nodes/s; "
+              f"at depth {depth}: {deep.nodes} nodes in {deep.seconds:.2f} s, {deep.nps:,.0f} nodes/s")
     return pinned
 
 

@@ -56,13 +56,13 @@ def searches(game: Game, compiled: bool = COMPILING) -> SimpleNamespace:
     """The searches of `game` and its kernels, compiled (where numba is there) or
     interpreted; made once per game and form."""
     compiled = compiled and COMPILING
-    made = _made.get((game.name, compiled))
+    made = _made.get((game.kernel_name, compiled))
     if made is not None:
         return made
     with _lock:
-        made = _made.get((game.name, compiled))
+        made = _made.get((game.kernel_name, compiled))
         if made is None:
-            made = _made[(game.name, compiled)] = _specialise(game, compiled)
+            made = _made[(game.kernel_name, compiled)] = _specialise(game, compiled)
     return made
 
 
@@ -76,7 +76,7 @@ def _specialise(game: Game, compiled: bool) -> SimpleNamespace:
         bindings = {name: kernels[name] for name in module.BINDS}
         if hasattr(module, "layout"):
             bindings.update(module.layout(kernels))
-        bound = specialise(module.TEMPLATES, game.name, bindings, compiled)
+        bound = specialise(module.TEMPLATES, game.kernel_name, bindings, compiled)
         made.update(vars(bound))
     return SimpleNamespace(**made)
 
@@ -117,7 +117,7 @@ def warm(game: Game) -> None:
     # the middle of a search, past the margin of a 75 ms CodinGame turn. Frozen, it
     # skips them.
     gc.freeze()
-    _loaded.add(game.name)
+    _loaded.add(game.kernel_name)
 
 
 def load_in_background(game: Game) -> None:
@@ -125,18 +125,18 @@ def load_in_background(game: Game) -> None:
     if not COMPILING:
         return
     with _lock:
-        if game.name in _loaded or game.name in _loading:
+        if game.kernel_name in _loaded or game.kernel_name in _loading:
             return
-        thread = threading.Thread(target=_warm_logged, args=(game,), name=f"load-{game.name}", daemon=True)
-        _loading[game.name] = thread
+        thread = threading.Thread(target=_warm_logged, args=(game,), name=f"load-{game.kernel_name}", daemon=True)
+        _loading[game.kernel_name] = thread
         thread.start()  # within the lock: `loading` never sees it registered but not alive
 
 
 def loading(game: Game) -> bool:
     """Whether a background load of `game`'s compiled searches is under way (a failed
     one is over: its searches stay interpreted)."""
-    thread = _loading.get(game.name)
-    return thread is not None and thread.is_alive() and game.name not in _loaded
+    thread = _loading.get(game.kernel_name)
+    return thread is not None and thread.is_alive() and game.kernel_name not in _loaded
 
 
 def ready_searches(game: Game, compiled: bool, stop: StopSignal | None = None) -> SimpleNamespace:
@@ -145,14 +145,14 @@ def ready_searches(game: Game, compiled: bool, stop: StopSignal | None = None) -
     a search under `stop` waits for it (see `_wait_for_load`: until stopped, or until
     most of the time to its deadline has gone), and runs interpreted only if the load
     has not finished by then; without `stop` it runs interpreted at once."""
-    if compiled and COMPILING and game.name not in _loaded:
-        thread = _loading.get(game.name)
+    if compiled and COMPILING and game.kernel_name not in _loaded:
+        thread = _loading.get(game.kernel_name)
         if thread is None:
             warm(game)
         else:
             if stop is not None:
                 _wait_for_load(thread, stop)
-            if game.name not in _loaded:
+            if game.kernel_name not in _loaded:
                 return searches(game, False)
     return searches(game, compiled)
 
@@ -185,7 +185,7 @@ def upgraded(game: Game, kernels: SimpleNamespace, compiled: bool) -> SimpleName
     are loaded, where the search asked for them but started on the interpreted ones
     while they loaded; else `kernels`. The work block and the table carry over, so the
     search goes on where it was."""
-    if compiled and not kernels.compiled and game.name in _loaded:
+    if compiled and not kernels.compiled and game.kernel_name in _loaded:
         return searches(game, True)
     return kernels
 
@@ -231,6 +231,6 @@ def _warm_logged(game: Game) -> None:
     try:
         warm(game)
     except Exception:
-        LOG.exception("the compiled searches of %s failed to load: they stay interpreted", game.name)
+        LOG.exception("the compiled searches of %s failed to load: they stay interpreted", game.kernel_name)
         return
-    LOG.info("compiled searches of %s loaded in %.2f s", game.name, time.monotonic() - started)
+    LOG.info("compiled searches of %s loaded in %.2f s", game.kernel_name, time.monotonic() - started)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Sequence
 
-from games.base import ONGOING, Outcome, Position, check_params
+from games.base import ONGOING, OneEvaluation, Outcome, Position, check_params
 from games.kernel import interpreted_namespace
 from games.weights import weighted_terms
 from games.abalone import evaluation, fixtures, notation, rules
@@ -25,7 +25,7 @@ class Fields(NamedTuple):
     turn: int = 0
 
 
-class AbaloneGame:
+class AbaloneGame(OneEvaluation):
     """Abalone (see the package docstring)."""
 
     name = "abalone"

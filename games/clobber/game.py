@@ -7,7 +7,7 @@ from typing import Sequence
 
 import numpy as np
 
-from games.base import ONGOING, Outcome, Position, check_params
+from games.base import ONGOING, OneEvaluation, Outcome, Position, check_params
 from games.kernel import interpreted_namespace
 from games.weights import weighted_terms
 from games.clobber import evaluation, fixtures, notation, rules
@@ -15,7 +15,7 @@ from games.clobber import evaluation, fixtures, notation, rules
 _OUTCOMES = (Outcome((1, -1), rules.WHITE, "no move"), Outcome((-1, 1), rules.BLACK, "no move"))
 
 
-class ClobberGame:
+class ClobberGame(OneEvaluation):
     """Clobber (see the package docstring)."""
 
     name = "clobber"

@@ -8,7 +8,7 @@ from typing import Sequence
 
 import numpy as np
 
-from games.base import Outcome, Position
+from games.base import OneEvaluation, Outcome, Position
 from games.isolation import evaluation, fixtures, notation, rules
 from games.isolation.javarandom import start_squares
 from games.kernel import interpreted_namespace
@@ -16,7 +16,7 @@ from games.kernel import interpreted_namespace
 _NOBODY_OUT = (-1, -1, -1)
 
 
-class IsolationGame:
+class IsolationGame(OneEvaluation):
     """Knight Isolation for three players (see the package docstring)."""
 
     name = "isolation"

@@ -7,7 +7,7 @@ from typing import Sequence
 
 import numpy as np
 
-from games.base import Outcome, Position, check_params
+from games.base import OneEvaluation, Outcome, Position, check_params
 from games.kernel import interpreted_namespace
 from games.weights import weighted_terms
 from games.loa import evaluation, fixtures, notation, rules
@@ -20,7 +20,7 @@ _OUTCOMES = {
 }
 
 
-class LoaGame:
+class LoaGame(OneEvaluation):
     """Lines of Action (see the package docstring)."""
 
     name = "loa"

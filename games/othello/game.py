@@ -11,15 +11,20 @@ import numpy as np
 from games.base import ONGOING, Outcome, Position, check_params
 from games.kernel import interpreted_namespace
 from games.weights import weighted_terms
-from games.othello import evaluation, fixtures, notation, rules
+from games.othello import evaluation, fixtures, notation, patterns, rules
+
+#: The evaluations, by name: the trained pattern tables (the default), and the hand-set
+#: sum of classical features.
+EVALUATIONS = {"patterns": patterns, "classic": evaluation}
 
 
 class OthelloGame:
-    """Othello (see the package docstring)."""
+    """Othello (see the package docstring), evaluating with its evaluation
+    `evaluation_name` (one of EVALUATIONS)."""
 
     name = "othello"
     rules = rules
-    evaluation = evaluation
+    evaluations = tuple(EVALUATIONS)
     listing_order = 2
     parameters: tuple[str, ...] = ()
     num_players = 2
@@ -28,6 +33,14 @@ class OthelloGame:
     side_names = ("black", "white")
     white_player = rules.WHITE
     fixtures = fixtures
+
+    def __init__(self, evaluation_name: str = evaluations[0]):
+        self.evaluation_name = evaluation_name
+        self.evaluation = EVALUATIONS[evaluation_name]
+        self.kernel_name = self.name if evaluation_name == self.evaluations[0] else f"{self.name}-{evaluation_name}"
+
+    def with_evaluation(self, name: str) -> "OthelloGame":
+        return self if name == self.evaluation_name else _variant(name)
 
     def _position(self, black: int, white: int, to_move: int) -> Position:
         return Position(self, interpreted_namespace(rules).make_state(np.uint64(black), np.uint64(white), to_move))
@@ -55,11 +68,14 @@ class OthelloGame:
         return _final_outcome(black.bit_count(), white.bit_count())
 
     def evaluate(self, position: Position) -> tuple[int, ...]:
-        value = int(interpreted_namespace(evaluation).evaluate(position.s))
+        value = int(interpreted_namespace(self.evaluation).evaluate(position.s))
         return (value, -value) if position.to_move == rules.BLACK else (-value, value)
 
     def evaluation_terms(self, position: Position) -> tuple[tuple[str, tuple[int, ...]], ...]:
-        return weighted_terms(evaluation, position.s, 0 if position.to_move == rules.BLACK else 1)
+        if self.evaluation is evaluation:
+            return weighted_terms(evaluation, position.s, 0 if position.to_move == rules.BLACK else 1)
+        return tuple((name, (value, -value) if position.to_move == rules.BLACK else (-value, value))
+                     for name, value in patterns.terms(position.s))
 
     def picture(self, position: Position) -> list[str]:
         return notation.picture(*self.discs(position), position.to_move)
@@ -69,6 +85,13 @@ class OthelloGame:
         (see the package docstring)."""
         black, white = interpreted_namespace(rules).discs(position.s)
         return int(black), int(white)
+
+
+@functools.cache
+def _variant(evaluation_name: str) -> OthelloGame:
+    if evaluation_name not in EVALUATIONS:
+        raise KeyError(evaluation_name)
+    return OthelloGame(evaluation_name)
 
 
 @functools.cache

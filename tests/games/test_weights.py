@@ -90,8 +90,9 @@ def test_tune_fits_a_selfplay_run_end_to_end(tmp_path: Path) -> None:
     assert losses["after"] <= losses["before"] + 1e-4
 
 
-#: The games whose evaluation is the weighted sum of its `features` (those that give them).
-TUNABLE = [name for name, game in all_games().items() if hasattr(game.evaluation, "features")]
+#: The games whose hand-set evaluation is the weighted sum of its `features` (those that
+#: give them).
+TUNABLE = [name for name, game in all_games().items() if hasattr(game.with_evaluation("classic").evaluation, "features")]
 
 
 def test_every_game_states_its_evaluations_rounding() -> None:
@@ -105,7 +106,7 @@ def test_features_times_weights_is_the_evaluation(game_name: str) -> None:
     the evaluation's rounding."""
     import random
 
-    game = all_games()[game_name]
+    game = all_games()[game_name].with_evaluation("classic")
     evaluation = game.evaluation
     table = evaluation.WEIGHTS_DATA.table()
     rng = random.Random(5)
@@ -124,9 +125,10 @@ def test_features_times_weights_is_the_evaluation(game_name: str) -> None:
 
 
 def test_every_game_keeps_its_weights_as_data() -> None:
-    """Each game's weights file names the evaluation's features and covers its phases."""
+    """Each game's weights file names its hand-set evaluation's features and covers its
+    phases."""
     for game in all_games().values():
-        evaluation = game.evaluation
+        evaluation = game.with_evaluation("classic").evaluation
         weights = evaluation.WEIGHTS_DATA
         assert weights.features == tuple(evaluation.FEATURES)
         assert evaluation.WEIGHTS.shape == (weights.phases, len(weights.features))
