@@ -29,6 +29,7 @@ SOLVE_SUITES = (
     ("FFO #21-#37", "fforum-20-39.obf", 20, range(21, 38), 8.0),
     ("FFO #38", "fforum-20-39.obf", 20, range(38, 39), 19.6),
     ("FFO #39", "fforum-20-39.obf", 20, range(39, 40), 3.4),
+    ("FFO #40-#49", "fforum-40-59.obf", 40, range(40, 50), 194.0),
 )
 _PIECES = {"X": "0", "O": "1", "-": "."}
 

@@ -357,6 +357,13 @@ def test_the_hash_budget_bounds_every_session_together(hash_dir: Path) -> None:
     engine = daemon(hash_dir, "--max-hash-mib", "100")
 
     async def scenario() -> None:
+        # Othello's compiled code (its evaluation's tables among it) loads once, here,
+        # so that the figures below are of the tables alone.
+        loader = await connect(engine)
+        await loader.send("setoption name Hash value 1")
+        await loader.send("setgame othello")
+        assert await loader.ready(180) == []
+        await loader.close()
         first, second = await connect(engine), await connect(engine)
         with pytest.raises(EngineError) as refused:
             await first.ask("setoption name Hash value 128", "readyok", 5)
