@@ -39,6 +39,7 @@ engine (docs/othello-evaluation.md says how, and how well they do).
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import numpy as np
@@ -160,12 +161,15 @@ def mirror_index(type_index: int, index: int) -> int:
     return index
 
 
+@functools.cache
 def canonical_indices(type_index: int) -> np.ndarray:
     """CANONICAL[index]: the smaller of `index` and its `mirror_index`: configurations that
-    must share a weight share this."""
+    must share a weight share this (read-only; made once)."""
     size = TYPE_SIZES[type_index]
     mirrored = np.array([mirror_index(type_index, index) for index in range(size)], dtype=np.int64)
-    return np.minimum(np.arange(size, dtype=np.int64), mirrored)
+    canonical = np.minimum(np.arange(size, dtype=np.int64), mirrored)
+    canonical.flags.writeable = False
+    return canonical
 
 
 def canonical_slots() -> np.ndarray:
