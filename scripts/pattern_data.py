@@ -172,7 +172,7 @@ def _solve_chunk(task: tuple[str, np.ndarray]) -> tuple[np.ndarray, float]:
         _solver = (training_module(game_name), kernels, new_solver_table(64 << 20),
                    new_work(kernels.HISTORY_MASK + 1), move_rows(kernels.MAX_MOVES))
     training, kernels, table, work, moves = _solver
-    limit = training.MARGIN_LIMIT + 1
+    limit = kernels.MARGIN_LIMIT + 1
     started = time.perf_counter()
     margins = np.empty(len(boards), dtype=np.int8)
     for index, row in enumerate(boards):

@@ -4,8 +4,9 @@ exact-solve suites the bench times.
 The bench searches each position to BENCH_DEPTH with an empty table; BENCH_NODES is the
 total with the default evaluation (the trained patterns: new weights change it),
 OTHER_BENCH_NODES with the hand-set one. A change of either is a change of search or
-evaluation behaviour and says so in its commit. The three mid-game positions come from random games (Python's `random.Random`
-seeded 1, 2 and 3, a uniform choice among the legal moves for 14, 24 and 34 plies).
+evaluation behaviour and says so in its commit. The three mid-game positions come from
+random games (Python's `random.Random` seeded 1, 2 and 3, a uniform choice among the
+legal moves for 14, 24 and 34 plies).
 """
 
 #: Perft depth of the bench from the start position (55092 leaves, a fraction of a second).

@@ -1,5 +1,5 @@
 """Othello pattern evaluation: tables of weights for the configurations of 46 lines and
-regions of the board, trained on millions of positions (`scripts/train_othello`).
+regions of the board, trained on millions of positions (`scripts/train_patterns`).
 
 `evaluate(s)` is the value for the side to move, in centi-discs (100 is one disc): the
 sum, over every pattern instance on the board, of its table's weight for the
@@ -32,7 +32,7 @@ The scalar terms (`SCALARS`): a bias for the side to move, the difference of leg
 
 The weights are data: `pattern_weights.npy`, int16 (PHASES, WEIGHTS_SIZE), 5.35 MB, read
 once at import and compiled in as a constant, one array a phase (covered by the compile
-cache's digest). `scripts/train_othello` fits them by least squares to the final margins
+cache's digest). `scripts/train_patterns` fits them by least squares to the final margins
 of 5.8 million positions of expert games, 2.5 million of them solved exactly by the
 engine (docs/othello-evaluation.md says how, and how well they do).
 """

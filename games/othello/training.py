@@ -22,17 +22,15 @@ import numpy as np
 
 from games.kernel import kernel, popcount
 from games.othello import evaluation, patterns
-from games.othello.bitboard import flips, move_mask
-from games.othello.rules import BLACK_START, STATE_TYPES, WHITE_START, make_state
+from games.othello.bitboard import move_mask
+from games.othello.rules import BLACK, BLACK_START, PASS_MOVE, STATE_TYPES, WHITE_START, make_state, play
 
 #: The uint64 columns of a position's row.
 BOARDS = 2
 #: The theoretical score is that of the position after this many recorded moves, with
 #: this many empty squares.
 THEORY_MOVES = 36
-THEORY_EMPTIES = 24
-#: The most a margin can be, either way.
-MARGIN_LIMIT = 64
+THEORY_EMPTIES = 60 - THEORY_MOVES
 #: The names of the expert games' files.
 EXPERT_FILES = "WTH_*.wtb"
 
@@ -64,45 +62,32 @@ def replay_games(moves, boards_out, game_out, black_out):
     played = np.zeros(moves.shape[0], dtype=np.int64)
     row = 0
     for game in range(moves.shape[0]):
-        black, white = BLACK_START, WHITE_START
-        black_to_move = True
+        s = make_state(BLACK_START, WHITE_START, BLACK)
         first_row = row
         count = 0
         for ply in range(60):
             code = moves[game, ply]
             if code == 0:
                 break
-            own, opp = (black, white) if black_to_move else (white, black)
-            if move_mask(own, opp) == np.uint64(0):
-                black_to_move = not black_to_move
-                own, opp = opp, own
-            boards_out[row, 0], boards_out[row, 1] = own, opp
-            game_out[row], black_out[row] = game, black_to_move
+            if s[5] != 0:
+                s = play(s, PASS_MOVE)
+            boards_out[row, 0], boards_out[row, 1] = s[0], s[1]
+            game_out[row], black_out[row] = game, s[4] == BLACK
             row += 1
             rank, file = code // 10, code % 10
-            if rank < 1 or rank > 8 or file < 1 or file > 8:
-                count = -1
-                break
             square = np.int64(8 * (rank - 1) + file - 1)
-            bit = np.uint64(1) << np.uint64(square)
-            if (move_mask(own, opp) & bit) == 0:
+            if rank < 1 or rank > 8 or file < 1 or file > 8 or (s[2] >> np.uint64(square)) & np.uint64(1) == 0:
                 count = -1
                 break
-            turned = flips(own, opp, square)
-            own |= bit | turned
-            opp &= ~turned
-            black, white = (own, opp) if black_to_move else (opp, own)
-            black_to_move = not black_to_move
+            s = play(s, square)
             count += 1
         if count < 0:
             row = first_row
         else:
-            own, opp = (black, white) if black_to_move else (white, black)
-            if move_mask(own, opp) == np.uint64(0) and move_mask(opp, own) != np.uint64(0):
-                black_to_move = not black_to_move
-                own, opp = opp, own
-            boards_out[row, 0], boards_out[row, 1] = own, opp
-            game_out[row], black_out[row] = game, black_to_move
+            if s[5] != 0:
+                s = play(s, PASS_MOVE)
+            boards_out[row, 0], boards_out[row, 1] = s[0], s[1]
+            game_out[row], black_out[row] = game, s[4] == BLACK
             row += 1
         played[game] = count
     return row, played
