@@ -68,6 +68,11 @@ def perft_records(game: str) -> list[dict]:
     return [record for record in load_vectors("perft") if record["game"] == game and "depth" in record]
 
 
+def move_tokens(position) -> set[str]:
+    """The legal moves of `position` (a `games.base.Position`), as its game writes them."""
+    return {position.game.format_move(position, move) for move in position.legal_moves()}
+
+
 def engine_command() -> list[str]:
     """The installed `engine` console command beside this interpreter, else the module."""
     script = Path(sys.executable).parent / "engine"

@@ -11,7 +11,7 @@ import pytest
 
 from games import all_games, find_game
 from protocol.client import EngineError
-from tests.conftest import LOAD_SLACK, StdioEngine, engine_command, run
+from tests.conftest import LOAD_SLACK, StdioEngine, engine_command, move_tokens, run
 
 CLOBBER = find_game("clobber")
 START = CLOBBER.format_board(CLOBBER.initial_state({}))
@@ -21,8 +21,7 @@ OVER = "w......./......../......../......../......../......../......../.......b 
 
 
 def legal_tokens(board: str) -> set[str]:
-    state = CLOBBER.parse_board(board.split())
-    return {CLOBBER.format_move(state, move) for move in state.legal_moves()}
+    return move_tokens(CLOBBER.parse_board(board.split()))
 
 
 def test_uci_handshake_and_games() -> None:

@@ -4,14 +4,13 @@ multi-player searches."""
 from __future__ import annotations
 
 from games import find_game
-from tests.conftest import LOAD_SLACK, StdioEngine, run
+from tests.conftest import LOAD_SLACK, StdioEngine, move_tokens, run
 
 GAME = find_game("isolation")
 
 
 def legal(board_text: str) -> set[str]:
-    state = GAME.parse_board(board_text.split())
-    return {GAME.format_move(state, move) for move in state.legal_moves()}
+    return move_tokens(GAME.parse_board(board_text.split()))
 
 
 def test_seeded_start_clocks_and_searches() -> None:

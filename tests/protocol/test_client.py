@@ -16,7 +16,7 @@ from protocol.client import Engine, EngineError, Limit, SimpleEngine
 from protocol.format import format_info
 from protocol.info import Info, Score, Wdl, parse_info
 from search.base import MATE, SearchReport
-from tests.conftest import TcpEngine, engine_command, run
+from tests.conftest import TcpEngine, engine_command, move_tokens, run
 
 OTHELLO_OPENINGS = {"d3", "c4", "f5", "e6"}
 
@@ -53,7 +53,7 @@ def legal_tokens(name: str, moves: str = "") -> set[str]:
     state = game.initial_state({})
     for token in moves.split():
         state = state.play(game.parse_move(state, token))
-    return {game.format_move(state, move) for move in state.legal_moves()}
+    return move_tokens(state)
 
 
 def test_scores_order_as_results_do() -> None:
@@ -155,8 +155,7 @@ def test_play_ponders_and_a_ponderhit_answers_from_that_search(session) -> None:
             state = clobber.initial_state({})
             for token in played:
                 state = state.play(clobber.parse_move(state, token))
-            reply = next(token for token in sorted(clobber.format_move(state, move) for move in state.legal_moves())
-                         if token != hit.ponder)
+            reply = next(token for token in sorted(move_tokens(state)) if token != hit.ponder)
             other = await engine.play({"depth": 3}, position=f"startpos moves {' '.join(played)} {reply}", ponder=True)
             assert deepest(other) == 3
             # Every other call stops a pondering search first.
