@@ -240,8 +240,10 @@ class SessionEngine:
         return game.with_evaluation(name) if name in game.evaluations else game.with_evaluation(game.evaluations[0])
 
     def _change_evaluation(self) -> None:
-        """The current game, its start and position with the evaluation of the option, and
-        a searcher for them."""
+        """Empty every table (their scores are another evaluation's), then give the
+        current game, its start and position the evaluation of the option, and a
+        searcher for them."""
+        self.tables.clear()
         if self.game is None:
             return
         game = self._evaluating(self.game)
@@ -373,8 +375,8 @@ class SessionEngine:
         """Set the option `name` (one of OPTIONS, as it names itself) to `value`, of the
         option's type and in its range: a new table for `Hash`, a new searcher for
         `Core` and `MultiPlayerSearch`, the file loaded for `HashFile`, the current game
-        evaluating with `Evaluation` (refused where the game has no evaluation of that
-        name). Raises a Refusal or HashFileError, changing nothing."""
+        evaluating with `Evaluation` and every table emptied when it changes (refused
+        where the game has no evaluation of that name). Raises a Refusal or HashFileError, changing nothing."""
         if name == "Hash":
             await run_table_work(self._resize_tables, int(value))
         elif name in ("MultiPlayerSearch", "Core"):
@@ -387,8 +389,9 @@ class SessionEngine:
             game = self.game
             if game is not None and value != DEFAULT_EVALUATION and value not in game.evaluations:
                 raise BadValue(f"{game.name} has no evaluation {value}: it has {', '.join(game.evaluations)}")
-            self.options[name] = value
-            await run_table_work(self._change_evaluation)
+            if value != self.options[name]:
+                self.options[name] = value
+                await run_table_work(self._change_evaluation)
         elif name == "HashFile":
             if value:
                 self.tables.files.path(str(value))  # a name the daemon takes, or HashFileError

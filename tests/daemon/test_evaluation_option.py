@@ -83,3 +83,30 @@ def test_an_evaluation_the_game_lacks_is_refused_and_a_later_game_uses_its_own()
             lines = await engine.ask("eval", "eval total")
             assert lines[0].startswith("eval total ")
     run(scenario())
+
+
+def test_a_change_of_evaluation_empties_the_tables_that_hold_the_other_ones_scores() -> None:
+    async def fresh_search(evaluation: str) -> tuple[int | None, int | None]:
+        async with StdioEngine() as engine:
+            await engine.send(f"setoption name Evaluation value {evaluation}")
+            await engine.send("setgame othello")
+            await engine.send("position startpos moves f5 d6")
+            await engine.ready(timeout=180)
+            final = (await engine.bestmove("go depth 6")).infos[-1]
+            return final.score.cp, final.nodes
+
+    async def scenario() -> None:
+        expected = {name: await fresh_search(name) for name in ("classic", "patterns")}
+        async with StdioEngine() as engine:
+            await engine.send("setgame othello")
+            await engine.send("position startpos moves f5 d6")
+            for name in ("classic", "patterns", "classic"):
+                await engine.send(f"setoption name Evaluation value {name}")
+                await engine.ready(timeout=180)
+                final = (await engine.bestmove("go depth 6")).infos[-1]
+                assert (final.score.cp, final.nodes) == expected[name], name
+            # Setting the value the option has already keeps the table: the search
+            # finds its own entries.
+            await engine.send("setoption name Evaluation value classic")
+            assert (await engine.bestmove("go depth 6")).infos[-1].nodes < expected["classic"][1]
+    run(scenario())
