@@ -1,25 +1,33 @@
 """Opening books: moves chosen in advance for positions keyed by their board text.
 
 A game's book is `games/<game>/book.jsonl` (or `$ENGINE_BOOK_DIR/<game>.jsonl`), JSON
-lines: a header
-`{"format": 1, "game": NAME, "source": {...}}` (how it was built, see `scripts/book`),
-then one line per position, `{"board": TEXT, "move": MOVE, "score": CP, "depth": D}`:
-the position as the engine prints it (`Game.format_board`), the move in the game's
-notation, and the search that chose it (its score for the side to move, its depth). A
-game without a file has an empty book.
+lines: a header `{"format": 2, "game": NAME, "source": {...}}` (how it was built, see
+`scripts/book`), then one line per position,
+`{"board": TEXT, "depth": D, "moves": [{"move": MOVE, "score": CP}, ...]}`: the position
+as the engine prints it (`Game.format_board`), the depth of the searches behind it, and
+its moves in the game's notation, each with its value for the side to move (best first;
+not every legal move needs to be listed). A format-1 book gives one move a line:
+`{"board": TEXT, "move": MOVE, "score": CP, "depth": D}`. A game without a file has an
+empty book.
 
-Entries are checked when the book is read: an entry whose board does not parse, whose
-move is not legal there, or that repeats a board, is left out and counted (a log line
-says how many). A book is data shipped with the engine, but it is read as carefully as
-any input. At most MAX_ENTRIES entries and MAX_BYTES bytes are read.
+A book answers for a position's images under the board's symmetries too
+(`Game.board_images`): a book built from one of four equivalent first moves covers all
+four.
+
+Entries are checked when the book is read: an entry whose board does not parse, that
+lists no move or a move not legal there, or that repeats a board, is left out and
+counted (a log line says how many). A book is data shipped with the engine, but it is
+read as carefully as any input. At most MAX_ENTRIES entries and MAX_BYTES bytes are read.
 """
 
 from __future__ import annotations
 
-import functools
+import concurrent.futures
 import json
 import logging
 import os
+import random
+import threading
 from pathlib import Path
 
 import attrs
@@ -28,7 +36,9 @@ from games.base import Game, GameError, Position
 
 LOG = logging.getLogger("engine.book")
 
-BOOK_FORMAT = 1
+BOOK_FORMAT = 2
+#: The formats a book may be written in.
+READABLE_FORMATS = (1, 2)
 FILE_NAME = "book.jsonl"
 MAX_ENTRIES = 1_000_000
 MAX_BYTES = 256 << 20
@@ -36,8 +46,8 @@ MAX_BYTES = 256 << 20
 
 @attrs.frozen
 class BookMove:
-    """A book's choice for one position: the move (the game's encoding), its text, and
-    the score and depth of the search that chose it."""
+    """One of a book position's moves: the move (the game's encoding), its text, its
+    value for the side to move and the depth of the searches behind it."""
 
     move: int
     text: str
@@ -46,9 +56,9 @@ class BookMove:
 
 
 class Book:
-    """The book of one game: board text to `BookMove`."""
+    """The book of one game: board text to its `BookMove`s, best first."""
 
-    def __init__(self, game: Game, entries: dict[str, BookMove], source: dict | None = None):
+    def __init__(self, game: Game, entries: dict[str, tuple[BookMove, ...]], source: dict | None = None):
         self.game = game
         self._entries = entries
         #: The header's `source`: how the book was built.
@@ -57,11 +67,29 @@ class Book:
     def __len__(self) -> int:
         return len(self._entries)
 
-    def probe(self, position: Position) -> BookMove | None:
-        """The book move of `position`, or None."""
+    def moves(self, position: Position) -> tuple[BookMove, ...]:
+        """The book's moves of `position`, or of the first of its images the book holds,
+        as moves of `position`, best first; empty when the book has none."""
         if not self._entries:
+            return ()
+        for image, back in self.game.board_images(position):
+            found = self._entries.get(self.game.format_board(image))
+            if found:
+                if image is position:
+                    return found
+                return tuple(BookMove(back(entry.move), self.game.format_move(position, back(entry.move)),
+                                      entry.score, entry.depth) for entry in found)
+        return ()
+
+    def probe(self, position: Position, variety: int = 0, rng: random.Random | None = None) -> BookMove | None:
+        """The move to play in `position`: the best, or with `variety` above 0 any move
+        scoring at most `variety` below the best, drawn by `rng` with equal chances;
+        None off the book."""
+        moves = self.moves(position)
+        if not moves:
             return None
-        return self._entries.get(self.game.format_board(position))
+        near = [entry for entry in moves if entry.score >= moves[0].score - variety]
+        return rng.choice(near) if rng is not None and len(near) > 1 else moves[0]
 
     @classmethod
     def read(cls, game: Game, path: Path) -> "Book":
@@ -71,7 +99,7 @@ class Book:
             return cls(game, {})
         if path.stat().st_size > MAX_BYTES:
             raise ValueError(f"{path}: larger than {MAX_BYTES} bytes")
-        entries: dict[str, BookMove] = {}
+        entries: dict[str, tuple[BookMove, ...]] = {}
         skipped = 0
         with path.open(encoding="utf-8") as handle:
             header = _header(handle.readline(), game, path)
@@ -93,26 +121,30 @@ def _header(line: str, game: Game, path: Path) -> dict:
         header = json.loads(line)
     except ValueError:
         header = None
-    if not isinstance(header, dict) or header.get("format") != BOOK_FORMAT:
-        raise ValueError(f"{path}: not a book file (format {BOOK_FORMAT} header expected)")
+    if not isinstance(header, dict) or header.get("format") not in READABLE_FORMATS:
+        raise ValueError(f"{path}: not a book file (a header of format {' or '.join(map(str, READABLE_FORMATS))} expected)")
     if header.get("game") != game.name:
         raise ValueError(f"{path}: a book of {header.get('game')!r}, not of {game.name!r}")
     return header
 
 
-def _entry(game: Game, line: str) -> tuple[str, BookMove] | None:
-    """(board text, move) of one entry line, or None when it is not a usable entry."""
+def _entry(game: Game, line: str) -> tuple[str, tuple[BookMove, ...]] | None:
+    """(board text, its moves best first) of one entry line, or None when it is not a
+    usable entry."""
     try:
         record = json.loads(line)
-        board, text = record["board"], record["move"]
-        score, depth = int(record.get("score", 0)), int(record.get("depth", 0))
-        position = game.parse_board(board.split())
-        move = game.parse_move(position, text)
+        position = game.parse_board(record["board"].split())
+        depth = int(record.get("depth", 0))
+        listed = record["moves"] if "moves" in record else [record]
+        moves = []
+        for item in listed:
+            move = game.parse_move(position, item["move"])
+            moves.append(BookMove(move, game.format_move(position, move), int(item.get("score", 0)), depth))
     except (ValueError, KeyError, TypeError, AttributeError, GameError):
         return None
-    if move not in position.legal_moves():
+    if not moves or len({entry.move for entry in moves}) < len(moves):
         return None
-    return game.format_board(position), BookMove(move, game.format_move(position, move), score, depth)
+    return game.format_board(position), tuple(sorted(moves, key=lambda entry: -entry.score))
 
 
 def book_path(game: Game) -> Path:
@@ -125,13 +157,26 @@ def book_path(game: Game) -> Path:
     return Path(game.rules.__file__).resolve().parent / FILE_NAME
 
 
-@functools.lru_cache(maxsize=None)
-def game_book(game: Game) -> Book:
-    """`game`'s shipped book, read once per process; empty (with a log line) when it
-    cannot be read."""
+_loads: dict[str, concurrent.futures.Future] = {}
+_loads_lock = threading.Lock()
+
+
+def load_book(game: Game) -> concurrent.futures.Future:
+    """The future of `game`'s shipped book, read once per process in a thread of its
+    own (started by the first call); empty (with a log line) when it cannot be read."""
+    with _loads_lock:
+        future = _loads.get(game.name)
+        if future is None:
+            future = _loads[game.name] = concurrent.futures.Future()
+            threading.Thread(target=_read_into, args=(game, future), name=f"book-{game.name}", daemon=True).start()
+    return future
+
+
+def _read_into(game: Game, future: concurrent.futures.Future) -> None:
     path = book_path(game)
     try:
-        return Book.read(game, path)
-    except (OSError, ValueError) as error:
+        book = Book.read(game, path)
+    except Exception as error:  # whatever goes wrong, the game is played without a book
         LOG.error("the opening book of %s cannot be read, playing without it: %s", game.name, error)
-        return Book(game, {})
+        book = Book(game, {})
+    future.set_result(book)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import random
 import threading
 import time
 from typing import Awaitable, Callable, Protocol
@@ -22,7 +23,7 @@ import attrs
 
 from daemon import cores
 from daemon import runner
-from daemon.book import BookMove, game_book
+from daemon.book import Book, BookMove, load_book
 from daemon.hashfiles import HashBudget, HashFiles, default_budget_mib
 from daemon.refusals import BadValue, Busy, NoGame, Stopped, Unsupported
 from daemon.runner import SearchRun, run_compute, run_table_work
@@ -31,6 +32,7 @@ from games import all_games, find_game
 from games.base import Game, IllegalMoveError, NotationError, Position
 from protocol.options import DEFAULT_EVALUATION, session_options
 from search import AlphaBeta, MultiPlayerSearch
+from search.alphabeta import PROBCUT_DEFAULT
 from search.base import SearchReport
 from search.limits import Limits, StopSignal, move_budget_ms
 from search.multiplayer import ALGORITHMS
@@ -41,7 +43,8 @@ LOG = logging.getLogger("engine.session")
 
 #: Every option of a session (`Core`'s default is the process's).
 OPTIONS = session_options(ALGORITHMS, cores.CORES,
-                          sorted({name for game in all_games().values() for name in game.evaluations}))
+                          sorted({name for game in all_games().values() for name in game.evaluations}),
+                          PROBCUT_DEFAULT)
 
 _MS = 1_000_000
 #: The loop forces `bestmove` this many ms before a `movetime` runs out, should the
@@ -188,6 +191,8 @@ class SessionEngine:
         self.searcher: AlphaBeta | MultiPlayerSearch | None = None
         self.active: ActiveSearch | None = None
         self._winding_down: SearchRun | None = None
+        #: Draws among the book's near-best moves (`BookVariety`).
+        self._book_random = random.Random()
 
     @property
     def core(self) -> str:
@@ -213,6 +218,7 @@ class SessionEngine:
         self.tables.ensure(game, int(self.options["Hash"]))
         self.game, self.start, self.position = game, start, start
         self._adopt_tables()
+        load_book(game)
 
     def new_game(self) -> None:
         self.require_game()
@@ -259,7 +265,13 @@ class SessionEngine:
             return
         table = self.tables.by_game[game.name]
         self.searcher = cores.new_searcher(self.core, game, table, str(self.options["MultiPlayerSearch"]))
+        self._set_probcut()
         cores.prepare(self.core, game)
+
+    def _set_probcut(self) -> None:
+        """Give the searcher the ProbCut option (alpha-beta's searches alone prune so)."""
+        if isinstance(self.searcher, AlphaBeta):
+            self.searcher.probcut = int(self.options["ProbCut"])
 
     def _drop_tables(self) -> None:
         """Drop every table, giving their memory back to the budget (and to the system,
@@ -346,11 +358,13 @@ class SessionEngine:
         if not self.slots.take():
             raise Busy(f"{self.slots.limit} searches running, the daemon's limit (--max-searches)")
 
-    async def analyse(self, limits: Limits) -> list[SearchReport]:
+    async def analyse(self, limits: Limits, multipv: int = 1) -> list[SearchReport]:
         """Every report of a search of the position to `limits` (no clock, no ponder),
-        the final one last, off the loop and writing nothing: what scripts (the bench,
-        the solver's reach) measure. Refused while a `go` runs."""
-        return await self._reports(limits, lambda searcher: searcher.search)
+        the final one last, each with up to `multipv` root lines, off the loop and
+        writing nothing: what scripts (the bench, the solver's reach, the book) measure.
+        Refused while a `go` runs."""
+        return await self._reports(
+            limits, lambda searcher: lambda position, stop: searcher.search(position, stop, None, multipv))
 
     async def prove(self, limits: Limits) -> list[SearchReport]:
         """As `analyse`, but the exact endgame solver alone, however far the end: a report
@@ -400,6 +414,8 @@ class SessionEngine:
             self.options["HashFile"] = value
         else:
             self.options[name] = value
+            if name == "ProbCut":
+                self._set_probcut()
 
     def _resize_tables(self, hash_mib: int) -> None:
         """`setoption name Hash`: drop every table and make the current game's anew at
@@ -468,9 +484,10 @@ class SessionEngine:
             self._winding_down = None
         stop = StopSignal()
         active = ActiveSearch(position, limits, stop)
-        book = None if root_moves else self._book_move(position, limits)
-        if book is not None:
-            self._answer_from_book(active, book)
+        book = None if root_moves else await self._book(position, limits)
+        move = None if book is None else book.probe(position, int(self.options["BookVariety"]), self._book_random)
+        if move is not None:
+            self._answer_from_book(active, book, move)
             return
         self._take_slot()
         if not active.pondering:
@@ -484,25 +501,26 @@ class SessionEngine:
             self.slots.give_back,
         )
 
-    def _book_move(self, position: Position, limits: Limits) -> BookMove | None:
-        """The book's move for a `go` that plays (a time limit, or ponder) rather than
-        analyses (depth, nodes, infinite), with OwnBook on; else None."""
+    async def _book(self, position: Position, limits: Limits) -> Book | None:
+        """The game's book for a `go` that plays (a time limit, or ponder) rather than
+        analyses (depth, nodes, infinite), with OwnBook on; else None. The first `go`
+        of a process may wait here (off the loop) for the book to be read."""
         if not self.options["OwnBook"]:
             return None
         if not (limits.ponder or limits.movetime is not None
                 or any(clock is not None for clock in limits.clocks)):
             return None
-        return game_book(position.game).probe(position)
+        return await asyncio.wrap_future(load_book(position.game))
 
-    def _answer_from_book(self, active: ActiveSearch, book: BookMove) -> None:
-        """Answer `active` with the book's move, its ponder move the book's reply if it
-        has one: at once, or at ponderhit or stop for a ponder search."""
+    def _answer_from_book(self, active: ActiveSearch, book: Book, move: BookMove) -> None:
+        """Answer `active` with `move`, from `book`, its ponder move the book's best reply
+        if it has one: at once, or at ponderhit or stop for a ponder search."""
         root = active.root
-        after = root.play(book.move)
-        reply = game_book(root.game).probe(after) if after.legal_moves() else None
-        pv = (book.move,) if reply is None else (book.move, reply.move)
-        self.listener.book(book)
-        report = SearchReport(book.depth, book.depth, book.score, 0, 0, 0, pv, True)
+        after = root.play(move.move)
+        reply = book.probe(after) if after.legal_moves() else None
+        pv = (move.move,) if reply is None else (move.move, reply.move)
+        self.listener.book(move)
+        report = SearchReport(move.depth, move.depth, move.score, 0, 0, 0, pv, True)
         self.active = active
         if active.pondering:
             active.held = report

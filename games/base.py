@@ -68,7 +68,7 @@ from __future__ import annotations
 
 import random
 from types import ModuleType, SimpleNamespace
-from typing import Protocol, Sequence
+from typing import Callable, Protocol, Sequence
 
 import attrs
 import numpy as np
@@ -256,6 +256,21 @@ class Game(Protocol):
 
     def picture(self, position: Position) -> list[str]:
         """A human-readable drawing of the board, a line per list item."""
+
+    def board_images(self, position: Position) -> Sequence[tuple[Position, Callable[[int], int]]]:
+        """`position` and its images under the board's symmetries that the rules respect
+        (`position` itself first), each with the map that takes a move of the image to
+        the same move of `position`: what lets an opening book that holds one of them
+        answer for all. `only_itself` where the game uses none."""
+
+
+def only_itself(position: Position) -> tuple[tuple[Position, Callable[[int], int]], ...]:
+    """The `board_images` of a game that uses no symmetry: the position alone."""
+    return ((position, _same_move),)
+
+
+def _same_move(move: int) -> int:
+    return move
 
 
 class OneEvaluation:

@@ -43,11 +43,12 @@ _SOURCES = ("games", "search")
 
 
 def source_digest() -> str:
-    """A digest of every source file kernels are compiled from, and of the weights."""
+    """A digest of every source file kernels are compiled from, and of the weights and
+    multi-ProbCut fits."""
     digest = hashlib.sha256()
     for folder in _SOURCES:
         for path in sorted([*(_ROOT / folder).rglob("*.py"), *(_ROOT / folder).rglob("weights.json"),
-                            *(_ROOT / folder).rglob("*weights.npy")]):
+                            *(_ROOT / folder).rglob("*weights.npy"), *(_ROOT / folder).rglob("probcut.json")]):
             digest.update(str(path.relative_to(_ROOT)).encode())
             digest.update(path.read_bytes())
     return digest.hexdigest()[:16]

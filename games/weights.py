@@ -119,3 +119,30 @@ def weighted_terms(evaluation: object, s: tuple, to_move: int) -> tuple[tuple[st
         value = int(round(float(weight) * float(term)))
         rows.append((name, (value, -value) if to_move == 0 else (-value, value)))
     return tuple(rows)
+
+
+#: The fields of one fit of multi-ProbCut (`read_probcut`).
+PROBCUT_FIELDS = ("shallow", "a", "b", "sigma")
+
+
+def read_probcut(path: Path) -> np.ndarray | None:
+    """Multi-ProbCut's fit for an evaluation, from `path` (written by `scripts/probcut`),
+    as float64 (rows, depths, 4): for each row (a phase the evaluation's `probcut_row`
+    kernel names) and search depth, the shallow depth and the linear relation
+    deep ≈ a × shallow + b with its deviation sigma (0: no fit). None without the file.
+
+        {"format": 1, "fields": ["shallow", "a", "b", "sigma"], "fit": [[[...], ...], ...],
+         "source": {...}}
+
+    Raises ValueError for a file of another shape, or with a non-positive slope where
+    there is a fit."""
+    if not path.is_file():
+        return None
+    data = json.loads(path.read_text())
+    fit = np.array(data["fit"], dtype=np.float64)
+    if data.get("format") != 1 or tuple(data.get("fields", ())) != PROBCUT_FIELDS or fit.ndim != 3 \
+            or fit.shape[2] != len(PROBCUT_FIELDS):
+        raise ValueError(f"{path}: not a multi-ProbCut fit of fields {PROBCUT_FIELDS}")
+    if ((fit[..., 3] > 0) & (fit[..., 1] <= 0)).any():
+        raise ValueError(f"{path}: a fit with a slope that is not positive")
+    return fit

@@ -73,25 +73,30 @@ class OptionSpec:
 
 #: The `Evaluation` value that picks each game's own default evaluation.
 DEFAULT_EVALUATION = "default"
+#: How far below the best (centi-units) a book move may score and still be played.
+BOOK_VARIETY = 100
 
 
 def session_options(multiplayer_searches: Sequence[str], cores: Sequence[str],
-                    evaluations: Sequence[str] = ()) -> tuple[OptionSpec, ...]:
+                    evaluations: Sequence[str] = (), probcut: int = 0) -> tuple[OptionSpec, ...]:
     """Every option of a session, in the order `uci` announces them; the engine names
     its multi-player searches and its cores (the first of each is the default; a
-    session may announce another default for `Core`), and the evaluations its games
-    have between them (`Evaluation`, whose default picks each game's own)."""
+    session may announce another default for `Core`), the evaluations its games have
+    between them (`Evaluation`, whose default picks each game's own), and the default
+    confidence of its multi-ProbCut (`ProbCut`, hundredths of a deviation, 0 off)."""
     return (
         OptionSpec("Hash", "spin", 16, 1, 4096),
         OptionSpec("HashFile", "string", ""),
         OptionSpec("Ponder", "check", False),
         OptionSpec("OwnBook", "check", True),
+        OptionSpec("BookVariety", "spin", BOOK_VARIETY, 0, 10000),
         OptionSpec("MoveOverhead", "spin", 10, 0, 5000),
         OptionSpec("MultiPlayerSearch", "combo", multiplayer_searches[0], choices=tuple(multiplayer_searches)),
         OptionSpec("Core", "combo", cores[0], choices=tuple(cores)),
         OptionSpec("MultiPV", "spin", 1, 1, 256),
         OptionSpec("ShowWDL", "check", False),
         OptionSpec("Evaluation", "combo", DEFAULT_EVALUATION, choices=(DEFAULT_EVALUATION, *evaluations)),
+        OptionSpec("ProbCut", "spin", probcut, 0, 1000),
     )
 
 

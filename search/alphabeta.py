@@ -19,7 +19,7 @@ import attrs
 import numpy as np
 
 from games.base import ONGOING, Game, Position
-from games.kernel import borrowed, inline_template
+from games.kernel import borrowed, inline_template, kernel
 from search.base import INFINITY, MATE, MATE_BOUND, MAX_PLY, Aborted, SearchReport
 from search.driver import Deepening, bound_to_its_stop
 from search.limits import StopSignal
@@ -46,6 +46,7 @@ from search.work import (
     PARTIAL_MOVE,
     PARTIAL_SCORE,
     POLL,
+    PROBCUT_T,
     SELDEPTH,
     move_rows,
     must_stop,
@@ -65,9 +66,37 @@ SOLVE_SHARE = 0.4
 #: 1,187 ms interpreted.
 INTERPRETED_SLOWDOWN = 100
 
-#: The game's kernels these templates call, bound per game.
-BINDS = ("HISTORY_MASK", "legal_moves", "play", "key", "result", "evaluate")
-HISTORY_MASK = legal_moves = play = key = result = evaluate = None
+#: The game's kernels these templates call, bound per game, and multi-ProbCut's fit for
+#: its evaluation (`probcut_binds`).
+BINDS = ("HISTORY_MASK", "legal_moves", "play", "key", "result", "evaluate", "HAS_PROBCUT", "PROBCUT", "probcut_row")
+HISTORY_MASK = legal_moves = play = key = result = evaluate = HAS_PROBCUT = PROBCUT = probcut_row = None
+
+#: Multi-ProbCut tries its shallow searches at null-window nodes this deep or deeper.
+PROBCUT_MIN_DEPTH = 3
+#: The default confidence of its cuts, in hundredths of the fitted deviation: a cut
+#: where the shallow search predicts the deep one to fall outside the window by at least
+#: this many deviations. 0 turns multi-ProbCut off.
+PROBCUT_DEFAULT = 150
+#: The fit of an evaluation without one: no cut anywhere.
+NO_PROBCUT = np.zeros((1, 1, 4))
+
+
+@kernel
+def no_probcut_row(s):
+    return 0
+
+
+def probcut_binds(evaluation) -> dict:
+    """Multi-ProbCut's fit for the evaluation module `evaluation`, as the templates
+    bind it: `PROBCUT[row, depth]` = (shallow depth, a, b, deviation) of the linear
+    relation deep ≈ a × shallow + b between the scores of searches to `depth` and to
+    the shallow depth, in the row `probcut_row(s)` of the position (a game phase);
+    deviation 0 where there is no fit. Depths past the table's last use its last fit,
+    the shallow depth as far below. An evaluation without `PROBCUT` is never cut."""
+    fit = getattr(evaluation, "PROBCUT", None)
+    if fit is None:
+        return {"HAS_PROBCUT": False, "PROBCUT": NO_PROBCUT, "probcut_row": no_probcut_row}
+    return {"HAS_PROBCUT": bool(fit[..., 3].any()), "PROBCUT": fit, "probcut_row": evaluation.probcut_row}
 
 
 #: How many moves a node picks by history one at a time, before it sorts the rest; a
@@ -156,6 +185,11 @@ def _search(s, depth, alpha, beta, ply, cells, work, moves):
             if bound == EXACT or (bound == LOWER and value >= beta) or (bound == UPPER and value <= alpha):
                 return value
 
+    if HAS_PROBCUT and depth >= PROBCUT_MIN_DEPTH and beta - alpha == 1 and work[PROBCUT_T] > 0:
+        value = _probcut(s, depth, beta, ply, cells, work, moves)
+        if value != OPEN:
+            return value
+
     row = moves[ply]
     count = legal_moves(s, row)
     # The table's move, then the killers, go first; the others follow by history,
@@ -215,6 +249,36 @@ def _search(s, depth, alpha, beta, ply, cells, work, moves):
     return best_score
 
 
+def _probcut(s, depth, beta, ply, cells, work, moves):
+    """Multi-ProbCut (Buro, 1997) at a null-window node (beta - 1, beta) searched to
+    `depth`: where the fit (`probcut_binds`) predicts from a shallow search that the
+    deep one would fail high (low) by work[PROBCUT_T] hundredths of a deviation, the
+    node's value is beta (beta - 1) without the deep search; else OPEN. Stopped, 0."""
+    row = probcut_row(s)
+    d = min(depth, PROBCUT.shape[1] - 1)
+    sigma = PROBCUT[row, d, 3]
+    if sigma <= 0.0:
+        return OPEN
+    shallow = np.int64(PROBCUT[row, d, 0]) + depth - d
+    a, b = PROBCUT[row, d, 1], PROBCUT[row, d, 2]
+    margin = work[PROBCUT_T] * sigma / 100.0
+    high = np.int64(np.ceil((beta + margin - b) / a))
+    if high < MATE_BOUND:
+        value = _search(s, shallow, high - 1, high, ply, cells, work, moves)
+        if work[ABORTED] != 0:
+            return 0
+        if value >= high:
+            return beta
+    low = np.int64(np.floor((beta - 1 - margin - b) / a))
+    if low > -MATE_BOUND:
+        value = _search(s, shallow, low, low + 1, ply, cells, work, moves)
+        if work[ABORTED] != 0:
+            return 0
+        if value <= low:
+            return beta - 1
+    return OPEN
+
+
 def root_iteration(s, root_moves, depth, cells, work, moves, bound):
     """Search every move of `root_moves` (in that order) to `depth` from `s` with the
     table `cells` and the work block `work` (`search.work`); returns (score, best
@@ -248,7 +312,7 @@ def root_iteration(s, root_moves, depth, cells, work, moves, bound):
     return alpha, best_move
 
 
-TEMPLATES = (_visit, _pick, _child, _search, root_iteration)
+TEMPLATES = (_visit, _pick, _child, _search, _probcut, root_iteration)
 
 
 def warm(kernels, position: Position) -> None:
@@ -283,6 +347,9 @@ class AlphaBeta(Deepening):
         #: The solver's table, half the main one's memory, made at the first solve and
         #: kept: its bounds are exact.
         self._solver_table: np.ndarray | None = None
+        #: Multi-ProbCut's confidence in hundredths of a deviation (`_probcut`), 0 off;
+        #: for the searches that start after it is set.
+        self.probcut = PROBCUT_DEFAULT
 
     def static_score(self, position: Position) -> int:
         """What a leaf of this search scores `position` at, for its side to move (the
@@ -302,6 +369,7 @@ class AlphaBeta(Deepening):
         `pv[0]` is the move to play (pv is empty when the root has no legal move).
         """
         started = self._start(root, stop)
+        self._work[PROBCUT_T] = self.probcut
         moves = self._root_moves(root, root_moves, multipv)
         if not moves:
             yield self._finished(root)

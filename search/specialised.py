@@ -69,6 +69,7 @@ def searches(game: Game, compiled: bool = COMPILING) -> SimpleNamespace:
 def _specialise(game: Game, compiled: bool) -> SimpleNamespace:
     kernels = {name: value for name, value in vars(game.rules).items() if not name.startswith("_")}
     kernels["evaluate"] = game.evaluation.evaluate
+    kernels.update(alphabeta.probcut_binds(game.evaluation))
     if not compiled:
         kernels = {name: interpreted(value) for name, value in kernels.items()}
     made = dict(kernels, compiled=compiled)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Sequence
 
-from games.base import ONGOING, OneEvaluation, Outcome, Position, check_params
+from games.base import ONGOING, OneEvaluation, Outcome, Position, check_params, only_itself
 from games.kernel import interpreted_namespace
 from games.weights import weighted_terms
 from games.abalone import evaluation, fixtures, notation, rules
@@ -39,6 +39,7 @@ class AbaloneGame(OneEvaluation):
     side_names = ("black", "white")
     white_player = rules.WHITE
     fixtures = fixtures
+    board_images = staticmethod(only_itself)
 
     def position(self, fields: Fields) -> Position:
         """The position of `fields`, its key computed from scratch; inverse of `fields`."""

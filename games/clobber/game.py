@@ -7,7 +7,7 @@ from typing import Sequence
 
 import numpy as np
 
-from games.base import ONGOING, OneEvaluation, Outcome, Position, check_params
+from games.base import ONGOING, OneEvaluation, Outcome, Position, check_params, only_itself
 from games.kernel import interpreted_namespace
 from games.weights import weighted_terms
 from games.clobber import evaluation, fixtures, notation, rules
@@ -29,6 +29,7 @@ class ClobberGame(OneEvaluation):
     side_names = ("white", "black")
     white_player = rules.WHITE
     fixtures = fixtures
+    board_images = staticmethod(only_itself)
 
     def _position(self, white: int, black: int, to_move: int) -> Position:
         return Position(self, interpreted_namespace(rules).make_state(np.uint64(white), np.uint64(black), to_move))

@@ -8,7 +8,7 @@ from typing import Sequence
 
 import numpy as np
 
-from games.base import OneEvaluation, Outcome, Position
+from games.base import OneEvaluation, Outcome, Position, only_itself
 from games.isolation import evaluation, fixtures, notation, rules
 from games.isolation.javarandom import start_squares
 from games.kernel import interpreted_namespace
@@ -30,6 +30,7 @@ class IsolationGame(OneEvaluation):
     side_names = ("red", "green", "blue")
     white_player = None
     fixtures = fixtures
+    board_images = staticmethod(only_itself)
 
     def _position(self, blocked: int, knights: tuple[int, int, int], to_move: int, alive: int,
                   scores: tuple[int, int, int]) -> Position:

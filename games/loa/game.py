@@ -7,7 +7,7 @@ from typing import Sequence
 
 import numpy as np
 
-from games.base import OneEvaluation, Outcome, Position, check_params
+from games.base import OneEvaluation, Outcome, Position, check_params, only_itself
 from games.kernel import interpreted_namespace
 from games.weights import weighted_terms
 from games.loa import evaluation, fixtures, notation, rules
@@ -34,6 +34,7 @@ class LoaGame(OneEvaluation):
     side_names = ("black", "white")
     white_player = rules.WHITE
     fixtures = fixtures
+    board_images = staticmethod(only_itself)
 
     def _position(self, black: int, white: int, to_move: int, ply: int) -> Position:
         return Position(self, interpreted_namespace(rules).make_state(

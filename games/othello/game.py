@@ -4,7 +4,7 @@ as text, over the kernels of `rules` and `evaluation`."""
 from __future__ import annotations
 
 import functools
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -80,11 +80,35 @@ class OthelloGame:
     def picture(self, position: Position) -> list[str]:
         return notation.picture(*self.discs(position), position.to_move)
 
+    def board_images(self, position: Position) -> list[tuple[Position, Callable[[int], int]]]:
+        """`position` under each of the board's eight symmetries (`patterns.SYMMETRIES`,
+        the identity first); an image's move (a square, or the pass) maps back through
+        the inverse symmetry."""
+        black, white = self.discs(position)
+        return [(position, _BACK[0].__getitem__)] + [
+            (self._position(_image(black, g), _image(white, g), position.to_move), _BACK[g].__getitem__)
+            for g in range(1, patterns.SYMMETRIES)]
+
     def discs(self, position: Position) -> tuple[int, int]:
         """(black's discs, white's discs) of `position` as bitboards, bit i for square i
         (see the package docstring)."""
         black, white = interpreted_namespace(rules).discs(position.s)
         return int(black), int(white)
+
+
+#: _BACK[g][move]: the move of a position whose image under symmetry g plays `move`.
+_BACK = tuple({**{patterns.symmetric_square(g, square): square for square in range(64)}, rules.PASS: rules.PASS}
+              for g in range(patterns.SYMMETRIES))
+
+
+def _image(discs: int, g: int) -> int:
+    """The bitboard `discs` under symmetry g."""
+    image = 0
+    while discs:
+        low = discs & -discs
+        image |= 1 << patterns.symmetric_square(g, low.bit_length() - 1)
+        discs ^= low
+    return image
 
 
 @functools.cache

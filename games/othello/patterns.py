@@ -46,6 +46,7 @@ import numpy as np
 
 from games.kernel import kernel, popcount
 from games.othello.bitboard import move_mask
+from games.weights import read_probcut
 
 WEIGHTS_FILE = Path(__file__).with_name("pattern_weights.npy")
 
@@ -394,6 +395,17 @@ def terms(s: tuple) -> list[tuple[str, int]]:
         rows.append((name, int(w[slots[first:first + len(symmetries)]].astype(np.int64).sum())))
         first += len(symmetries)
     return rows
+
+
+#: Multi-ProbCut's fit for this evaluation (`games.weights.read_probcut`), rows by
+#: PHASE_OF; None before `scripts/probcut` has written it.
+PROBCUT = read_probcut(Path(__file__).with_name("probcut.json"))
+
+
+@kernel
+def probcut_row(s):
+    """The row of multi-ProbCut's fit for the state `s`: its phase."""
+    return PHASE_OF[64 - popcount(s[0] | s[1])]
 
 
 @kernel

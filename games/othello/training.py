@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from games.kernel import kernel, popcount
-from games.othello import evaluation, patterns
+from games.othello import evaluation, notation, patterns
 from games.othello.bitboard import move_mask
 from games.othello.rules import BLACK, BLACK_START, PASS_MOVE, STATE_TYPES, WHITE_START, make_state, play
 
@@ -91,6 +91,15 @@ def replay_games(moves, boards_out, game_out, black_out):
             row += 1
         played[game] = count
     return row, played
+
+
+def expert_lines(folder: Path, plies: int) -> list[tuple[str, ...]]:
+    """The first `plies` moves (fewer in a shorter game) of every expert game in
+    `folder`, in the game's notation: where an opening book starts (`scripts/book`)."""
+    moves, _, _ = read_games(folder)
+    names = {code: notation.format_move(8 * (code // 10 - 1) + code % 10 - 1)
+             for code in range(11, 89) if 1 <= code % 10 <= 8}
+    return [tuple(names.get(int(code), "?") for code in game[:plies] if code) for game in moves]
 
 
 def expert_positions(folder: Path, limit: int | None = None) -> tuple[dict[str, np.ndarray], str]:

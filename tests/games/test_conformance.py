@@ -55,6 +55,25 @@ def test_random_playout_keeps_the_state_contract(name: str, seed: int) -> None:
 
 
 @pytest.mark.parametrize("name", GAMES)
+@settings(max_examples=5, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_board_images_are_the_same_game_seen_otherwise(name: str, seed: int) -> None:
+    """Each image of a position has its moves, mapped back, and each move leads to the
+    image of the position that move leads to: what lets a book answer for all of them."""
+    game = find_game(name)
+    for state in playout(game, seed, 60)[::3]:
+        images = game.board_images(state)
+        assert images[0][0] is state
+        for image, back in images:
+            assert image.to_move == state.to_move
+            moves = image.legal_moves()
+            assert sorted(back(move) for move in moves) == sorted(state.legal_moves())
+            for move in moves:
+                child = state.play(back(move))
+                assert image.play(move) in {other for other, _ in game.board_images(child)}
+
+
+@pytest.mark.parametrize("name", GAMES)
 def test_turns_alternate_in_two_player_games(name: str) -> None:
     game = find_game(name)
     if game.num_players != 2:
