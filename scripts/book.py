@@ -2,12 +2,13 @@
 reads it).
 
     scripts/book GAME [--games FOLDER] [--min-games 200] [--plies 24]
-                      [--expand 500] [--depth 12] [--ply-cost 100] [--workers 2]
-                      [--minutes M] [--out FILE]
+                      [--expand 500] [--depth 12] [--lines 6] [--ply-cost 100]
+                      [--workers 2] [--minutes M] [--out FILE]
 
 The book is a tree of positions from the game's standard start. Each position of it is
-searched once, to `--depth` with every root move a line of its own (MultiPV), each move
-scored by the mean of its last two iterations: in a game where each move adds a stone,
+searched once, to `--depth`, its best `--lines` root moves each a line of its own
+(MultiPV; the others are left out of the book: no line the book plays, and none the
+expansion follows, starts with a move that much worse), each move scored by the mean of its last two iterations: in a game where each move adds a stone,
 the score of a fixed-depth search swings with the parity of the depth, and the mean
 cancels most of it.
 A move's book value is then the negamax of the tree: minus the value of the position it
@@ -142,14 +143,15 @@ class Tree:
 _engine = None
 
 
-def search_position(task: tuple[str, str, int]) -> tuple[str, dict[str, int]]:
+def search_position(task: tuple[str, str, int, int]) -> tuple[str, dict[str, int]]:
     """(board, move text to score) of a search of the position `board` of game `name` to
-    `depth`, every root move a line (see the module docstring); in a worker process."""
+    `depth`, its best `lines` root moves a line each (see the module docstring); in a
+    worker process."""
     global _engine
     from daemon.engine import SessionEngine
     from search.limits import Limits
 
-    name, board, depth = task
+    name, board, depth, lines = task
     if _engine is None or _engine.game.name != name:
         _engine = SessionEngine(core=cores.default_core())
         _engine.set_game(name, {})
@@ -157,12 +159,12 @@ def search_position(task: tuple[str, str, int]) -> tuple[str, dict[str, int]]:
     _engine.hash_clear()
     _engine.set_position(tuple(board.split()), ())
     game, position = _engine.require_position()
-    reports = asyncio.run(_engine.analyse(Limits(depth=depth), multipv=game.rules.MAX_MOVES))
+    reports = asyncio.run(_engine.analyse(Limits(depth=depth), multipv=lines))
     last: dict[int, dict[str, int]] = {}
     for report in reports:
         if not report.final and report.pv:
-            lines = [(report.score, report.pv), *report.others]
-            last[report.depth] = {game.format_move(position, pv[0]): score for score, pv in lines}
+            found = [(report.score, report.pv), *report.others]
+            last[report.depth] = {game.format_move(position, pv[0]): score for score, pv in found}
     depths = sorted(last)[-2:]
     return board, {move: sum(last[d][move] for d in depths) // len(depths)
                    for move in last[depths[-1]] if all(move in last[d] for d in depths)}
@@ -232,13 +234,13 @@ def build(args: argparse.Namespace, game: Game, out: Path) -> Tree:
 
     def source() -> dict:
         return {"games": str(args.games) if args.games else None, "min_games": args.min_games,
-                "plies": args.plies, "depth": args.depth, "ply_cost": args.ply_cost,
+                "plies": args.plies, "depth": args.depth, "lines": args.lines, "ply_cost": args.ply_cost,
                 "positions": len(tree.searched), "core": cores.default_core(),
                 "seconds": round(time.monotonic() - started), "resumed": resumed}
 
     with concurrent.futures.ProcessPoolExecutor(args.workers) as pool:
         def search(boards: list[str]) -> None:
-            for board, scores in pool.map(search_position, [(game.name, board, args.depth) for board in boards]):
+            for board, scores in pool.map(search_position, [(game.name, board, args.depth, args.lines) for board in boards]):
                 tree.add(board, scores)
                 progress.update()
             write_book(out, game, tree.entries(args.depth), source())
@@ -265,13 +267,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--plies", type=int, default=24, help="how far into the expert games (default 24)")
     parser.add_argument("--expand", type=int, default=500, help="positions drop-out expansion adds (default 500)")
     parser.add_argument("--depth", type=int, default=12, help="depth of each position's search (default 12)")
+    parser.add_argument("--lines", type=int, default=6, help="the best moves each position lists (default 6)")
     parser.add_argument("--ply-cost", type=int, default=100, help="expansion cost of a ply, centi-units (default 100)")
     parser.add_argument("--workers", type=int, default=2, help="positions searched at a time (default 2)")
     parser.add_argument("--minutes", type=float, help="stop expanding after this long")
     parser.add_argument("--out", type=Path, help="the book file (default: the game's shipped book)")
     args = parser.parse_args(argv)
-    if min(args.min_games, args.plies, args.depth, args.workers) < 1 or args.expand < 0 or args.ply_cost < 0:
-        parser.error("--min-games, --plies, --depth and --workers must be positive, --expand and --ply-cost not negative")
+    if min(args.min_games, args.plies, args.depth, args.lines, args.workers) < 1 or args.expand < 0 or args.ply_cost < 0:
+        parser.error("--min-games, --plies, --depth, --lines and --workers must be positive, --expand and --ply-cost not negative")
     game = find_game(args.game)
     out = args.out or book_path(game)
     started = time.monotonic()

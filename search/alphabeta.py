@@ -249,11 +249,14 @@ def _search(s, depth, alpha, beta, ply, cells, work, moves):
     return best_score
 
 
+@inline_template
 def _probcut(s, depth, beta, ply, cells, work, moves):
     """Multi-ProbCut (Buro, 1997) at a null-window node (beta - 1, beta) searched to
     `depth`: where the fit (`probcut_binds`) predicts from a shallow search that the
     deep one would fail high (low) by work[PROBCUT_T] hundredths of a deviation, the
-    node's value is beta (beta - 1) without the deep search; else OPEN. Stopped, 0."""
+    node's value is beta (beta - 1) without the deep search; else OPEN. Stopped, 0.
+    Inlined into `_search`: compiled as two functions calling each other, loaded from
+    numba's cache, the first search crashed the process (a segmentation fault)."""
     row = probcut_row(s)
     d = min(depth, PROBCUT.shape[1] - 1)
     sigma = PROBCUT[row, d, 3]

@@ -218,7 +218,7 @@ def test_the_builder_grows_a_book_from_expert_games_and_resumes_it(tmp_path: Pat
 
     def build(*arguments: str) -> dict:
         done = subprocess.run([sys.executable, str(ROOT / "scripts" / "book.py"), "othello", "--games", str(games_folder),
-                               "--min-games", "8", "--plies", "3", "--depth", "3", "--workers", "1", "--out", str(out),
+                               "--min-games", "8", "--plies", "3", "--depth", "3", "--lines", "40", "--workers", "1", "--out", str(out),
                                *arguments], capture_output=True, text=True, timeout=600)
         assert done.returncode == 0, done.stderr
         return json.loads(out.read_text().splitlines()[0])["source"]
