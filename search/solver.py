@@ -37,6 +37,11 @@ from search.work import ABORTED, HARD_ONLY, NODES, POLL, STOP, move_rows, must_s
 #: Below this many moves a node tries its moves in generation order: ordering would
 #: cost more than it saves.
 ORDERING_MIN_MOVES = 3
+#: Where a game gives SOLVER_EVALUATED_PLIES, the nodes of that many first plies of a
+#: solve, where most of its work is decided, order their moves by the evaluation too:
+#: by the opponent's mobility, each move of it weighing MOBILITY_WEIGHT centi-units,
+#: plus the evaluation of the position for the opponent (lowest first).
+MOBILITY_WEIGHT = 100
 #: Above every margin a game can produce.
 WINDOW_LIMIT = 1 << 20
 #: Bytes of one solver slot: key, bounds and move.
@@ -52,10 +57,11 @@ EMPTY = 0
 _KEY_BITS = (1 << 64) - 1
 
 #: The game's kernels these templates call, bound per game.
-BINDS = ("legal_moves", "play", "key", "result", "margin")
-legal_moves = play = key = result = margin = None
+BINDS = ("legal_moves", "play", "key", "result", "margin", "evaluate")
+legal_moves = play = key = result = margin = evaluate = None
 ending = solve_ending = mobility = None
 HAS_MOBILITY = False
+EVALUATED_PLIES = 0
 
 
 @kernel(inline=True)
@@ -78,8 +84,10 @@ def no_mobility(s):
 
 def layout(kernels) -> dict[str, object]:
     """The game's optional solver hooks, or their stand-ins: no ending solver of its own
-    (every position left to `solve`); without `mobility`, the legal moves are counted."""
-    return {"ending": kernels.get("ending", never_ending),
+    (every position left to `solve`); without `mobility`, the legal moves are counted;
+    without SOLVER_EVALUATED_PLIES, no ordering by the evaluation."""
+    return {"EVALUATED_PLIES": kernels.get("SOLVER_EVALUATED_PLIES", 0),
+            "ending": kernels.get("ending", never_ending),
             "solve_ending": kernels.get("solve_ending", no_solve_ending),
             "HAS_MOBILITY": "mobility" in kernels,
             "mobility": kernels.get("mobility", no_mobility)}
@@ -166,7 +174,10 @@ def _solve(s, alpha, beta, ply, table, work, moves):
                 _store(table, index, position, best, upper if known else WINDOW_LIMIT, row[i])
                 return best
             row[count + i] = -(mobility(child) if HAS_MOBILITY else legal_moves(child, scratch))
-        # Fastest first: the opponent's lowest mobility first, ties in the generator's order.
+            if ply < EVALUATED_PLIES:
+                row[count + i] = MOBILITY_WEIGHT * row[count + i] - evaluate(child)
+        # Fastest first: the opponent's lowest mobility first (near the root weighed with
+        # the evaluation), ties in the generator's order.
         sort_by_score(row, count, 0)
     promote(row, count, remembered)
     original_alpha = alpha
