@@ -54,6 +54,15 @@ SMOOTH = 2
 HOLDOUT = 20
 
 
+def held_out(boards: np.ndarray) -> np.ndarray:
+    """Whether each position (a row of `boards`) is held out: one in HOLDOUT, by a hash
+    of its boards, the same in every run."""
+    mixed = np.zeros(len(boards), dtype=np.uint64)
+    for column in range(boards.shape[1]):
+        mixed = (mixed ^ boards[:, column]) * np.uint64(0x9E3779B97F4A7C15)
+    return (mixed >> np.uint64(40)) % np.uint64(HOLDOUT) == 0
+
+
 class Positions:
     """Every labelled position of the data folder, with its features (the game's
     `training.board_features`): `boards`, `empties`, `label`, `exact` (whether the label
@@ -88,10 +97,7 @@ class Positions:
         training.board_features(self.boards, self.indices, self.scalars, self.classic)
         print(f"{count} labelled positions ({int(self.exact.sum())} exactly), features in "
               f"{time.perf_counter() - started:.0f} s", file=sys.stderr)
-        mixed = np.zeros(count, dtype=np.uint64)
-        for column in range(self.boards.shape[1]):
-            mixed = (mixed ^ self.boards[:, column]) * np.uint64(0x9E3779B97F4A7C15)
-        self.held = (mixed >> np.uint64(40)) % np.uint64(HOLDOUT) == 0
+        self.held = held_out(self.boards)
 
 
 class Trainer:

@@ -104,6 +104,10 @@ def test_the_pipeline_makes_labels_and_weights_from_games_in_the_file_format(tmp
     assert "solved exactly" in summary
     table = script("train_patterns.py", "othello", "--data", str(data), "--phases", "0-1", "--iterations", "30")
     assert "exact held" in table
+    errors = script("eval_error.py", "othello", "--data", str(data / "expert.npz"), "--empties", "20-39",
+                    "--bucket", "10", "--per-bucket", "3", "--depth", "2").splitlines()
+    assert errors[0].split() == ["empty", "squares", "positions", "patterns", "classic"]
+    assert [line.split()[:2] for line in errors[1:3]] == [["20-29", "3"], ["30-39", "3"]]
     curve = tmp_path / "curve.png"
     script("train_patterns.py", "othello", "--data", str(data), "--phases", "1", "--iterations", "10", "--curve", str(curve))
     assert curve.read_bytes().startswith(b"\x89PNG")
