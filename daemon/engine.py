@@ -390,7 +390,8 @@ class SessionEngine:
         option's type and in its range: a new table for `Hash`, a new searcher for
         `Core` and `MultiPlayerSearch`, the file loaded for `HashFile`, the current game
         evaluating with `Evaluation` and every table emptied when it changes (refused
-        where the game has no evaluation of that name). Raises a Refusal or HashFileError, changing nothing."""
+        where the game has no evaluation of that name), the searcher's multi-ProbCut
+        confidence for `ProbCut` (from its next search on). Raises a Refusal or HashFileError, changing nothing."""
         if name == "Hash":
             await run_table_work(self._resize_tables, int(value))
         elif name in ("MultiPlayerSearch", "Core"):
