@@ -11,12 +11,15 @@ engine plays.
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 
 import attrs
 
+from daemon import cores
 from daemon.engine import SessionEngine
 from protocol.options import DEFAULT_EVALUATION
+from search.base import SearchReport
 from search.limits import Limits
 
 #: The table size of the bench, in MiB (131,072 entries): large enough that replacement
@@ -67,6 +70,28 @@ def run_bench(game_name: str, core: str, depth: int | None = None,
               evaluation: str = DEFAULT_EVALUATION) -> BenchResult:
     """`bench` from outside an event loop."""
     return asyncio.run(bench(game_name, core, depth, evaluation))
+
+
+@functools.lru_cache(maxsize=None)
+def script_engine(game_name: str, options: tuple[tuple[str, object], ...] = ()) -> SessionEngine:
+    """This process's engine for `game_name` on the default core, `options` set and its
+    compiled searches loaded: what a script (or each of its worker processes) searches
+    with, made at its first call."""
+    engine = SessionEngine(core=cores.default_core())
+    for name, value in options:
+        asyncio.run(engine.set_option(name, value))
+    engine.set_game(game_name, {})
+    asyncio.run(engine.wait_loaded(LOAD_TIMEOUT_S))
+    return engine
+
+
+def analyse_board(engine: SessionEngine, board: str, limits: Limits, multipv: int = 1) -> list[SearchReport]:
+    """Every report of `engine`'s search of the board text `board` to `limits` (up to
+    `multipv` root lines each) with an emptied table, so that each result stands on its
+    own; from outside an event loop."""
+    engine.hash_clear()
+    engine.set_position(tuple(board.split()), ())
+    return asyncio.run(engine.analyse(limits, multipv))
 
 
 @attrs.frozen

@@ -35,25 +35,27 @@ tqdm.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import collections
 import concurrent.futures
 import heapq
-import importlib
 import json
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from tqdm import tqdm  # noqa: E402
 
 from daemon import cores  # noqa: E402
+from daemon.bench import analyse_board, script_engine  # noqa: E402
 from daemon.book import BOOK_FORMAT, book_path  # noqa: E402
 from games import all_games, find_game  # noqa: E402
 from games.base import Game, Position  # noqa: E402
 from games.files import atomic_file  # noqa: E402
+from pattern_data import training_module  # noqa: E402
+from search.limits import Limits  # noqa: E402
 
 
 class Tree:
@@ -140,26 +142,14 @@ class Tree:
                 for board in sorted(self.searched)]
 
 
-_engine = None
-
-
 def search_position(task: tuple[str, str, int, int]) -> tuple[str, dict[str, int]]:
     """(board, move text to score) of a search of the position `board` of game `name` to
     `depth`, its best `lines` root moves a line each (see the module docstring); in a
     worker process."""
-    global _engine
-    from daemon.engine import SessionEngine
-    from search.limits import Limits
-
     name, board, depth, lines = task
-    if _engine is None or _engine.game.name != name:
-        _engine = SessionEngine(core=cores.default_core())
-        _engine.set_game(name, {})
-        asyncio.run(_engine.wait_loaded(600))
-    _engine.hash_clear()
-    _engine.set_position(tuple(board.split()), ())
-    game, position = _engine.require_position()
-    reports = asyncio.run(_engine.analyse(Limits(depth=depth), multipv=lines))
+    engine = script_engine(name)
+    reports = analyse_board(engine, board, Limits(depth=depth), lines)
+    game, position = engine.require_position()
     last: dict[int, dict[str, int]] = {}
     for report in reports:
         if not report.final and report.pv:
@@ -174,7 +164,7 @@ def seed_boards(tree: Tree, folder: Path, plies: int, min_games: int) -> list[st
     """The keys of the positions that at least `min_games` of the expert games in
     `folder` reach in their first `plies` moves, nearest the start first."""
     game = tree.game
-    training = importlib.import_module(f"games.{game.name}.training")
+    training = training_module(game.name)
     prefixes = collections.Counter()
     for line in training.expert_lines(folder, plies):
         for length in range(len(line) + 1):

@@ -15,7 +15,6 @@ default evaluation, which favours it somewhat.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from pathlib import Path
 
@@ -25,8 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from daemon import cores  # noqa: E402
-from daemon.engine import SessionEngine  # noqa: E402
+from daemon.bench import analyse_board, script_engine  # noqa: E402
 from games import all_games, find_game  # noqa: E402
 from games.base import Position  # noqa: E402
 from pattern_data import default_folder, training_module  # noqa: E402
@@ -51,9 +49,7 @@ def main(argv: list[str] | None = None) -> int:
         boards = stored["boards"]
         empties = stored["empties"] if "empties" in stored else training.empty_squares(boards)
     held = held_out(boards)
-    engine = SessionEngine(core=cores.default_core())
-    engine.set_game(game.name, {})
-    asyncio.run(engine.wait_loaded(600))
+    engine = script_engine(game.name)
     rng = np.random.default_rng(args.seed)
     variants = [game.with_evaluation(name) for name in game.evaluations]
     print(f"{'empty squares':>14} {'positions':>9} " + " ".join(f"{name:>9}" for name in game.evaluations))
@@ -65,9 +61,7 @@ def main(argv: list[str] | None = None) -> int:
             position = Position(game, training.state_of(boards[index]))
             if not position.legal_moves():
                 continue
-            engine.hash_clear()
-            engine.set_position(tuple(game.format_board(position).split()), ())
-            deep = asyncio.run(engine.analyse(Limits(depth=args.depth)))[-1].score
+            deep = analyse_board(engine, game.format_board(position), Limits(depth=args.depth))[-1].score
             for variant, error in zip(variants, errors):
                 error.append(abs(variant.evaluate(Position(variant, position.s))[position.to_move] - deep) / 100)
         print(f"{f'{first}-{last}':>14} {len(errors[0]):>9} " + " ".join(f"{np.mean(error):9.2f}" for error in errors),

@@ -24,9 +24,7 @@ the evaluation as `probcut.json` (see `games.weights.read_probcut`).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import concurrent.futures
-import importlib
 import json
 import sys
 import time
@@ -36,13 +34,16 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
 
-from daemon import cores  # noqa: E402
+from daemon.bench import analyse_board, script_engine  # noqa: E402
 from games import all_games, find_game  # noqa: E402
 from games.base import Position  # noqa: E402
 from games.files import atomic_file  # noqa: E402
+from pattern_data import training_module  # noqa: E402
 from games.weights import PROBCUT_FIELDS  # noqa: E402
 from search.base import MATE_BOUND  # noqa: E402
+from search.limits import Limits  # noqa: E402
 
 #: A row needs this many positions for a fit of its own.
 MIN_SAMPLES = 30
@@ -61,26 +62,13 @@ def shallow_depth(depth: int) -> int:
     return max(shallow, depth % 2)
 
 
-_engine = None
-
-
 def depth_scores(task: tuple[str, str, int]) -> list[int | None]:
     """The score of each iteration 1..depth of a search of the position `board` of game
     `name`, multi-ProbCut off (None where an iteration proved a result); in a worker."""
-    global _engine
-    from daemon.engine import SessionEngine
-    from search.limits import Limits
-
     name, board, depth = task
-    if _engine is None:
-        _engine = SessionEngine(core=cores.default_core())
-        _engine.set_game(name, {})
-        asyncio.run(_engine.set_option("ProbCut", 0))
-        asyncio.run(_engine.wait_loaded(600))
-    _engine.hash_clear()
-    _engine.set_position(tuple(board.split()), ())
+    engine = script_engine(name, (("ProbCut", 0),))
     scores: list[int | None] = [None] * (depth + 1)
-    for report in asyncio.run(_engine.analyse(Limits(depth=depth))):
+    for report in analyse_board(engine, board, Limits(depth=depth)):
         if not report.final and abs(report.score) < MATE_BOUND:
             scores[report.depth] = report.score
     return scores
@@ -89,7 +77,7 @@ def depth_scores(task: tuple[str, str, int]) -> list[int | None]:
 def sample(game_name: str, data: Path, per_row: int, min_empties: int, seed: int) -> tuple[list[str], list[int]]:
     """(board texts, rows) of `per_row` positions of each row drawn from `data`."""
     game = find_game(game_name)
-    training = importlib.import_module(f"games.{game.name}.training")
+    training = training_module(game.name)
     with np.load(data) as stored:
         boards = stored["boards"]
         empties = stored["empties"] if "empties" in stored else training.empty_squares(boards)
