@@ -27,6 +27,10 @@ give a configuration and its mirror image within its own pattern (a row read bac
 a corner read across its diagonal) the same weight, which makes the whole evaluation
 symmetric under the board's eight symmetries.
 
+The search reads the instances again at each evaluation: carried through the moves
+instead (`board_indices`, `play_indices`), as Edax does, they cost 17-20% more a leaf
+here (`scripts/eval_speed`, docs/othello-evaluation.md).
+
 The scalar terms (`SCALARS`): a bias for the side to move, the difference of legal moves
 (mobility) and the parity of the empty squares.
 
@@ -44,7 +48,7 @@ from pathlib import Path
 
 import numpy as np
 
-from games.kernel import kernel, popcount
+from games.kernel import kernel, lowest_bit, popcount
 from games.othello.bitboard import move_mask
 from games.weights import read_probcut
 
@@ -378,6 +382,73 @@ def instance_indices(own, opp, out):
         for x in range(4):
             at = _put(out, at, offset, _diagonal(images_own[x], mask, first), _diagonal(images_opp[x], mask, first))
     return at
+
+
+def _square_instances() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(SQUARE_INSTANCES, SQUARE_POWERS, SQUARE_COUNTS): for each square, the instances
+    that read it (numbered as `instance_indices` writes them) and the power of 3 of its
+    digit in each, for k < SQUARE_COUNTS[square]."""
+    reads: list[list[tuple[int, int]]] = [[] for _ in range(64)]
+    instance = 0
+    for type_index, symmetries in enumerate(TYPE_SYMMETRIES):
+        for g in symmetries:
+            for digit, square in enumerate(instance_squares(type_index, g)):
+                reads[square].append((instance, 3 ** digit))
+            instance += 1
+    width = max(len(pairs) for pairs in reads)
+    instances = np.zeros((64, width), dtype=np.int64)
+    powers = np.zeros((64, width), dtype=np.int64)
+    for square, pairs in enumerate(reads):
+        for k, (instance, power) in enumerate(pairs):
+            instances[square, k], powers[square, k] = instance, power
+    return instances, powers, np.array([len(pairs) for pairs in reads], dtype=np.int64)
+
+
+SQUARE_INSTANCES, SQUARE_POWERS, SQUARE_COUNTS = _square_instances()
+
+
+@kernel
+def board_indices(own, opp, own_view, opp_view):
+    """The slots of every instance (`instance_indices`) from both sides' views: into
+    own_view with the side to move's discs as digit 1, into opp_view with the other
+    side's as digit 1. `play_indices` carries both through a move."""
+    instance_indices(own, opp, own_view)
+    instance_indices(opp, own, opp_view)
+
+
+@kernel
+def play_indices(own_view, opp_view, square, flipped, next_own_view, next_opp_view):
+    """The `board_indices` of the position after the side to move puts a disc on `square`
+    (none for a square past the board: a pass) and turns the discs `flipped`, written
+    into next_own_view and next_opp_view, from the views before the move: the side that
+    moves next sees the board as the other side saw it, and only the digits of the
+    squares that change, changed. Agrees with `board_indices` of the new boards (the
+    tests check it on random games); `scripts/eval_speed` measures which is faster."""
+    for i in range(INSTANCES):
+        next_own_view[i] = opp_view[i]
+        next_opp_view[i] = own_view[i]
+    if square < 64:
+        for k in range(SQUARE_COUNTS[square]):
+            i, power = SQUARE_INSTANCES[square, k], SQUARE_POWERS[square, k]
+            next_own_view[i] += 2 * power  # empty (0) to the other side's (2)
+            next_opp_view[i] += power  # empty (0) to its own (1)
+    while flipped != U0:
+        turned = lowest_bit(flipped)
+        for k in range(SQUARE_COUNTS[turned]):
+            i, power = SQUARE_INSTANCES[turned, k], SQUARE_POWERS[turned, k]
+            next_own_view[i] += power  # its own (1) to the other side's (2)
+            next_opp_view[i] -= power  # the other side's (2) to its own (1)
+        flipped &= flipped - U1
+
+
+@kernel
+def slots_sum(w, slots):
+    """The sum of the weights `w` at the instance slots `slots`: `pattern_sum` of the
+    board whose `board_indices` they are."""
+    total = np.int64(0)
+    for i in range(INSTANCES):
+        total += np.int64(w[slots[i]])
+    return total
 
 
 def terms(s: tuple) -> list[tuple[str, int]]:

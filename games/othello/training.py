@@ -20,9 +20,10 @@ from pathlib import Path
 
 import numpy as np
 
-from games.kernel import kernel, popcount
+from games.kernel import kernel, lowest_bit, popcount
 from games.othello import evaluation, notation, patterns
 from games.othello.bitboard import move_mask
+from games.othello.patterns import U0, U1
 from games.othello.rules import BLACK, BLACK_START, PASS_MOVE, STATE_TYPES, WHITE_START, make_state, play
 
 #: The uint64 columns of a position's row.
@@ -161,3 +162,50 @@ def board_features(boards, indices, scalars, classic):
         scalars[i, 1] = popcount(own_moves) - popcount(opp_moves)
         scalars[i, 2] = 1 if popcount(~(own | opp)) & 1 else -1
         classic[i] = evaluation.evaluate_boards(own, opp, own_moves, opp_moves)
+
+
+@kernel
+def _children(s, out):
+    """The moves of the state `s` into out (PASS alone when it must pass); returns how
+    many (0: the game is over)."""
+    if s[5] != 0:
+        out[0] = PASS_MOVE
+        return 1
+    moves, n = s[2], 0
+    while moves != U0:
+        out[n] = lowest_bit(moves)
+        moves &= moves - U1
+        n += 1
+    return n
+
+
+@kernel
+def leaf_pattern_sums(boards, incremental):
+    """(checksum, leaves): the sum of the pattern sums (`patterns.pattern_sum`, each with
+    its phase's weights) of every position two plies below each row of `boards`, and how
+    many there are; with `incremental`, every leaf's instance slots are carried down from
+    its row's (`patterns.board_indices`) by `patterns.play_indices`, as a search would,
+    else read again from its boards. The two give the same checksum; `scripts/eval_speed`
+    times them."""
+    views = np.zeros((3, 2, patterns.INSTANCES), dtype=np.int32)
+    first, second = np.zeros(64, dtype=np.int64), np.zeros(64, dtype=np.int64)
+    checksum, leaves = np.int64(0), np.int64(0)
+    for row in range(boards.shape[0]):
+        s = make_state(boards[row, 0], boards[row, 1], BLACK)
+        if incremental:
+            patterns.board_indices(s[0], s[1], views[0, 0], views[0, 1])
+        for i in range(_children(s, first)):
+            child = play(s, first[i])
+            if incremental:
+                patterns.play_indices(views[0, 0], views[0, 1], first[i], s[1] ^ child[0], views[1, 0], views[1, 1])
+            for j in range(_children(child, second)):
+                leaf = play(child, second[j])
+                w = patterns.WEIGHTS[patterns.PHASE_OF[popcount(~(leaf[0] | leaf[1]))]]
+                if incremental:
+                    patterns.play_indices(views[1, 0], views[1, 1], second[j], child[1] ^ leaf[0],
+                                          views[2, 0], views[2, 1])
+                    checksum += patterns.slots_sum(w, views[2, 0])
+                else:
+                    checksum += patterns.pattern_sum(w, leaf[0], leaf[1])
+                leaves += 1
+    return checksum, leaves

@@ -156,3 +156,34 @@ def test_instance_indices_are_the_slots_the_pattern_sum_adds(seed: int) -> None:
                     (1 if own >> square & 1 else 2 if opp >> square & 1 else 0) * 3 ** digit
                     for digit, square in enumerate(squares)))
         assert reference == out.tolist()
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2 ** 32 - 1))
+def test_indices_carried_through_moves_agree_with_indices_read_again_on_random_games(seed: int) -> None:
+    kernels = [patterns.play_indices, interpreted(patterns.play_indices)] if COMPILING else [patterns.play_indices]
+    rng = random.Random(seed)
+    position = OTHELLO.initial_state({})
+    views = np.zeros((2, patterns.INSTANCES), dtype=np.int32)
+    patterns.board_indices(np.uint64(position.s[0]), np.uint64(position.s[1]), views[0], views[1])
+    while position.outcome() is None:
+        move = rng.choice(position.legal_moves())
+        after = position.play(move)
+        flipped = np.uint64(int(position.s[1]) ^ int(after.s[0]))
+        expected = np.zeros((2, patterns.INSTANCES), dtype=np.int32)
+        patterns.board_indices(np.uint64(after.s[0]), np.uint64(after.s[1]), expected[0], expected[1])
+        for play_indices in kernels:
+            carried = np.zeros((2, patterns.INSTANCES), dtype=np.int32)
+            play_indices(views[0], views[1], np.int64(move), flipped, carried[0], carried[1])
+            assert np.array_equal(carried, expected), (position.s, move)
+        views = expected
+        position = after
+
+
+def test_leaf_sums_carried_and_read_again_agree() -> None:
+    from games.othello import training
+
+    rows = np.array([training.row_of(OTHELLO.initial_state({}).s)]
+                    + [random_boards(seed, plies)[:2] for seed, plies in ((1, 12), (2, 30), (3, 51))], dtype=np.uint64)
+    recomputed, incremental = training.leaf_pattern_sums(rows, False), training.leaf_pattern_sums(rows, True)
+    assert recomputed == incremental and recomputed[1] > 4
