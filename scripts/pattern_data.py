@@ -6,6 +6,9 @@ features of its patterns).
     scripts/pattern_data positions GAME FOLDER [--out DIR] [--games N]
     scripts/pattern_data solve GAME [--out DIR] [--max-empties 18] [--workers N | --ray]
                                     [--limit N] [--deadline S]
+    scripts/pattern_data search GAME [--out DIR] [--depth 10] [--min-empties 25]
+                                     [--max-empties 44] [--per-empties 5000]
+                                     [--workers N | --ray] [--deadline S] [--seed S]
     scripts/pattern_data selfplay GAME [--out DIR] [--games N] [--random-plies 10]
                                        [--depth 4] [--workers N | --ray] [--seed S]
     scripts/pattern_data subset GAME FILE [--max-empties 17] [--out DIR]
@@ -30,13 +33,21 @@ go to no one), fewest empty squares first, on every core (`--workers`, default a
 margins go to a file beside each, NAME.exact.npy (-128: not solved), saved as they come:
 a second run solves only what is left.
 
+`search` labels positions of the middle game (`--min-empties` to `--max-empties` empty
+squares, up to `--per-empties` of each count, drawn at random) with the score of the
+engine's search to `--depth` at its defaults (the game's default evaluation and
+selectivity, a fresh table each), the mean of its last two iterations, in margin units,
+into NAME.search.npy beside each file (NaN: not searched), saved as they come: a second
+run searches only what is left. It works on every core like `solve` and prints the
+positions an hour a core at each count.
+
 `subset` writes the boards alone of DIR/expert.npz's positions near the end to FILE,
 small enough to carry to another machine and solve there (`solve --out` its folder);
 `merge` copies the margins solved there (FILE and its FILE.exact.npy, brought back) to
 the positions of DIR that are the same.
 
 `summary` prints how many positions there are by number of empty squares, and how many
-are solved.
+are solved and searched.
 
 DIR defaults to `.cache/training/GAME` in the project (ignored by git). Every file holds,
 per position: `boards` (uint64, the game's row of bitboards), `empties`, `theory` and
@@ -101,15 +112,31 @@ def exact_path(path: Path) -> Path:
     return path.with_name(path.stem + ".exact.npy")
 
 
+def searched_path(path: Path) -> Path:
+    """The file of deep-search scores beside the positions file `path`."""
+    return path.with_name(path.stem + ".search.npy")
+
+
+def _sidecar(sidecar: Path, size: int, missing: np.ndarray) -> np.ndarray:
+    """The labels of `sidecar` when it holds `size` of them, else `size` copies of
+    `missing` (a scalar of the labels' type)."""
+    if sidecar.exists():
+        labels = np.load(sidecar, allow_pickle=False)
+        if len(labels) == size:
+            return labels
+    return np.full(size, missing, dtype=missing.dtype)
+
+
 def exact_labels(path: Path, size: int) -> np.ndarray:
     """The exact margins of the `size` positions of `path` solved so far (UNSOLVED for
     the others)."""
-    sidecar = exact_path(path)
-    if sidecar.exists():
-        exact = np.load(sidecar, allow_pickle=False)
-        if len(exact) == size:
-            return exact
-    return np.full(size, UNSOLVED, dtype=np.int8)
+    return _sidecar(exact_path(path), size, np.int8(UNSOLVED))
+
+
+def searched_labels(path: Path, size: int) -> np.ndarray:
+    """The deep-search scores (margin units, float32) of the `size` positions of `path`
+    searched so far (NaN for the others)."""
+    return _sidecar(searched_path(path), size, np.float32(np.nan))
 
 
 def row_keys(boards: np.ndarray) -> np.ndarray:
@@ -195,25 +222,98 @@ def solve_files(game_name: str, out: Path, max_empties: int, workers: int, use_r
             todo = todo[:limit]
         todo = todo[np.argsort(empties[todo], kind="stable")]
         chunks = [todo[start:start + CHUNK] for start in range(0, len(todo), CHUNK)]
-        busy: dict[int, list[float]] = {}
         results = _map(_solve_chunk, [(game_name, data["boards"][chunk]) for chunk in chunks], workers, use_ray)
-        for done, (chunk, (margins, seconds)) in enumerate(zip(chunks, results), 1):
-            exact[chunk] = margins
-            spent = busy.setdefault(int(empties[chunk].max()), [0, 0.0])
-            spent[0] += len(chunk)
-            spent[1] += seconds
-            over = deadline_s is not None and time.perf_counter() - started > deadline_s
-            if done % 20 == 0 or done == len(chunks) or over:
-                np.save(exact_path(path), exact)
-                print(f"{path.name}: {int((exact[todo] != UNSOLVED).sum())}/{len(todo)} solved, "
-                      f"{time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
-            if over:
-                results.close()
-                break
-        np.save(exact_path(path), exact)
-        for count, (solved, seconds) in sorted(busy.items()):
-            print(f"{path.name}: at {count} empty squares, {solved} solved, "
-                  f"{solved / max(seconds, 1e-9) * 3600:,.0f} positions an hour a core", file=sys.stderr)
+        _gather(path, exact_path(path), exact, empties, chunks, results, started, deadline_s, "solved",
+                lambda: f"{int((exact[todo] != UNSOLVED).sum())}/{len(todo)} solved")
+
+
+def _gather(path: Path, sidecar: Path, labels: np.ndarray, empties: np.ndarray, chunks: list[np.ndarray], results,
+            started: float, deadline_s: float | None, verb: str, progress) -> None:
+    """Store each chunk's (labels, seconds) of `results` into `labels` as they come,
+    saving them to `sidecar` every 20 chunks, at the end, and at `deadline_s` seconds
+    after `started`, where it stops; print `progress()` as it saves, and the positions
+    an hour a core at each count of empty squares (those `verb`)."""
+    busy: dict[int, list[float]] = {}
+    for done, (chunk, (values, seconds)) in enumerate(zip(chunks, results), 1):
+        labels[chunk] = values
+        spent = busy.setdefault(int(empties[chunk].max()), [0, 0.0])
+        spent[0] += len(chunk)
+        spent[1] += seconds
+        over = deadline_s is not None and time.perf_counter() - started > deadline_s
+        if done % 20 == 0 or done == len(chunks) or over:
+            np.save(sidecar, labels)
+            print(f"{path.name}: {progress()}, {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
+        if over:
+            results.close()
+            break
+    np.save(sidecar, labels)
+    for count, (labelled, seconds) in sorted(busy.items()):
+        print(f"{path.name}: at {count} empty squares, {labelled} {verb}, "
+              f"{labelled / max(seconds, 1e-9) * 3600:,.0f} positions an hour a core", file=sys.stderr)
+
+
+# ---- deep searches ------------------------------------------------------------------------
+
+#: Positions a searching worker takes at a time.
+SEARCH_CHUNK = 25
+
+
+def _search_chunk(task: tuple[str, np.ndarray, int]) -> tuple[np.ndarray, float]:
+    """The deep-search scores (margin units) of the positions (rows of boards) of a game,
+    each searched to `depth` with an emptied table, and the seconds they took; in a
+    worker. A score is the mean of the last two iterations': a fixed-depth score swings
+    with the parity of the depth. NaN for a position without a move."""
+    from daemon.bench import analyse_board, script_engine
+    from games import find_game
+    from games.base import Position
+    from search.limits import Limits
+
+    game_name, boards, depth = task
+    game, training, engine = find_game(game_name), training_module(game_name), script_engine(game_name)
+    limit = game.rules.MARGIN_LIMIT
+    started = time.perf_counter()
+    scores = np.full(len(boards), np.nan, dtype=np.float32)
+    for index, row in enumerate(boards):
+        position = Position(game, training.state_of(row))
+        if not position.legal_moves():
+            continue
+        last = {report.depth: report.score
+                for report in analyse_board(engine, game.format_board(position), Limits(depth=depth))
+                if not report.final and report.pv}
+        depths = sorted(last)[-2:]
+        scores[index] = np.clip(sum(last[d] for d in depths) / len(depths) / 100, -limit, limit)
+    return scores, time.perf_counter() - started
+
+
+def search_files(game_name: str, out: Path, depth: int, low: int, high: int, per_empties: int, workers: int,
+                 use_ray: bool, deadline_s: float | None, seed: int) -> None:
+    """Label up to `per_empties` positions of each count of empty squares from `low` to
+    `high` in out/*.npz (drawn at random, seeded) with a deep search's score, the counts
+    taken in turn so that a `deadline_s` stop leaves them evenly labelled (saving as it
+    goes); print the rate at each count."""
+    started = time.perf_counter()
+    rng = np.random.default_rng(seed)
+    for path in sorted(out.glob("*.npz")):
+        data = load(path)
+        empties = data["empties"]
+        searched = searched_labels(path, len(empties))
+        exact = exact_labels(path, len(empties))
+        picks = []
+        for count in range(low, high + 1):
+            here = np.flatnonzero((empties == count) & (exact == UNSOLVED))
+            picks.append(rng.permutation(here)[:per_empties])
+        # Round-robin over the counts, chunk by chunk, skipping what an earlier run did.
+        chunks = []
+        for start in range(0, max((len(pick) for pick in picks), default=0), SEARCH_CHUNK):
+            for pick in picks:
+                chunk = pick[start:start + SEARCH_CHUNK]
+                chunk = chunk[np.isnan(searched[chunk])]
+                if len(chunk):
+                    chunks.append(chunk)
+        results = _map(_search_chunk, [(game_name, data["boards"][chunk], depth) for chunk in chunks], workers,
+                       use_ray)
+        _gather(path, searched_path(path), searched, empties, chunks, results, started, deadline_s, "searched",
+                lambda: f"{int((~np.isnan(searched)).sum())} searched to depth {depth}")
 
 
 def _map(function, items: list, workers: int, use_ray: bool):
@@ -333,13 +433,15 @@ def summary(out: Path) -> None:
     for path in sorted(out.glob("*.npz")):
         data = load(path)
         exact = exact_labels(path, len(data["boards"]))
+        searched = ~np.isnan(searched_labels(path, len(data["boards"])))
         print(f"{path.name}: {len(data['boards'])} distinct positions, {int(data['count'].sum())} with repeats, "
-              f"{int((exact != UNSOLVED).sum())} solved exactly")
-        print("  empties  positions   solved")
+              f"{int((exact != UNSOLVED).sum())} solved exactly, {int(searched.sum())} searched deep")
+        print("  empties  positions   solved  searched")
         for empties in range(int(data["empties"].max()), -1, -1):
             here = data["empties"] == empties
             if here.any():
-                print(f"  {empties:7d}  {int(here.sum()):9d}  {int((exact[here] != UNSOLVED).sum()):7d}")
+                print(f"  {empties:7d}  {int(here.sum()):9d}  {int((exact[here] != UNSOLVED).sum()):7d}"
+                      f"  {int(searched[here].sum()):8d}")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -364,12 +466,19 @@ def main(argv: list[str] | None = None) -> None:
     play.add_argument("--random-plies", type=int, default=10)
     play.add_argument("--depth", type=int, default=4)
     play.add_argument("--seed", type=int, default=1)
+    deep = command("search", "deep-search scores of positions of the middle game")
+    deep.add_argument("--depth", type=int, default=10)
+    deep.add_argument("--min-empties", type=int, default=25)
+    deep.add_argument("--max-empties", type=int, default=44)
+    deep.add_argument("--per-empties", type=int, default=5000, help="at most N positions a count of empty squares")
+    deep.add_argument("--deadline", type=float, help="stop after this many seconds")
+    deep.add_argument("--seed", type=int, default=1)
     cut = command("subset", "the boards of the positions near the end, to solve elsewhere")
     cut.add_argument("to", type=Path)
     cut.add_argument("--max-empties", type=int, default=17)
     command("merge", "exact margins solved elsewhere (a subset's)").add_argument("source", type=Path)
     command("summary", "positions by empty squares")
-    for made in (solve, play):
+    for made in (solve, play, deep):
         made.add_argument("--workers", type=int, default=os.cpu_count() or 1)
         made.add_argument("--ray", action="store_true", help="spread the work with ray")
     args = parser.parse_args(argv)
@@ -378,6 +487,9 @@ def main(argv: list[str] | None = None) -> None:
         expert(args.game, args.folder, out, args.games)
     elif args.command == "solve":
         solve_files(args.game, out, args.max_empties, args.workers, args.ray, args.limit, args.deadline)
+    elif args.command == "search":
+        search_files(args.game, out, args.depth, args.min_empties, args.max_empties, args.per_empties, args.workers,
+                     args.ray, args.deadline, args.seed)
     elif args.command == "selfplay":
         selfplay(args.game, out, args.games, args.random_plies, args.depth, args.workers, args.ray, args.seed)
     elif args.command == "subset":

@@ -6,7 +6,8 @@ game's hand-set evaluation.
                                 [--phases 0-15] [--curve FILE.png] [--limit N]
 
 Every position of DIR/*.npz gets one label, its final margin for the side to move: the
-exact margin where the position was solved (`pattern_data solve`); else, with at least
+exact margin where the position was solved (`pattern_data solve`); else the score of a
+deep search where one was made (`pattern_data search`); else, with at least
 the training module's THEORY_EMPTIES empty squares, the theoretical score of the expert
 games through it (perfect play from their position at that point); else the real final
 score of its games.
@@ -46,7 +47,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from pattern_data import UNSOLVED, default_folder, exact_labels, load, training_module  # noqa: E402
+from pattern_data import UNSOLVED, default_folder, exact_labels, load, searched_labels, training_module  # noqa: E402
 
 #: Positions of this many empty squares on either side of a phase train it too.
 SMOOTH = 2
@@ -66,20 +67,24 @@ def held_out(boards: np.ndarray) -> np.ndarray:
 class Positions:
     """Every labelled position of the data folder, with its features (the game's
     `training.board_features`): `boards`, `empties`, `label`, `exact` (whether the label
-    is exact), `indices` (weight slots), `scalars`, `classic` (the hand-set value) and
+    is exact), `deep` (whether a deep search's), `indices` (weight slots), `scalars`, `classic` (the hand-set value) and
     `held` (held out)."""
 
     def __init__(self, training: ModuleType, folder: Path, limit: int | None):
-        parts: dict[str, list[np.ndarray]] = {name: [] for name in ("boards", "empties", "label", "exact")}
+        parts: dict[str, list[np.ndarray]] = {name: [] for name in ("boards", "empties", "label", "exact", "deep")}
         for path in sorted(folder.glob("*.npz")):
             data = load(path)
             if limit:
                 data = {name: values[:limit] for name, values in data.items()}
             exact = exact_labels(path, len(data["boards"]))
             solved = exact != UNSOLVED
+            searched = searched_labels(path, len(data["boards"]))
+            deep = ~solved & ~np.isnan(searched)
             theory = (data["empties"] >= training.THEORY_EMPTIES) & ~np.isnan(data["theory"])
-            label = np.where(solved, exact, np.where(theory, data["theory"], data["real"])).astype(np.float32)
+            label = np.where(solved, exact, np.where(deep, searched, np.where(theory, data["theory"], data["real"])))
+            label = label.astype(np.float32)
             known = ~np.isnan(label)
+            parts["deep"].append(deep[known])
             parts["boards"].append(data["boards"][known])
             parts["empties"].append(data["empties"][known])
             parts["label"].append(label[known])
@@ -95,7 +100,8 @@ class Positions:
         self.classic = np.zeros(count, dtype=np.int32)
         started = time.perf_counter()
         training.board_features(self.boards, self.indices, self.scalars, self.classic)
-        print(f"{count} labelled positions ({int(self.exact.sum())} exactly), features in "
+        print(f"{count} labelled positions ({int(self.exact.sum())} exactly, {int(self.deep.sum())} by deep "
+              f"searches), features in "
               f"{time.perf_counter() - started:.0f} s", file=sys.stderr)
         self.held = held_out(self.boards)
 

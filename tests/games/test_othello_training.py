@@ -100,10 +100,20 @@ def test_the_pipeline_makes_labels_and_weights_from_games_in_the_file_format(tmp
         outcome = position.outcome()
         if outcome is not None:
             assert margin == outcome.margin[0]
+    # Deep-search labels for two positions of each of 40-42 empty squares, then none
+    # more on a second run: it resumes.
+    searching = ("pattern_data.py", "search", "othello", "--out", str(data), "--depth", "3", "--min-empties", "40",
+                 "--max-empties", "42", "--per-empties", "2", "--workers", "1")
+    script(*searching)
+    searched = np.load(data / "expert.search.npy")
+    labelled = ~np.isnan(searched)
+    assert sorted(stored["empties"][labelled].tolist()) == [40, 40, 41, 41, 42, 42]
+    assert (np.abs(searched[labelled]) <= 64).all() and len(set(searched[labelled].tolist())) > 1
+    assert "searched to depth" not in script(*searching)
     summary = script("pattern_data.py", "summary", "othello", "--out", str(data))
-    assert "solved exactly" in summary
+    assert "solved exactly, 6 searched deep" in summary
     table = script("train_patterns.py", "othello", "--data", str(data), "--phases", "0-1", "--iterations", "30")
-    assert "exact held" in table
+    assert "exact held" in table and "6 by deep searches" in table
     errors = script("eval_error.py", "othello", "--data", str(data / "expert.npz"), "--empties", "20-39",
                     "--bucket", "10", "--per-bucket", "3", "--depth", "2").splitlines()
     assert errors[0].split() == ["empty", "squares", "positions", "patterns", "classic"]
