@@ -3,7 +3,7 @@ module) on the labelled positions of `scripts/pattern_data`, and measure it agai
 game's hand-set evaluation.
 
     scripts/train_patterns GAME [--data DIR] [--write] [--damp 3] [--iterations 300]
-                                [--phases 0-15] [--curve FILE.png] [--limit N]
+                                [--deep-weight 1] [--phases 0-15] [--curve FILE.png] [--limit N]
 
 Every position of DIR/*.npz gets one label, its final margin for the side to move: the
 exact margin where the position was solved (`pattern_data solve`); else the score of a
@@ -14,16 +14,18 @@ score of its games.
 
 For each phase (`patterns.PHASE_OF`) the weights minimise the squared error of the
 evaluation, in units of the margin, over the positions of that phase and of `SMOOTH`
-empty squares on either side (which blends neighbouring phases), plus a ridge penalty
-(`--damp`) that keeps the weights of rare configurations near zero: a sparse
+empty squares on either side (which blends neighbouring phases), a deep search's label
+counting `--deep-weight` times, plus a ridge penalty (`--damp`) that keeps the weights
+of rare configurations near zero: a sparse
 least-squares problem (a row a position, a column a pattern configuration or scalar
 term), solved with scipy's LSQR. A configuration and its mirror image within its pattern
 share one column (`patterns.canonical_slots`), so the evaluation keeps the board's
 symmetries.
 
 One position in HOLDOUT (by a hash of its boards) is held out. Printed per phase: the
-mean absolute error on held-out positions, against their labels and against exact labels
-alone (solved, or the theoretical score at exactly THEORY_EMPTIES empty squares), for the
+mean absolute error on held-out positions, against their labels, against exact labels
+alone (solved, or the theoretical score at exactly THEORY_EMPTIES empty squares) and
+against deep searches' labels alone, for the
 trained weights and for the hand-set evaluation (its centi-units scaled by a factor fitted
 on the training positions, the fairest reading of a hand-set scale).
 
@@ -109,11 +111,13 @@ class Positions:
 class Trainer:
     """Fits a game's pattern weights, phase by phase."""
 
-    def __init__(self, training: ModuleType, positions: Positions, damp: float, iterations: int):
+    def __init__(self, training: ModuleType, positions: Positions, damp: float, iterations: int,
+                 deep_weight: float = 1.0):
         self.patterns = training.patterns
         self.positions = positions
         self.damp = damp
         self.iterations = iterations
+        self.deep_weight = deep_weight
         self.slots = self.patterns.canonical_slots()
 
     def design(self, rows: np.ndarray):
@@ -137,8 +141,12 @@ class Trainer:
         """The weights (margin units, float) of every slot of a phase, fitted to `rows`."""
         from scipy.sparse.linalg import lsqr
 
+        from scipy import sparse
+
         matrix, slots = self.design(rows)
-        solution = lsqr(matrix, self.positions.label[rows].astype(np.float64), damp=self.damp,
+        # A deep search's label counts deep_weight times in the squared error.
+        scale = np.where(self.positions.deep[rows], np.sqrt(self.deep_weight), 1.0)
+        solution = lsqr(sparse.diags(scale) @ matrix, scale * self.positions.label[rows], damp=self.damp,
                         iter_lim=self.iterations, atol=1e-6, btol=1e-6)[0]
         weights = np.zeros(self.patterns.WEIGHTS_SIZE)
         weights[slots] = solution
@@ -173,7 +181,8 @@ class Trainer:
         scale = self.classic_scale()
         weights = np.zeros((self.patterns.PHASES, self.patterns.WEIGHTS_SIZE))
         print(f"hand-set evaluation read at {scale * 100:.3f} units per 100 centi-units", file=sys.stderr)
-        print("phase  empties    train    held | held-out MAE: new  hand-set | exact held  MAE: new  hand-set     s")
+        print("phase  empties    train    held | held-out MAE: new  hand-set | exact held  MAE: new  hand-set |"
+              "  deep held  MAE: new  hand-set     s")
         for phase in phases:
             started = time.perf_counter()
             train_rows, held_rows = self.phase_rows(phase)
@@ -182,11 +191,12 @@ class Trainer:
             weights[phase] = self.fit(train_rows)
             new = np.abs(self.predict(weights[phase], held_rows) - positions.label[held_rows])
             old = np.abs(positions.classic[held_rows] * scale - positions.label[held_rows])
-            exact = positions.exact[held_rows]
+            exact, deep = positions.exact[held_rows], positions.deep[held_rows]
             span = np.flatnonzero(self.patterns.PHASE_OF == phase)
             print(f"{phase:5d}  {span.min():2d}-{span.max():2d}  {len(train_rows):8d} {len(held_rows):7d} |"
                   f" {_mean(new):16.2f} {_mean(old):9.2f} | {int(exact.sum()):10d} {_mean(new[exact]):9.2f}"
-                  f" {_mean(old[exact]):9.2f} {time.perf_counter() - started:5.0f}", flush=True)
+                  f" {_mean(old[exact]):9.2f} | {int(deep.sum()):10d} {_mean(new[deep]):9.2f} {_mean(old[deep]):9.2f}"
+                  f" {time.perf_counter() - started:5.0f}", flush=True)
         return weights
 
     def learning_curve(self, phases: list[int], path: Path) -> None:
@@ -243,12 +253,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--phases", type=phase_list, help="the phases to train, e.g. 0-15 or 4,7 (default all)")
     parser.add_argument("--curve", type=Path, help="plot the learning curve of --phases to this file")
     parser.add_argument("--limit", type=int, help="at most N positions a file (a quick run)")
+    parser.add_argument("--deep-weight", type=float, default=1.0,
+                        help="how many times a deep search's label counts in the squared error (default 1)")
     args = parser.parse_args(argv)
     training = training_module(args.game)
     patterns = training.patterns
     phases = args.phases or list(range(patterns.PHASES))
     trainer = Trainer(training, Positions(training, args.data or default_folder(args.game), args.limit),
-                      args.damp, args.iterations)
+                      args.damp, args.iterations, args.deep_weight)
     if args.curve:
         trainer.learning_curve(phases, args.curve)
         return

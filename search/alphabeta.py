@@ -56,6 +56,8 @@ from search.work import (
 #: Where a game says a position is solvable, the heuristic search goes this deep first,
 #: for a move to fall back on should the solver not finish in time.
 SOLVER_PRELUDE_DEPTH = 4
+#: `prove` searches this deep first, unreported, for the margin's first test.
+PROVE_GUESS_DEPTH = 10
 #: With a deadline, a search solves a position when the game's solve-time model gives
 #: a proof of win, loss or draw at most this share of the time left: the model is a
 #: 90th percentile (the slowest proofs measured took one to three times as long), and the
@@ -387,7 +389,7 @@ class AlphaBeta(Deepening):
             root, moves, stop, started, SOLVER_PRELUDE_DEPTH if solvable else MAX_PLY)
         final = self._report(root, completed, best_score, best_move, started, True)
         if solvable and not settled:
-            final = yield from self._solve(root, stop, started, final)
+            final = yield from self._solve(root, stop, started, final, final.score, True)
         yield final
 
     def _within_reach(self, root: Position, stop: StopSignal) -> bool:
@@ -404,16 +406,30 @@ class AlphaBeta(Deepening):
 
     @bound_to_its_stop
     def prove(self, root: Position, stop: StopSignal) -> Iterator[SearchReport]:
-        """Solve `root` exactly with the endgame solver alone, however far its end: a
-        report when win, loss or draw is proved, another with the exact margin (a draw's
-        is known at once), the last one `final` (with an empty pv and score 0 if stopped
-        before the first answer). For a finished root, one final report of its result."""
+        """Solve `root` exactly with the endgame solver, however far its end: a report
+        when win, loss or draw is proved (its line as far as the solver's table holds
+        it), another with the exact margin and its whole line (a draw's is known at
+        once), the last one `final` (with an empty pv and score 0 if stopped before the
+        first answer). Where the game bounds its margins, a heuristic search to
+        PROVE_GUESS_DEPTH comes first, unreported: its score is where the solver's tests
+        start (`_solve`). For a finished root, one final report of its result."""
         started = self._start(root, stop)
         if not root.legal_moves():
             yield self._finished(root)
             return
+        guess = 0
+        if hasattr(self._kernels, "MARGIN_LIMIT"):
+            # A heuristic search first, unreported, for the margin's first test.
+            self._work[PROBCUT_T] = self.probcut
+            deepening = self._deepen(root, self._root_moves(root, None, 1), stop, started, PROVE_GUESS_DEPTH)
+            while True:
+                try:
+                    next(deepening)
+                except StopIteration as done:
+                    guess = done.value[1]
+                    break
         unproved = SearchReport(0, 0, 0, 0, 0, self.table.hashfull(), ())
-        yield (yield from self._solve(root, stop, started, unproved))
+        yield (yield from self._solve(root, stop, started, unproved, guess, False))
 
     def _iterate(self, root: Position, moves: list[int], depth: int) -> tuple[int, int]:
         # Fewer moves than the root has (go searchmoves, MultiPV's further lines): the
@@ -432,24 +448,32 @@ class AlphaBeta(Deepening):
         """A win or a loss within `depth` plies."""
         return abs(score) > MATE_BOUND and MATE - abs(score) <= depth
 
-    def _solve(self, root: Position, stop: StopSignal, started: float,
-               fallback: SearchReport) -> Generator[SearchReport, None, SearchReport]:
-        """Solve the root exactly: win, loss or draw with the null window, then the exact
-        margin of a win or a loss on its side of it, yielding a report after each; returns
-        the final report (`fallback`, the heuristic search's final report, when the
-        solver is stopped before its first answer).
+    def _solve(self, root: Position, stop: StopSignal, started: float, fallback: SearchReport, guess: int,
+               sign_first: bool) -> Generator[SearchReport, None, SearchReport]:
+        """Solve the root exactly, yielding a report when win, loss or draw is proved and
+        another with the exact margin (a draw's is known at once); returns the final
+        report (`fallback`, the heuristic search's final report, when the solver is
+        stopped before its first answer).
 
-        The margin is closed in on by null windows, halving the interval between the
-        bounds proved so far (the solver's table keeps them from one window to the
-        next): a null window cuts far more than a wide one. FFO #39, a wipe-out, took
-        5.8 s so; in the window (0, 64) its margin was not found in 600 s."""
+        Where the game bounds its margins (MARGIN_LIMIT), null windows close in on the
+        margin (`_close_in`): a null window cuts far more than a wide one (FFO #39, a
+        wipe-out, was not solved in 600 s in the window (0, 64)). A search that plays
+        (`sign_first`) proves win, loss or draw first, with the window (-1, 1), since
+        that decides its move; then, as `prove` does from the start, it tests at
+        `guess`, a heuristic score (hundredths of the margin), and then just past each
+        bound proved (MTD(f)): the tests near the margin cost the most, and from a good
+        guess it takes two or three. Halving the interval between the bounds instead,
+        FFO #40-#49 took 160 s (prove, the other core busy); from a depth-10 guess,
+        110 s. Where the game has no margin limit: win, loss or draw, then a wide window
+        on the proved side."""
         self._work[NODES] = self.nodes
         if self._solver_table is None:
             self._solver_table = new_solver_table(self.table.memory_bytes // 2)
         solver = Solver(self._kernels, self._work, self._moves, self._solver_table)
         last = fallback
-        def report(value: int, alpha: int, beta: int) -> SearchReport:
-            line = solver.best_line(root, alpha, beta)
+
+        def report(value: int, alpha: int, beta: int, complete: bool = True) -> SearchReport:
+            line = solver.best_line(root, alpha, beta, complete)
             exact = alpha < value < beta
             score = 0 if value == 0 else (MATE - len(line)) * (1 if value > 0 else -1)
             return SearchReport(
@@ -460,29 +484,60 @@ class AlphaBeta(Deepening):
             )
 
         try:
-            value = solver.solve(root, -1, 1)
-            last = report(value, -1, 1)
-            yield last
-            if value != 0:
-                # Won (lost): the margin lies above (below) the null window. Where the
-                # game bounds its margins, null windows close in on it by halves.
-                limit = getattr(self._kernels, "MARGIN_LIMIT", WINDOW_LIMIT)
-                low, high = (value, limit) if value > 0 else (-limit, value)
-                if limit >= WINDOW_LIMIT:
-                    low = high = solver.solve(root, *((0, WINDOW_LIMIT) if value > 0 else (-WINDOW_LIMIT, 0)))
-                while low < high:
-                    test = (low + high + 1) // 2
-                    bound = solver.solve(root, test - 1, test)
-                    if bound >= test:
-                        low = bound
-                    else:
-                        high = bound
-                last = report(low, low - 1, low + 1)
+            limit = getattr(self._kernels, "MARGIN_LIMIT", None)
+            if limit is None:
+                value = solver.solve(root, -1, 1)
+                last = report(value, -1, 1)
                 yield last
+                if value != 0:
+                    value = solver.solve(root, *((0, WINDOW_LIMIT) if value > 0 else (-WINDOW_LIMIT, 0)))
+                    last = report(value, value - 1, value + 1)
+                    yield last
+            else:
+                for last in self._close_in(solver, root, limit, guess, sign_first, report):
+                    yield last
         except Aborted:
             pass
         return attrs.evolve(last, nodes=self.nodes + solver.nodes, final=True,
                             elapsed_ms=int((time.monotonic() - started) * 1000))
+
+    @staticmethod
+    def _close_in(solver: Solver, root: Position, limit: int, guess: int, sign_first: bool,
+                  report) -> Iterator[SearchReport]:
+        """The null-window tests of `_solve` for a margin within (-limit, limit): first the
+        window (-1, 1) where `sign_first`, then (or at once) a test at `guess`
+        (hundredths), then each just past the bound the last one proved (MTD(f)).
+        Yields report(value, alpha, beta, complete) once the sign is proved, its line as
+        far as the table holds it unless that was the first test (complete), and once
+        more with the margin and its whole line unless that first report had it (a
+        draw)."""
+        low, high = -limit, limit  # the margin lies in [low, high]
+        target, tests, signed = round(guess / 100), 0, False
+        while low < high:
+            if sign_first and tests == 0:
+                alpha, beta = -1, 1
+            else:
+                test = min(max(target, low + 1), high)
+                alpha, beta = test - 1, test
+            bound = solver.solve(root, alpha, beta)
+            tests += 1
+            if bound >= beta:
+                low, target = bound, bound + 1
+            elif bound <= alpha:
+                high, target = bound, bound
+            else:
+                low = high = bound
+            if sign_first and tests == 1:
+                target = round(guess / 100)
+            if not signed and (low > 0 or high < 0 or low == high):
+                signed = True
+                if low == high == 0:
+                    yield report(0, -1, 1, True)
+                    return
+                # A bound, no margin yet: the line as far as the table holds it, but
+                # after the window (-1, 1) (cheap to complete).
+                yield report(low if low > 0 else high, alpha, beta, sign_first and tests == 1)
+        yield report(low, low - 1, low + 1, True)
 
     def _terminal_score(self, root: Position) -> int:
         """The score of a root without moves: a win, a loss or a draw for the side to move."""

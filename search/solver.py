@@ -282,15 +282,19 @@ class Solver:
             raise Aborted
         return int(value)
 
-    def best_line(self, position: Position, alpha: int, beta: int, limit: int = 128) -> list[int]:
+    def best_line(self, position: Position, alpha: int, beta: int, complete: bool = True,
+                  limit: int = 128) -> list[int]:
         """The line of best moves from `position`, just solved in (alpha, beta), to the end
         of the game (or `limit` moves): the moves the table holds, and where it holds none
         (a position the game's own ending solver took, or a slot since overwritten) the
         best by solving each move's position in the window (the root's, negated at every
-        ply). The line stops short only if that is stopped."""
+        ply), unless not `complete`: then the line stops there. It stops short only then,
+        or if stopped."""
         line: list[int] = []
         while len(line) < limit and position.outcome() is None:
             move = self._remembered_move(position)
+            if move is None and not complete:
+                break
             if move is None:
                 try:
                     move = self._best_move(position, alpha, beta)
