@@ -50,9 +50,12 @@ SOLVER_SLOT_BYTES = 32
 MIN_SOLVER_SLOTS = 1 << 10
 #: The columns of a solver slot (the key's bits held as an int64).
 S_KEY, S_LOWER, S_UPPER, S_MOVE = 0, 1, 2, 3
-#: S_MOVE of an empty slot; a full one holds its best move + 1. A table of zeros is
+#: S_MOVE of an empty slot; a full one holds its best move + 1 in its low MOVE_BITS,
+#: and above them the ply from the root at which it was stored. A table of zeros is
 #: empty, so a new one costs no time: its pages are mapped in the background.
 EMPTY = 0
+MOVE_BITS = 24
+MOVE_FIELD = (1 << MOVE_BITS) - 1
 #: The solver table holds keys as int64 bit patterns.
 _KEY_BITS = (1 << 64) - 1
 
@@ -141,15 +144,16 @@ def _solve(s, alpha, beta, ply, table, work, moves):
     if result(s) != ONGOING:
         return margin(s)
     position = np.int64(key(s))
-    index = position & np.int64(len(table) - 1)
-    known = table[index, S_KEY] == position and table[index, S_MOVE] != EMPTY
+    bucket = position & np.int64(len(table) - 2)
+    index = _find(table, bucket, position)
+    known = index >= 0
     remembered = -1
     lower = -WINDOW_LIMIT
     upper = WINDOW_LIMIT
     if known:
         lower = table[index, S_LOWER]
         upper = table[index, S_UPPER]
-        remembered = table[index, S_MOVE] - 1
+        remembered = (table[index, S_MOVE] & MOVE_FIELD) - 1
         if lower >= beta:
             return lower
         if upper <= alpha:
@@ -167,11 +171,10 @@ def _solve(s, alpha, beta, ply, table, work, moves):
             # Enhanced transposition cut-off: a move whose position the table already
             # proves bad enough for the opponent refutes this one at once.
             child_key = np.int64(key(child))
-            slot = child_key & np.int64(len(table) - 1)
-            if (table[slot, S_KEY] == child_key and table[slot, S_MOVE] != EMPTY
-                    and -table[slot, S_UPPER] >= beta):
+            slot = _find(table, child_key & np.int64(len(table) - 2), child_key)
+            if slot >= 0 and -table[slot, S_UPPER] >= beta:
                 best = -table[slot, S_UPPER]
-                _store(table, index, position, best, upper if known else WINDOW_LIMIT, row[i])
+                _store(table, bucket, position, best, upper if known else WINDOW_LIMIT, row[i], ply)
                 return best
             row[count + i] = -(mobility(child) if HAS_MOBILITY else legal_moves(child, scratch))
             if ply < EVALUATED_PLIES:
@@ -211,17 +214,40 @@ def _solve(s, alpha, beta, ply, table, work, moves):
     else:
         lower = best
         upper = best
-    _store(table, index, position, lower, upper, best_move)
+    _store(table, bucket, position, lower, upper, best_move, ply)
     return best
 
 
 @kernel(inline=True)
-def _store(table, index, position, lower, upper, move):
-    """Write slot `index`: the key `position`, its bounds and its best move."""
+def _find(table, bucket, position):
+    """The slot of the bucket (slots `bucket` and `bucket` + 1, one cache line) that
+    holds `position`, or -1."""
+    if table[bucket, S_KEY] == position and table[bucket, S_MOVE] != EMPTY:
+        return bucket
+    if table[bucket + 1, S_KEY] == position and table[bucket + 1, S_MOVE] != EMPTY:
+        return bucket + 1
+    return np.int64(-1)
+
+
+@kernel(inline=True)
+def _store(table, bucket, position, lower, upper, move, ply):
+    """Store `position`'s bounds and best move, found at `ply` from the root, in its
+    bucket: over its own slot if it has one; else in the first slot if that holds a
+    position found no nearer the root (its entry moving to the second slot), else in
+    the second. The first slot keeps what cost most to find, the second what came last:
+    always replacing lost the entries near the root, which every null-window test of a
+    root searches again."""
+    index = _find(table, bucket, position)
+    if index < 0:
+        index = bucket + 1
+        if table[bucket, S_MOVE] == EMPTY or (table[bucket, S_MOVE] >> MOVE_BITS) >= ply:
+            index = bucket
+            for column in range(4):
+                table[bucket + 1, column] = table[bucket, column]
     table[index, S_KEY] = position
     table[index, S_LOWER] = lower
     table[index, S_UPPER] = upper
-    table[index, S_MOVE] = move + 1
+    table[index, S_MOVE] = (move + 1) | (ply << MOVE_BITS)
 
 
 def solve(s, alpha, beta, table, work, moves):
@@ -316,8 +342,9 @@ class Solver:
 
     def _remembered_move(self, position: Position) -> int | None:
         """The best move the table holds for `position`, if it holds one and it is legal."""
-        slot = self._table[position.key & (len(self._table) - 1)]
-        move = int(slot[S_MOVE]) - 1
-        if int(slot[S_KEY]) & _KEY_BITS != position.key or move not in position.legal_moves():
-            return None
-        return move
+        bucket = position.key & (len(self._table) - 2)
+        for slot in self._table[bucket:bucket + 2]:
+            move = (int(slot[S_MOVE]) & MOVE_FIELD) - 1
+            if int(slot[S_KEY]) & _KEY_BITS == position.key and move in position.legal_moves():
+                return move
+        return None
