@@ -261,11 +261,14 @@ SEARCH_CHUNK = 25
 def _search_chunk(task: tuple[str, np.ndarray, int]) -> tuple[np.ndarray, float]:
     """The deep-search scores (margin units) of the positions (rows of boards) of a game,
     each searched to `depth` with an emptied table, and the seconds they took; in a
-    worker. A score is the mean of the last two iterations': a fixed-depth score swings
-    with the parity of the depth. NaN for a position without a move."""
+    worker. A score is the exact margin where the search solved the position, else the
+    mean of the last two iterations' (a fixed-depth score swings with the parity of the
+    depth) that are not proven results without a margin. NaN for a position without a
+    move, or with no such score."""
     from daemon.bench import analyse_board, script_engine
     from games import find_game
     from games.base import Position
+    from search.base import MATE_BOUND
     from search.limits import Limits
 
     game_name, boards, depth = task
@@ -277,11 +280,16 @@ def _search_chunk(task: tuple[str, np.ndarray, int]) -> tuple[np.ndarray, float]
         position = Position(game, training.state_of(row))
         if not position.legal_moves():
             continue
-        last = {report.depth: report.score
-                for report in analyse_board(engine, game.format_board(position), Limits(depth=depth))
-                if not report.final and report.pv}
+        reports = analyse_board(engine, game.format_board(position), Limits(depth=depth))
+        margins = [report.margin for report in reports if report.margin is not None]
+        if margins:
+            scores[index] = margins[-1]
+            continue
+        last = {report.depth: report.score for report in reports
+                if not report.final and report.pv and abs(report.score) < MATE_BOUND}
         depths = sorted(last)[-2:]
-        scores[index] = np.clip(sum(last[d] for d in depths) / len(depths) / 100, -limit, limit)
+        if depths:
+            scores[index] = np.clip(sum(last[d] for d in depths) / len(depths) / 100, -limit, limit)
     return scores, time.perf_counter() - started
 
 

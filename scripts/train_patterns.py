@@ -2,7 +2,7 @@
 module) on the labelled positions of `scripts/pattern_data`, and measure it against the
 game's hand-set evaluation.
 
-    scripts/train_patterns GAME [--data DIR] [--write] [--damp 3] [--iterations 300]
+    scripts/train_patterns GAME [--data DIR] [--write [FILE]] [--damp 3] [--iterations 300]
                                 [--deep-weight 1] [--phases 0-15] [--curve FILE.png] [--limit N]
 
 Every position of DIR/*.npz gets one label, its final margin for the side to move: the
@@ -29,7 +29,8 @@ against deep searches' labels alone, for the
 trained weights and for the hand-set evaluation (its centi-units scaled by a factor fitted
 on the training positions, the fairest reading of a hand-set scale).
 
-`--write` saves the weights to the pattern module's WEIGHTS_FILE (int16 centi-units).
+`--write` saves the weights to the pattern module's WEIGHTS_FILE (int16 centi-units),
+`--write FILE` to FILE, the phases not trained as the module's file has them.
 `--curve FILE` trains the phases again on 1/32 .. all of their training positions and
 plots held-out error against the number of positions (matplotlib): whether more data
 would still help.
@@ -247,7 +248,8 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("game")
     parser.add_argument("--data", type=Path, help="the data folder (default .cache/training/GAME)")
-    parser.add_argument("--write", action="store_true", help="save the weights to the game's weights file")
+    parser.add_argument("--write", nargs="?", const=True, type=Path, metavar="FILE",
+                        help="save the weights to the game's weights file (or to FILE)")
     parser.add_argument("--damp", type=float, default=3.0, help="the ridge penalty (LSQR's damp)")
     parser.add_argument("--iterations", type=int, default=300, help="LSQR's iteration limit")
     parser.add_argument("--phases", type=phase_list, help="the phases to train, e.g. 0-15 or 4,7 (default all)")
@@ -266,10 +268,12 @@ def main(argv: list[str] | None = None) -> None:
         return
     weights = trainer.train(phases)
     if args.write:
-        table = patterns.load_pattern_weights()
+        path = patterns.WEIGHTS_FILE if args.write is True else args.write
+        table = patterns.load_pattern_weights()  # the other phases as they are
         table[phases] = np.clip(np.rint(weights[phases] * 100), -32767, 32767).astype(np.int16)
-        np.save(patterns.WEIGHTS_FILE, table)
-        print(f"weights -> {patterns.WEIGHTS_FILE} ({patterns.WEIGHTS_FILE.stat().st_size} bytes)", file=sys.stderr)
+        with path.open("wb") as out:
+            np.save(out, table)
+        print(f"weights -> {path} ({path.stat().st_size} bytes)", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -110,10 +110,19 @@ def test_the_pipeline_makes_labels_and_weights_from_games_in_the_file_format(tmp
     assert sorted(stored["empties"][labelled].tolist()) == [40, 40, 41, 41, 42, 42]
     assert (np.abs(searched[labelled]) <= 64).all() and len(set(searched[labelled].tolist())) > 1
     assert "searched to depth" not in script(*searching)
+    # Near the end (past its 4-ply prelude) the search solves: its label is the exact
+    # margin, as the solver finds it after.
+    script("pattern_data.py", "search", "othello", "--out", str(data), "--depth", "5", "--min-empties", "7",
+           "--max-empties", "8", "--per-empties", "3", "--workers", "1")
+    script("pattern_data.py", "solve", "othello", "--out", str(data), "--max-empties", "8", "--workers", "1")
+    searched, exact = np.load(data / "expert.search.npy"), np.load(data / "expert.exact.npy")
+    near = ~np.isnan(searched) & (stored["empties"] <= 8)
+    assert near.sum() == 6 and (searched[near] == exact[near]).all()
+    labelled = ~np.isnan(searched)
     summary = script("pattern_data.py", "summary", "othello", "--out", str(data))
-    assert "solved exactly, 6 searched deep" in summary
+    assert "solved exactly, 12 searched deep" in summary
     table = script("train_patterns.py", "othello", "--data", str(data), "--phases", "0-1", "--iterations", "30")
-    assert "exact held" in table and "6 by deep searches" in table
+    assert "exact held" in table and "6 by deep searches" in table  # the exact margins win
     errors = script("eval_error.py", "othello", "--data", str(data / "expert.npz"), "--empties", "20-39",
                     "--bucket", "10", "--per-bucket", "3", "--depth", "2").splitlines()
     assert errors[0].split() == ["empty", "squares", "positions", "patterns", "classic"]
