@@ -48,6 +48,12 @@ def prepare_compiler() -> None:
     specialised.prepare_compiler()
 
 
+def finish_loading(timeout: float) -> None:
+    """Before the process ends: wait, at most `timeout` seconds, for compiled code still
+    loading (see `search.specialised.finish_loading`)."""
+    specialised.finish_loading(timeout)
+
+
 def prepare(core: str, game: Game) -> None:
     """Start loading `game`'s compiled searches in the background: until they are
     there, its searches run interpreted."""

@@ -322,6 +322,11 @@ def tls_context(args: argparse.Namespace) -> ssl.SSLContext | None:
     return context
 
 
+#: How long an ending daemon waits for compiled code still loading (a load of
+#: Othello's searches takes a few seconds on a busy two-core machine).
+EXIT_LOAD_WAIT_S = 10.0
+
+
 def _loop_factory():
     try:
         import uvloop
@@ -375,6 +380,8 @@ def main(argv: list[str] | None = None) -> int:
         code = loop_runner.run(Daemon(core, files, HashBudget(args.max_hash_mib << 20), token,
                                       args.max_sessions, args.max_unauthenticated).main(args))
     sys.stdout.flush()
+    # A load of compiled code cut off by the exit could abort the process (SIGABRT).
+    cores.finish_loading(EXIT_LOAD_WAIT_S)
     return code
 
 

@@ -133,6 +133,17 @@ def load_in_background(game: Game) -> None:
         thread.start()  # within the lock: `loading` never sees it registered but not alive
 
 
+def finish_loading(timeout: float) -> None:
+    """Wait, at most `timeout` seconds in all, for the background work on compiled code
+    under way (setting up the compiler, loading a game's searches): a process that ends
+    while such a thread is inside numba's native code can abort, the interpreter ending
+    the thread where it stands."""
+    deadline = time.monotonic() + timeout
+    for thread in [_preparing, *list(_loading.values())]:
+        if thread is not None:
+            thread.join(max(0.0, deadline - time.monotonic()))
+
+
 def loading(game: Game) -> bool:
     """Whether a background load of `game`'s compiled searches is under way (a failed
     one is over: its searches stay interpreted)."""
