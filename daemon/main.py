@@ -322,8 +322,8 @@ def tls_context(args: argparse.Namespace) -> ssl.SSLContext | None:
     return context
 
 
-#: How long an ending daemon waits for compiled code still loading (a load of
-#: Othello's searches takes a few seconds on a busy two-core machine).
+#: How long an ending daemon waits for compiled code still loading (the heaviest
+#: game's searches take a few seconds to load on a busy two-core machine).
 EXIT_LOAD_WAIT_S = 10.0
 
 
