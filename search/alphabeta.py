@@ -512,7 +512,8 @@ class AlphaBeta(Deepening):
         more with the margin and its whole line unless that first report had it (a
         draw)."""
         low, high = -limit, limit  # the margin lies in [low, high]
-        target, tests, signed = round(guess / 100), 0, False
+        first_target = round(guess / 100)
+        target, tests, signed = first_target, 0, False
         while low < high:
             if sign_first and tests == 0:
                 alpha, beta = -1, 1
@@ -528,7 +529,7 @@ class AlphaBeta(Deepening):
             else:
                 low = high = bound
             if sign_first and tests == 1:
-                target = round(guess / 100)
+                target = first_target  # after the sign, the guess
             if not signed and (low > 0 or high < 0 or low == high):
                 signed = True
                 if low == high == 0:

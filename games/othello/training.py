@@ -20,11 +20,11 @@ from pathlib import Path
 
 import numpy as np
 
-from games.kernel import kernel, lowest_bit, popcount
+from games.kernel import kernel, popcount
 from games.othello import evaluation, notation, patterns
 from games.othello.bitboard import move_mask
-from games.othello.patterns import U0, U1
-from games.othello.rules import BLACK, BLACK_START, PASS_MOVE, STATE_TYPES, WHITE_START, make_state, play
+from games.othello.rules import (BLACK, BLACK_START, PASS_MOVE, STATE_TYPES, WHITE_START, legal_moves, make_state,
+                                 play)
 
 #: The uint64 columns of a position's row.
 BOARDS = 2
@@ -165,21 +165,6 @@ def board_features(boards, indices, scalars, classic):
 
 
 @kernel
-def _children(s, out):
-    """The moves of the state `s` into out (PASS alone when it must pass); returns how
-    many (0: the game is over)."""
-    if s[5] != 0:
-        out[0] = PASS_MOVE
-        return 1
-    moves, n = s[2], 0
-    while moves != U0:
-        out[n] = lowest_bit(moves)
-        moves &= moves - U1
-        n += 1
-    return n
-
-
-@kernel
 def leaf_pattern_sums(boards, incremental):
     """(checksum, leaves): the sum of the pattern sums (`patterns.pattern_sum`, each with
     its phase's weights) of every position two plies below each row of `boards`, and how
@@ -194,11 +179,11 @@ def leaf_pattern_sums(boards, incremental):
         s = make_state(boards[row, 0], boards[row, 1], BLACK)
         if incremental:
             patterns.board_indices(s[0], s[1], views[0, 0], views[0, 1])
-        for i in range(_children(s, first)):
+        for i in range(legal_moves(s, first)):
             child = play(s, first[i])
             if incremental:
                 patterns.play_indices(views[0, 0], views[0, 1], first[i], s[1] ^ child[0], views[1, 0], views[1, 1])
-            for j in range(_children(child, second)):
+            for j in range(legal_moves(child, second)):
                 leaf = play(child, second[j])
                 w = patterns.WEIGHTS[patterns.PHASE_OF[popcount(~(leaf[0] | leaf[1]))]]
                 if incremental:
