@@ -51,6 +51,12 @@ class EngineLink:
         self._answers: dict[int, Answer] = {}
         #: Searches whose position the engine refused: their answers are not trusted.
         self._bad_position: set[int] = set()
+        #: `isready` lines sent, and `readyok` lines read, so far.
+        self._ready_asked = 0
+        self._readies = 0
+        #: Whether the engine answered an `isready` sent with no search running: it has
+        #: loaded the game's compiled code (or given up on it).
+        self.loaded = False
         self._pump = asyncio.ensure_future(self._read_all())
 
     async def _read_all(self) -> None:
@@ -114,6 +120,29 @@ class EngineLink:
             self._take(*item)
         return self._answers.pop(number)
 
+    async def ready(self, deadline: float) -> bool:
+        """Send `isready` and wait for its `readyok` until `deadline` (time.monotonic):
+        whether it came. With no search running, the engine answers once the game's
+        compiled code has loaded (see `loaded`). Lines read on the way count as usual."""
+        idle = not self.pending
+        if not await self.send(["isready"]):
+            return False
+        self._ready_asked += 1
+        self._take_waiting()
+        while self._readies < self._ready_asked:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            try:
+                item = await asyncio.wait_for(self._lines.get(), remaining)
+            except asyncio.TimeoutError:
+                return False
+            if item is None:
+                return False
+            self._take(*item)
+        self.loaded = self.loaded or idle
+        return True
+
     def progress(self, number: int) -> Answer | None:
         """What search `number` has said so far, while it runs: its last pv."""
         self._take_waiting()
@@ -133,7 +162,9 @@ class EngineLink:
         if not tokens:
             return
         head = tokens[0]
-        if head == "info":
+        if head == "readyok":
+            self._readies += 1
+        elif head == "info":
             if "pv" in tokens:
                 self._current.pv = tuple(tokens[tokens.index("pv") + 1:])
             if "time" in tokens[:-1]:

@@ -284,12 +284,22 @@ class Adapter:
         if self.matcher is not None:
             legal, outputs = self.matcher.match(state, legal)
         choice = await self.choose(turn.board_text, state, legal, plan)
+        await self.await_load(plan)
         printed = self.emit(outputs.get(choice.move, choice.move))
         if self.args.stats:
             self.report(choice, first_line_at, last_line_at, printed)
         self.turns += 1
         if choice.answer is not None and choice.answer.move == choice.move:
             await self.start_ponder(turn.board_text, state, choice.move, choice.answer)
+
+    async def await_load(self, plan: Budget) -> None:
+        """Until the engine has loaded the game's compiled code, spend what is left of a
+        turn whose move is already known waiting for that (the `isready` barrier), so that
+        a later turn's search does not wait for it: a move from the opening book comes
+        in milliseconds, long before the code has loaded on a busy machine."""
+        link = self.link
+        if link is not None and not link.loaded and not link.closed and not link.pending:
+            await link.ready(plan.engine_deadline)
 
     async def choose(self, board_text: str, state, legal: list[str], plan: Budget) -> Choice:
         ponder, self.ponder = self.ponder, None
