@@ -106,18 +106,8 @@ class EngineLink:
         through `progress`."""
         self._take_waiting()
         while number not in self._answers:
-            if number <= self._answered:
-                return None  # answered, and dropped for a later one
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or (self.closed and self._lines.empty()):
-                return None
-            try:
-                item = await asyncio.wait_for(self._lines.get(), remaining)
-            except asyncio.TimeoutError:
-                return None
-            if item is None:
-                return None
-            self._take(*item)
+            if number <= self._answered or not await self._read_one(deadline):
+                return None  # answered and dropped for a later one, late, or gone
         return self._answers.pop(number)
 
     async def ready(self, deadline: float) -> bool:
@@ -130,17 +120,24 @@ class EngineLink:
         self._ready_asked += 1
         self._take_waiting()
         while self._readies < self._ready_asked:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
+            if not await self._read_one(deadline):
                 return False
-            try:
-                item = await asyncio.wait_for(self._lines.get(), remaining)
-            except asyncio.TimeoutError:
-                return False
-            if item is None:
-                return False
-            self._take(*item)
         self.loaded = self.loaded or idle
+        return True
+
+    async def _read_one(self, deadline: float) -> bool:
+        """Read and take one more line, waiting until `deadline` at most; False when
+        none came by then or the engine is gone."""
+        remaining = deadline - time.monotonic()
+        if remaining <= 0 or (self.closed and self._lines.empty()):
+            return False
+        try:
+            item = await asyncio.wait_for(self._lines.get(), remaining)
+        except asyncio.TimeoutError:
+            return False
+        if item is None:
+            return False
+        self._take(*item)
         return True
 
     def progress(self, number: int) -> Answer | None:
