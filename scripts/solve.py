@@ -5,7 +5,8 @@ from fixed positions (seeded random games played down to each count).
 Run it as `scripts/solve GAME [--budget 1.0] [--positions 6] [--empties 8,10,12,14]`.
 It drives the engine a session drives (`daemon.engine.SessionEngine`) with `go movetime`.
 With `--times` it proves each position outright instead (`SessionEngine.prove`, no budget) and
-prints the solve times per count: the data of a game's solve-time model.
+prints the solve times per count (the data of a game's solve-time model) and the nodes
+of all the proofs.
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ async def solve_times(game: Game, positions: int, counts: list[int]) -> None:
     engine.set_game(game.name, {})
     await engine.wait_loaded(600)
     for count in counts:
-        proofs, margins = [], []
+        proofs, margins, nodes = [], [], []
         for seed in range(positions):
             engine.hash_clear()
             board = game.format_board(position(game, seed, count))
@@ -74,8 +75,10 @@ async def solve_times(game: Game, positions: int, counts: list[int]) -> None:
             reports = await engine.prove(Limits())
             proofs.append(reports[0].elapsed_ms)
             margins.append(reports[-1].elapsed_ms)
+            nodes.append(reports[-1].nodes)
         print(f"{count} empties: win/loss/draw {percentiles([ms / 1000 for ms in proofs])}; "
-              f"exact margin {percentiles([ms / 1000 for ms in margins])}", flush=True)
+              f"exact margin {percentiles([ms / 1000 for ms in margins])}; "
+              f"{sum(nodes):,} nodes in all", flush=True)
 
 
 def main() -> int:

@@ -1,0 +1,134 @@
+"""How early the engine proves a game's result, and what proving a fixed set of endgame
+positions costs it.
+
+`scripts/proofs GAME selfplay [--games 100] [--movetime 100] [--random-plies 4]`
+plays the engine against itself (`daemon.engine.SessionEngine`, one table kept through
+each game, as a daemon keeps it between moves), each game from a seeded random opening of
+`--random-plies` plies, and prints, per game and in all, the plies before the end at
+which its search first reported a proven result at `--movetime` per move.
+
+`scripts/proofs GAME endgames [--stones 30,28,26] [--positions 8] [--limit 60]` proves
+(`SessionEngine.prove`, an empty table each) the positions of seeded random games
+played down to each number of pieces on the board, and prints the nodes and times of
+the proofs, each stopped after `--limit` seconds if it takes longer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from daemon import cores  # noqa: E402
+from daemon.engine import SessionEngine  # noqa: E402
+from games import find_game  # noqa: E402
+from games.base import Game, Position  # noqa: E402
+from search.limits import Limits  # noqa: E402
+from bench import percentiles  # noqa: E402  (scripts/bench.py, beside this one)
+
+
+def pieces(game: Game, position: Position) -> int:
+    """The pieces on the position's board: the letters of its board text's first field."""
+    return sum(1 for char in game.format_board(position).split()[0] if char.isalpha())
+
+
+def random_position(game: Game, seed: int, count: int) -> Position | None:
+    """The position of seeded random game `seed` once at most `count` pieces are left
+    (None if it ended before)."""
+    rng = random.Random(seed)
+    position = game.initial_state({})
+    while pieces(game, position) > count:
+        if position.outcome() is not None:
+            return None
+        position = position.play(rng.choice(position.legal_moves()))
+    return position if position.outcome() is None else None
+
+
+async def started(game: Game) -> SessionEngine:
+    engine = SessionEngine(core=cores.default_core())
+    engine.set_game(game.name, {})
+    await engine.wait_loaded(600)
+    return engine
+
+
+def to_position(engine: SessionEngine, game: Game, position: Position) -> None:
+    engine.set_position(tuple(game.format_board(position).split()), ())
+
+
+async def selfplay(game: Game, games: int, movetime: int, random_plies: int) -> None:
+    engine = await started(game)
+    before_end: list[int] = []
+    for seed in range(games):
+        rng = random.Random(seed)
+        engine.new_game()
+        position = game.initial_state({})
+        for _ in range(random_plies):
+            position = position.play(rng.choice(position.legal_moves()))
+        first_proof, ply = None, 0
+        while position.outcome() is None:
+            to_position(engine, game, position)
+            final = (await engine.analyse(Limits(movetime=movetime)))[-1]
+            if first_proof is None and final.mate_in is not None:
+                first_proof = ply
+            position = position.play(final.pv[0])
+            ply += 1
+        before_end.append(ply - first_proof if first_proof is not None else 0)
+        print(f"game {seed}: {ply} plies after the opening, result proved {before_end[-1]} plies "
+              f"before the end, {pieces(game, position)} pieces left", flush=True)
+    print(f"{games} games at {movetime} ms a move: the result proved "
+          f"{statistics.mean(before_end):.1f} plies before the end on average "
+          f"(median {statistics.median(before_end)}, least {min(before_end)}, most {max(before_end)})")
+
+
+async def endgames(game: Game, counts: list[int], positions: int, limit: float) -> None:
+    engine = await started(game)
+    for count in counts:
+        nodes, seconds, unproved = [], [], 0
+        seed = 0
+        while len(nodes) + unproved < positions:
+            position = random_position(game, seed, count)
+            seed += 1
+            if position is None:
+                continue
+            engine.hash_clear()
+            to_position(engine, game, position)
+            began = time.monotonic()
+            final = (await engine.prove(Limits(movetime=int(limit * 1000))))[-1]
+            if final.mate_in is None and final.margin is None:
+                unproved += 1
+                continue
+            nodes.append(final.nodes)
+            seconds.append(time.monotonic() - began)
+        print(f"{count} pieces: {len(nodes)} proved, {unproved} not within {limit:g} s; "
+              f"{sum(nodes):,} nodes in all, times {percentiles(seconds)}", flush=True)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("game")
+    commands = parser.add_subparsers(dest="command", required=True)
+    play = commands.add_parser("selfplay", help="plies before the end at which the result is proved")
+    play.add_argument("--games", type=int, default=100)
+    play.add_argument("--movetime", type=int, default=100, help="ms a move")
+    play.add_argument("--random-plies", type=int, default=4, help="random plies opening each game")
+    ends = commands.add_parser("endgames", help="nodes to prove fixed endgame positions")
+    ends.add_argument("--stones", default="30,28,26", help="comma-separated piece counts")
+    ends.add_argument("--positions", type=int, default=8, help="positions per count")
+    ends.add_argument("--limit", type=float, default=60.0, help="seconds a proof may take")
+    args = parser.parse_args()
+    game = find_game(args.game)
+    if args.command == "selfplay":
+        asyncio.run(selfplay(game, args.games, args.movetime, args.random_plies))
+    else:
+        asyncio.run(endgames(game, [int(text) for text in args.stones.split(",")], args.positions, args.limit))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
