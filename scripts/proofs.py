@@ -9,8 +9,9 @@ which its search first reported a proven result at `--movetime` per move.
 
 `scripts/proofs GAME endgames [--stones 30,28,26] [--positions 8] [--limit 60]` proves
 (`SessionEngine.prove`, an empty table each) the positions of seeded random games
-played down to each number of pieces on the board, and prints the nodes and times of
-the proofs, each stopped after `--limit` seconds if it takes longer.
+played down to each number of pieces on the board, and prints the nodes and times to
+the first report of a proven result (win, loss or draw), each proof stopped after
+`--limit` seconds if it takes longer.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ import asyncio
 import random
 import statistics
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -98,13 +98,13 @@ async def endgames(game: Game, counts: list[int], positions: int, limit: float) 
                 continue
             engine.hash_clear()
             to_position(engine, game, position)
-            began = time.monotonic()
-            final = (await engine.prove(Limits(movetime=int(limit * 1000))))[-1]
-            if final.mate_in is None and final.margin is None:
+            reports = await engine.prove(Limits(movetime=int(limit * 1000)))
+            proof = next((report for report in reports if report.mate_in is not None or report.margin is not None), None)
+            if proof is None:
                 unproved += 1
                 continue
-            nodes.append(final.nodes)
-            seconds.append(time.monotonic() - began)
+            nodes.append(proof.nodes)
+            seconds.append(proof.elapsed_ms / 1000)
         print(f"{count} pieces: {len(nodes)} proved, {unproved} not within {limit:g} s; "
               f"{sum(nodes):,} nodes in all, times {percentiles(seconds)}", flush=True)
 

@@ -410,7 +410,7 @@ class AlphaBeta(Deepening):
         when win, loss or draw is proved (its line as far as the solver's table holds
         it), another with the exact margin and its whole line (a draw's is known at
         once), the last one `final` (with an empty pv and score 0 if stopped before the
-        first answer). Where the game bounds its margins, a heuristic search to
+        first answer). Where the game bounds its margins (above 1), a heuristic search to
         PROVE_GUESS_DEPTH comes first, unreported: its score is where the solver's tests
         start (`_solve`). For a finished root, one final report of its result."""
         started = self._start(root, stop)
@@ -418,7 +418,7 @@ class AlphaBeta(Deepening):
             yield self._finished(root)
             return
         guess = 0
-        if hasattr(self._kernels, "MARGIN_LIMIT"):
+        if getattr(self._kernels, "MARGIN_LIMIT", 1) > 1:
             # A heuristic search first, unreported, for the margin's first test.
             self._work[PROBCUT_T] = self.probcut
             deepening = self._deepen(root, self._root_moves(root, None, 1), stop, started, PROVE_GUESS_DEPTH)

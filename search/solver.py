@@ -10,6 +10,27 @@ ordered fastest-first: the reply that leaves the opponent the fewest moves is tr
 first (a cheap proxy for the smallest subtree), after the move the solver's own table
 remembers for the position.
 
+A game of normal play (the side left without a move loses: values +1 and -1 alone)
+whose positions fall apart into independent parts may give `live_parts(s, parts)` (the
+bit patterns of the squares of its live parts in parts[:n], and in parts[n] those of
+all its pieces, dead ones included; returns n) and `part_alone(s, squares, swap)` (the
+position of the pieces on `squares` alone, the side to move the same, swap 0, or the
+other, swap 1). The position is then the sum of its parts, in the sense of
+combinatorial game theory, and the solver classifies each part by solving it alone
+twice, each side moving first: a part the side to move wins either way is positive,
+one it loses either way negative, one the side moving first wins fuzzy, and one the
+side moving second wins is zero. A zero part changes the outcome of no sum, so the
+node searches, and the table holds, the position less its zero parts and its dead
+pieces (moves of which are moves of the whole position). Its value is known at once
+when every part is positive or zero (a win if one is positive, else a loss), when one
+part is fuzzy and the others positive or zero (a win: the side to move plays the fuzzy
+part's winning move and leaves a sum >= 0 with the other side to move), and when every
+part is negative or zero (a loss); a win known so is stored with that winning move
+(the part's best move alone). This is the outcome class part of decomposition search:
+the parts' exact game values (numbers, infinitesimals, switches) and their
+temperatures are not computed, and the parts are not given keys that hold across
+translations and reflections.
+
 A game may hand the positions nearest the end to a solver of its own: where its rules
 give `ending(s)` (true near the end) and `solve_ending(s, alpha, beta, counter)` (the
 same fail-soft value, its nodes added to counter[0]), the solver calls it on every
@@ -29,8 +50,8 @@ from types import SimpleNamespace
 import numpy as np
 
 from games.base import ONGOING, Position
-from games.kernel import borrowed, kernel
-from search.base import Aborted
+from games.kernel import borrowed, inline_template, kernel
+from search.base import MAX_PLY, Aborted
 from search.tt import capacity_for, fresh_memory
 from search.work import ABORTED, HARD_ONLY, NODES, POLL, STOP, move_rows, must_stop, new_work
 
@@ -42,6 +63,9 @@ ORDERING_MIN_MOVES = 3
 #: by the opponent's mobility, each move of it weighing MOBILITY_WEIGHT centi-units,
 #: plus the evaluation of the position for the opponent (lowest first).
 MOBILITY_WEIGHT = 100
+#: The values of a game of normal play (see `live_parts`).
+WIN = np.int64(1)
+LOSS = np.int64(-1)
 #: Above every margin a game can produce.
 WINDOW_LIMIT = 1 << 20
 #: Bytes of one solver slot: key, bounds and move.
@@ -62,8 +86,8 @@ _KEY_BITS = (1 << 64) - 1
 #: The game's kernels these templates call, bound per game.
 BINDS = ("legal_moves", "play", "key", "result", "margin", "evaluate")
 legal_moves = play = key = result = margin = evaluate = None
-ending = solve_ending = mobility = None
-HAS_MOBILITY = False
+ending = solve_ending = mobility = live_parts = part_alone = None
+HAS_MOBILITY = HAS_PARTS = False
 EVALUATED_PLIES = 0
 
 
@@ -85,15 +109,31 @@ def no_mobility(s):
     return 0
 
 
+@kernel(inline=True)
+def no_live_parts(s, parts):
+    """The `live_parts` of a game without parts (never called: HAS_PARTS)."""
+    return 0
+
+
+@kernel(inline=True)
+def no_part_alone(s, squares, swap):
+    """The `part_alone` of a game without parts (never called: HAS_PARTS)."""
+    return s
+
+
 def layout(kernels) -> dict[str, object]:
     """The game's optional solver hooks, or their stand-ins: no ending solver of its own
     (every position left to `solve`); without `mobility`, the legal moves are counted;
-    without SOLVER_EVALUATED_PLIES, no ordering by the evaluation."""
+    without SOLVER_EVALUATED_PLIES, no ordering by the evaluation; without `live_parts` and
+    `part_alone`, positions are searched whole."""
     return {"EVALUATED_PLIES": kernels.get("SOLVER_EVALUATED_PLIES", 0),
             "ending": kernels.get("ending", never_ending),
             "solve_ending": kernels.get("solve_ending", no_solve_ending),
             "HAS_MOBILITY": "mobility" in kernels,
-            "mobility": kernels.get("mobility", no_mobility)}
+            "mobility": kernels.get("mobility", no_mobility),
+            "HAS_PARTS": "live_parts" in kernels,
+            "live_parts": kernels.get("live_parts", no_live_parts),
+            "part_alone": kernels.get("part_alone", no_part_alone)}
 
 
 @kernel
@@ -143,6 +183,15 @@ def _solve(s, alpha, beta, ply, table, work, moves):
         return 0
     if result(s) != ONGOING:
         return margin(s)
+    if HAS_PARTS and ply + 1 < MAX_PLY:
+        verdict, winning, s = _simplified(s, ply, table, work, moves)
+        if work[ABORTED] != 0:
+            return 0
+        if verdict != 0:
+            if winning >= 0:
+                position = np.int64(key(s))
+                _store(table, position & np.int64(len(table) - 2), position, verdict, verdict, winning, ply)
+            return verdict
     position = np.int64(key(s))
     bucket = position & np.int64(len(table) - 2)
     index = _find(table, bucket, position)
@@ -218,6 +267,75 @@ def _solve(s, alpha, beta, ply, table, work, moves):
     return best
 
 
+@inline_template
+def _simplified(s, ply, table, work, moves):
+    """(verdict, move, position): `s` less its dead pieces and zero parts, and the value
+    (WIN or LOSS) where its parts' classes decide it, else 0, with a winning move where
+    they give one, else -1 (see the module docstring). Uses moves[ply] and, for the
+    parts' solves, the rows below it; sets work[ABORTED] when stopped. Inlined into
+    `_solve`: compiled as a function of its own, the two calling each other crashed."""
+    row = moves[ply]
+    n = live_parts(s, row)
+    if n == 1 and row[0] != row[1]:
+        return np.int64(0), np.int64(-1), part_alone(s, row[0], 0)
+    if n < 2:
+        return np.int64(0), np.int64(-1), s
+    # The parts' classes, each part solved alone with either side moving first.
+    kept = np.int64(0)
+    positive = negative = fuzzy = 0
+    winning = np.int64(-1)  # the fuzzy part's winning move, else a positive one's
+    for i in range(n):
+        alone = part_alone(s, row[i], 0)
+        first = _solve(alone, LOSS, WIN, ply + 1, table, work, moves)
+        if work[ABORTED] != 0:
+            return np.int64(0), np.int64(-1), s
+        first_move = _stored_move(table, alone) if first > 0 else np.int64(-1)
+        second = -_solve(part_alone(s, row[i], 1), LOSS, WIN, ply + 1, table, work, moves)
+        if work[ABORTED] != 0:
+            return np.int64(0), np.int64(-1), s
+        if first > 0 and second > 0:
+            positive += 1
+            if fuzzy == 0:
+                winning = first_move
+        elif first > 0:
+            fuzzy += 1
+            winning = first_move
+        elif second < 0:
+            negative += 1
+        else:
+            continue  # a zero part: left out
+        kept |= row[i]
+    if kept != row[n]:
+        s = part_alone(s, kept, 0)
+    if negative == 0 and (fuzzy == 0 < positive or fuzzy == 1):
+        # Every part positive or zero, one at least positive, or one fuzzy and the
+        # others positive or zero: the side to move wins with that part's winning move,
+        # leaving a sum >= 0 with the other side to move.
+        return WIN, winning, s
+    if fuzzy == 0 and positive == 0:
+        # Every part negative or zero: the sum is <= 0, lost by the side moving first.
+        return LOSS, np.int64(-1), s
+    return np.int64(0), np.int64(-1), s
+
+
+def simplified(s, table, work, moves):
+    """`_simplified` at the root of a solve, with the simpler position's key in place of
+    the position (see `Solver.best_line`)."""
+    work[ABORTED] = 0
+    verdict, winning, simpler = _simplified(s, np.int64(0), borrowed(table), borrowed(work), borrowed(moves))
+    return verdict, winning, key(simpler)
+
+
+@inline_template
+def _stored_move(table, s):
+    """The best move the table holds for position `s`, or -1."""
+    position = np.int64(key(s))
+    index = _find(table, position & np.int64(len(table) - 2), position)
+    if index < 0:
+        return np.int64(-1)
+    return (table[index, S_MOVE] & MOVE_FIELD) - 1
+
+
 @kernel(inline=True)
 def _find(table, bucket, position):
     """The slot of the bucket (slots `bucket` and `bucket` + 1, one cache line) that
@@ -260,7 +378,7 @@ def solve(s, alpha, beta, table, work, moves):
                   borrowed(moves))
 
 
-TEMPLATES = (_solve, solve)
+TEMPLATES = (_solve, _simplified, _stored_move, simplified, solve)
 
 
 def warm(kernels, position: Position) -> None:
@@ -318,33 +436,51 @@ class Solver:
         or if stopped."""
         line: list[int] = []
         while len(line) < limit and position.outcome() is None:
-            move = self._remembered_move(position)
-            if move is None and not complete:
-                break
-            if move is None:
-                try:
-                    move = self._best_move(position, alpha, beta)
-                except Aborted:
+            try:
+                move = self._remembered_move(position)
+                if move is None and not complete:
                     break
+                if move is None:
+                    move = self._best_move(position, alpha, beta)
+            except Aborted:
+                break
             line.append(move)
             position = position.play(move)
             alpha, beta = -beta, -alpha
         return line
 
     def _best_move(self, position: Position, alpha: int, beta: int) -> int:
-        """The move of highest value (fail-soft in (alpha, beta)) from `position`."""
+        """The move of highest value (fail-soft in (alpha, beta)) from `position`: the
+        first that reaches `beta`, since none can do better within the window (a win's
+        line needs one winning move, not every move solved)."""
         best, best_move = -WINDOW_LIMIT - 1, -1
         for move in position.legal_moves():
             value = -self.solve(position.play(move), -beta, -alpha)
             if value > best:
                 best, best_move = value, move
+                if value >= beta:
+                    break
         return best_move
 
     def _remembered_move(self, position: Position) -> int | None:
-        """The best move the table holds for `position`, if it holds one and it is legal."""
-        bucket = position.key & (len(self._table) - 2)
+        """The best move the table holds for `position`, if it holds one and it is legal;
+        in a game of parts, for the position less its dead pieces and zero parts (which
+        the table holds its moves under), or the winning move its parts' classes give.
+        Raises Aborted when stopped."""
+        legal = position.legal_moves()
+        move = self._table_move(position.key, legal)
+        if move is None and hasattr(self._kernels, "live_parts"):
+            _, winning, simpler = self._kernels.simplified(position.s, self._table, self._work, self._moves)
+            if self._work[ABORTED]:
+                raise Aborted
+            move = int(winning) if int(winning) in legal else self._table_move(int(simpler), legal)
+        return move
+
+    def _table_move(self, key: int, legal: list[int]) -> int | None:
+        """The move the table holds for the position of `key`, if it is one of `legal`."""
+        bucket = key & (len(self._table) - 2)
         for slot in self._table[bucket:bucket + 2]:
             move = (int(slot[S_MOVE]) & MOVE_FIELD) - 1
-            if int(slot[S_KEY]) & _KEY_BITS == position.key and move in position.legal_moves():
+            if int(slot[S_KEY]) & _KEY_BITS == key and move in legal:
                 return move
         return None

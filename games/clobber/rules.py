@@ -43,6 +43,9 @@ MOVE_LIMIT = 64 * 64
 #: Moves index the history table as they are.
 HISTORY_MASK = MOVE_LIMIT - 1
 
+#: The final margin is the winner's return: a proof of win or loss is the exact margin.
+MARGIN_LIMIT = 1
+
 #: From this many stones down, a search solves the position exactly: measured, the solver
 #: proves positions of about 30 stones in 1-10 thousand nodes, where the heuristic search
 #: had been seen to pick losing moves.
@@ -146,3 +149,50 @@ def margin(s):
 def solvable(s):
     """At most SOLVE_STONES stones on the board."""
     return popcount(s[0] | s[1]) <= SOLVE_STONES
+
+
+
+# ---- the position as a sum of independent parts (`search.solver`) -----------------
+# A capture only ever lands on an occupied square, so stones never cross an empty
+# square: the orthogonally connected groups of stones are separate games for the rest
+# of the game, and the position is their sum. A group of one colour is dead (none of its
+# stones will ever move) and plays no part in it.
+
+
+@kernel(inline=True)
+def _grown(stones):
+    """`stones` and the squares orthogonally next to them."""
+    return (stones | (stones << U8) | (stones >> U8)
+            | ((stones << U1) & NOT_FILE_A) | ((stones >> U1) & NOT_FILE_H))
+
+
+@kernel
+def live_parts(s, parts):
+    """The live parts of `s` (its groups of stones holding both colours), each as the
+    bit pattern (int64) of its squares, in parts[:n] (n <= 32), lowest square first,
+    and the squares of all its stones in parts[n]; returns n."""
+    white, black = s[0], s[1]
+    occupied = white | black
+    left = occupied
+    n = 0
+    while left != U0:
+        group = U1 << np.uint64(lowest_bit(left))
+        while True:
+            wider = _grown(group) & occupied
+            if wider == group:
+                break
+            group = wider
+        left &= group ^ FULL
+        if (group & white) != U0 and (group & black) != U0:
+            parts[n] = np.int64(group)
+            n += 1
+    parts[n] = np.int64(occupied)
+    return np.int64(n)
+
+
+@kernel
+def part_alone(s, squares, swap):
+    """The position of `s`'s stones on `squares` (an int64 bit pattern) alone, the side
+    to move the same (swap 0) or the other (swap 1)."""
+    mask = np.uint64(squares)
+    return make_state(s[0] & mask, s[1] & mask, s[2] ^ swap)
