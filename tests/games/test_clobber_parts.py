@@ -4,8 +4,6 @@ against plain minimax on boards of several groups, compiled and interpreted alik
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -16,18 +14,10 @@ from games.kernel import interpreted_namespace
 from search.solver import Solver, new_solver_table
 from search.specialised import searches
 from search.work import move_rows, new_work
+from tests.search.test_search import solve
 
 CLOBBER = find_game("clobber")
 RULES = interpreted_namespace(CLOBBER.rules)
-
-
-@functools.lru_cache(maxsize=None)
-def solve(state) -> int:
-    """+1 if the side to move wins with perfect play, -1 otherwise (plain minimax)."""
-    moves = state.legal_moves()
-    if not moves:
-        return -1
-    return max(-solve(state.play(move)) for move in moves)
 
 
 @st.composite
