@@ -5,7 +5,9 @@ positions costs it.
 plays the engine against itself (`daemon.engine.SessionEngine`, one table kept through
 each game, as a daemon keeps it between moves), each game from a seeded random opening of
 `--random-plies` plies, and prints, per game and in all, the plies before the end at
-which its search first reported a proven result at `--movetime` per move.
+which its search first reported a proven result at `--movetime` per move, and how many
+moves came from a search that went to the solver and was stopped before its proof
+(unproved, and no deeper than the solver's heuristic prelude).
 
 `scripts/proofs GAME endgames [--stones 30,28,26] [--positions 8] [--limit 60]` proves
 (`SessionEngine.prove`, an empty table each) the positions of seeded random games
@@ -29,6 +31,7 @@ from daemon import cores  # noqa: E402
 from daemon.engine import SessionEngine  # noqa: E402
 from games import find_game  # noqa: E402
 from games.base import Game, Position  # noqa: E402
+from search.alphabeta import SOLVER_PRELUDE_DEPTH  # noqa: E402
 from search.limits import Limits  # noqa: E402
 from bench import percentiles  # noqa: E402  (scripts/bench.py, beside this one)
 
@@ -64,26 +67,31 @@ def to_position(engine: SessionEngine, game: Game, position: Position) -> None:
 async def selfplay(game: Game, games: int, movetime: int, random_plies: int) -> None:
     engine = await started(game)
     before_end: list[int] = []
+    shallows = 0
     for seed in range(games):
         rng = random.Random(seed)
         engine.new_game()
         position = game.initial_state({})
         for _ in range(random_plies):
             position = position.play(rng.choice(position.legal_moves()))
-        first_proof, ply = None, 0
+        first_proof, ply, shallow = None, 0, 0
         while position.outcome() is None:
             to_position(engine, game, position)
             final = (await engine.analyse(Limits(movetime=movetime)))[-1]
             if first_proof is None and final.mate_in is not None:
                 first_proof = ply
+            shallow += final.mate_in is None and final.depth <= SOLVER_PRELUDE_DEPTH
             position = position.play(final.pv[0])
             ply += 1
         before_end.append(ply - first_proof if first_proof is not None else 0)
+        shallows += shallow
         print(f"game {seed}: {ply} plies after the opening, result proved {before_end[-1]} plies "
-              f"before the end, {pieces(game, position)} pieces left", flush=True)
+              f"before the end, {pieces(game, position)} pieces left; {shallow} moves of a search "
+              f"no deeper than the solver's prelude, unproved", flush=True)
     print(f"{games} games at {movetime} ms a move: the result proved "
           f"{statistics.mean(before_end):.1f} plies before the end on average "
-          f"(median {statistics.median(before_end)}, least {min(before_end)}, most {max(before_end)})")
+          f"(median {statistics.median(before_end)}, least {min(before_end)}, most {max(before_end)}); "
+          f"{shallows} moves unproved by a solver that ran out of time")
 
 
 async def endgames(game: Game, counts: list[int], positions: int, limit: float) -> None:

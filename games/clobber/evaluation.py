@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from games.clobber.rules import FULL, NOT_FILE_A, NOT_FILE_H, U1, U8, WHITE
+from games.clobber.rules import FULL, NOT_FILE_A, NOT_FILE_H, U1, U8, WHITE, live_stones
 from games.kernel import kernel, popcount
 from games.weights import load_weights
 
@@ -61,16 +61,9 @@ def _contacts(own, opp):
 @kernel(inline=True)
 def terms(own, opp):
     """The terms (`FEATURES`) for the side owning `own`, to move."""
-    occupied = own | opp
     own_movers, own_lone = _contacts(own, opp)
     opp_movers, opp_lone = _contacts(opp, own)
-    live = own_movers | opp_movers
-    if live != occupied:
-        while True:
-            grown = (live | _neighbours(live)) & occupied
-            if grown == live:
-                break
-            live = grown
+    live = live_stones(own, opp)
     own_dangling = own_lone & (_neighbours(own) ^ FULL)
     opp_dangling = opp_lone & (_neighbours(opp) ^ FULL)
     dominoes = popcount(own_dangling & _neighbours(opp_dangling))

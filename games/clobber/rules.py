@@ -46,9 +46,11 @@ HISTORY_MASK = MOVE_LIMIT - 1
 #: The final margin is the winner's return: a proof of win or loss is the exact margin.
 MARGIN_LIMIT = 1
 
-#: From this many stones down, a search solves the position exactly: measured, the solver
-#: proves positions of about 30 stones in 1-10 thousand nodes, where the heuristic search
-#: had been seen to pick losing moves.
+#: From this many live stones down (stones of groups holding both colours: the others
+#: never move again), a search solves the position exactly. Measured on positions of
+#: self-play at 100 ms a move (scripts/proofs), the solver proves those of 26 stones in
+#: 2 ms (median; 116 ms at most), of 28 in 11 ms (1.8 s at most), of 30 in 0.6 s; at 34
+#: stones the solver ran out of time on 127 moves of 100 games.
 SOLVE_STONES = 26
 
 
@@ -147,9 +149,8 @@ def margin(s):
 
 @kernel
 def solvable(s):
-    """At most SOLVE_STONES stones on the board."""
-    return popcount(s[0] | s[1]) <= SOLVE_STONES
-
+    """At most SOLVE_STONES live stones on the board."""
+    return popcount(live_stones(s[0], s[1])) <= SOLVE_STONES
 
 
 # ---- the position as a sum of independent parts (`search.solver`) -----------------
@@ -164,6 +165,21 @@ def _grown(stones):
     """`stones` and the squares orthogonally next to them."""
     return (stones | (stones << U8) | (stones >> U8)
             | ((stones << U1) & NOT_FILE_A) | ((stones >> U1) & NOT_FILE_H))
+
+
+@kernel(inline=True)
+def live_stones(white, black):
+    """The stones of the groups holding both colours: those that have an enemy
+    neighbour, and the groups grown from them."""
+    occupied = white | black
+    live = (white & _grown(black)) | (black & _grown(white))
+    if live != U0 and live != occupied:
+        while True:
+            wider = _grown(live) & occupied
+            if wider == live:
+                break
+            live = wider
+    return live
 
 
 @kernel

@@ -68,6 +68,7 @@ def test_the_parts_are_the_live_groups_and_recombine_to_the_position(state) -> N
         assert squares & squares_of(white) and squares & squares_of(black), "a part holds both colours"
         assert not covered & squares
         covered |= squares
+    assert squares_of(int(RULES.live_stones(state.s[0], state.s[1]))) == covered
     # What is left out is dead: no stone there has an enemy neighbour, and no part
     # touches a stone outside it.
     for square in squares_of(white | black) - covered:
