@@ -382,12 +382,14 @@ TEMPLATES = (_solve, _simplified, _stored_move, simplified, solve)
 
 
 def warm(kernels, position: Position) -> None:
-    """Call `solve` once (stopped at its first node), so that numba loads it from its
-    cache (or compiles it)."""
+    """Call `solve` and `simplified` once (stopped at their first node), so that numba
+    loads them from its cache (or compiles them) before a search needs them."""
     work = new_work(kernels.HISTORY_MASK + 1)
     work[STOP] = 1
     moves = move_rows(kernels.MAX_MOVES)
-    kernels.solve(position.s, -1, 1, new_solver_table(0), work, moves)
+    table = new_solver_table(0)
+    kernels.solve(position.s, -1, 1, table, work, moves)
+    kernels.simplified(position.s, table, work, moves)
 
 
 def new_solver_table(memory_bytes: int) -> np.ndarray:

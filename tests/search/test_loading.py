@@ -10,7 +10,9 @@ import time
 
 import pytest
 
+from games import all_games
 from games.kernel import COMPILING
+from search import specialised
 from search.limits import StopSignal
 from search.specialised import INTERPRETED_SHARE, _wait_for_load
 
@@ -88,3 +90,17 @@ def test_loading_a_games_compiled_code_leaves_scipy_alone() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["False", "2.0"]
+
+
+@pytest.mark.skipif(not COMPILING, reason="numba is not installed")
+@pytest.mark.parametrize("name", sorted(all_games()))
+def test_loading_compiles_every_entry_point_a_search_calls(name: str) -> None:
+    """Every kernel the searches call from Python is loaded by `warm`: one left to its
+    first call compiles (or loads) in the middle of a search, seconds on a cold cache."""
+    game = all_games()[name]
+    specialised.warm(game)
+    made = specialised.searches(game, True)
+    for module in specialised.search_modules(game):
+        for template in module.TEMPLATES:
+            if not template.__name__.startswith("_"):
+                assert getattr(made, template.__name__).signatures, (module.__name__, template.__name__)
