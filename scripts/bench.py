@@ -44,12 +44,19 @@ def percentiles(samples: list[float]) -> str:
             f"p99 {at(0.99) * 1000:.2f} ms  max {ordered[-1] * 1000:.2f} ms  (n={len(ordered)})")
 
 
+async def loaded_engine(name: str, core: str | None = None) -> SessionEngine:
+    """A session engine playing game `name` on `core` (the default core), its compiled
+    searches loaded."""
+    engine = SessionEngine(core=core or cores.default_core())
+    engine.set_game(name, {})
+    await engine.wait_loaded(600)
+    return engine
+
+
 async def perft_rate(name: str, core: str, depth: int) -> tuple[int, float]:
     """(leaves, seconds) of perft `depth` from the game's start, on `core`, its
     compiled searches loaded before the clock starts."""
-    engine = SessionEngine(core=core)
-    engine.set_game(name, {})
-    await engine.wait_loaded(600)
+    engine = await loaded_engine(name, core)
     nodes, _ = await engine.perft(1)  # the perft kernels loaded too
     started = time.perf_counter()
     nodes, _ = await engine.perft(depth)

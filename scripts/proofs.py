@@ -27,13 +27,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from daemon import cores  # noqa: E402
 from daemon.engine import SessionEngine  # noqa: E402
 from games import find_game  # noqa: E402
 from games.base import Game, Position  # noqa: E402
 from search.alphabeta import SOLVER_PRELUDE_DEPTH  # noqa: E402
 from search.limits import Limits  # noqa: E402
-from bench import percentiles  # noqa: E402  (scripts/bench.py, beside this one)
+from bench import loaded_engine, percentiles  # noqa: E402  (scripts/bench.py, beside this one)
 
 
 def pieces(game: Game, position: Position) -> int:
@@ -53,19 +52,12 @@ def random_position(game: Game, seed: int, count: int) -> Position | None:
     return position if position.outcome() is None else None
 
 
-async def started(game: Game) -> SessionEngine:
-    engine = SessionEngine(core=cores.default_core())
-    engine.set_game(game.name, {})
-    await engine.wait_loaded(600)
-    return engine
-
-
 def to_position(engine: SessionEngine, game: Game, position: Position) -> None:
     engine.set_position(tuple(game.format_board(position).split()), ())
 
 
 async def selfplay(game: Game, games: int, movetime: int, random_plies: int) -> None:
-    engine = await started(game)
+    engine = await loaded_engine(game.name)
     before_end: list[int] = []
     shallows = 0
     for seed in range(games):
@@ -95,7 +87,7 @@ async def selfplay(game: Game, games: int, movetime: int, random_plies: int) -> 
 
 
 async def endgames(game: Game, counts: list[int], positions: int, limit: float) -> None:
-    engine = await started(game)
+    engine = await loaded_engine(game.name)
     for count in counts:
         nodes, seconds, unproved = [], [], 0
         seed = 0

@@ -19,12 +19,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from daemon import cores  # noqa: E402
-from daemon.engine import SessionEngine  # noqa: E402
 from games import find_game  # noqa: E402
 from games.base import Game, Position  # noqa: E402
 from search.limits import Limits  # noqa: E402
-from bench import percentiles  # noqa: E402  (scripts/bench.py, beside this one)
+from bench import loaded_engine, percentiles  # noqa: E402  (scripts/bench.py, beside this one)
 
 
 def empties(game: Game, position: Position) -> int:
@@ -42,9 +40,7 @@ def position(game: Game, seed: int, count: int) -> Position:
 
 
 async def reach(game: Game, budget: float, positions: int, counts: list[int]) -> None:
-    engine = SessionEngine(core=cores.default_core())
-    engine.set_game(game.name, {})
-    await engine.wait_loaded(600)
+    engine = await loaded_engine(game.name)
     best = 0
     for count in counts:
         times: list[float | None] = []
@@ -63,9 +59,7 @@ async def reach(game: Game, budget: float, positions: int, counts: list[int]) ->
 
 
 async def solve_times(game: Game, positions: int, counts: list[int]) -> None:
-    engine = SessionEngine(core=cores.default_core())
-    engine.set_game(game.name, {})
-    await engine.wait_loaded(600)
+    engine = await loaded_engine(game.name)
     for count in counts:
         proofs, margins, nodes = [], [], []
         for seed in range(positions):
