@@ -168,18 +168,20 @@ def _grown(stones):
 
 
 @kernel(inline=True)
+def _groups_of(stones, occupied):
+    """The groups of `occupied` (orthogonally connected) holding some of `stones`."""
+    while True:
+        wider = _grown(stones) & occupied
+        if wider == stones:
+            return stones
+        stones = wider
+
+
+@kernel(inline=True)
 def live_stones(white, black):
-    """The stones of the groups holding both colours: those that have an enemy
-    neighbour, and the groups grown from them."""
-    occupied = white | black
-    live = (white & _grown(black)) | (black & _grown(white))
-    if live != U0 and live != occupied:
-        while True:
-            wider = _grown(live) & occupied
-            if wider == live:
-                break
-            live = wider
-    return live
+    """The stones of the groups holding both colours: the groups of the stones that
+    have an enemy neighbour."""
+    return _groups_of((white & _grown(black)) | (black & _grown(white)), white | black)
 
 
 @kernel
@@ -192,12 +194,7 @@ def live_parts(s, parts):
     left = occupied
     n = 0
     while left != U0:
-        group = U1 << np.uint64(lowest_bit(left))
-        while True:
-            wider = _grown(group) & occupied
-            if wider == group:
-                break
-            group = wider
+        group = _groups_of(U1 << np.uint64(lowest_bit(left)), occupied)
         left &= group ^ FULL
         if (group & white) != U0 and (group & black) != U0:
             parts[n] = np.int64(group)
