@@ -57,6 +57,7 @@ FIRST_TURN_MS = 1000
 TURN_MS = 75
 #: The hexagonal board has no 8x8 drawing on the replay page.
 BOARD_STYLE = None
+ENGINE_OPTIONS: tuple[tuple[str, str], ...] = ()
 #: `myId` by player index: black (player 0) is 2, white 1.
 IDS = "21"
 NO_MOVE = "-1 -1 -1 -1 -1"

@@ -35,6 +35,7 @@ PLAYERS = 2
 FIRST_TURN_MS = 1000
 TURN_MS = 150
 BOARD_STYLE = BoardStyle(colours=(("#f4f4f4", "#333"), ("#222", "#000")))
+ENGINE_OPTIONS: tuple[tuple[str, str], ...] = ()
 BOARD_SIZE = "8"
 COLOURS = "wb"
 

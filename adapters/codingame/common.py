@@ -182,6 +182,9 @@ class TurnFormat(Protocol):
     TURN_MS: int
     #: How the replay page draws the board; None where it cannot (not an 8x8 board).
     BOARD_STYLE: BoardStyle | None
+    #: The engine options (NAME, VALUE) the bot plays this game with, before the
+    #: user's `--option`s, which may change them.
+    ENGINE_OPTIONS: tuple[tuple[str, str], ...]
 
     def framer(self, first_turn: bool, expert: bool = False) -> TurnFramer:
         """A framer for one turn's lines (first turn: with the one-time lines)."""

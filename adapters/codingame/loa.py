@@ -43,6 +43,7 @@ PLAYERS = 2
 FIRST_TURN_MS = 1000
 TURN_MS = 150
 BOARD_STYLE = BoardStyle(colours=(("#222", "#000"), ("#f4f4f4", "#333")))
+ENGINE_OPTIONS: tuple[tuple[str, str], ...] = ()
 COLOURS = "bw"
 PASS = "pass"
 

@@ -56,9 +56,9 @@ def log(message: str) -> None:
 
 
 def engine_preamble(game: str, options: Sequence[tuple[str, str]] = ()) -> bytes:
-    """The first commands to the engine: pondering, the user's `options` (NAME, VALUE)
-    and the game, whose compiled code starts loading as the engine reads it; then `uci`,
-    whose `uciok` (after any refusal of an option) tells the process is up and has taken
+    """The first commands to the engine: pondering, the `options` (NAME, VALUE: the
+    game's own, then the user's) and the game, whose compiled code starts loading as the
+    engine reads it; then `uci`, whose `uciok` (after any refusal of an option) tells the process is up and has taken
     the game, so that the first `go` is read as soon as it is sent."""
     lines = ["setoption name Ponder value true"]
     lines += [f"setoption name {name} value {value}" for name, value in options]
@@ -235,7 +235,7 @@ class Adapter:
         else:
             client = await Engine.popen(self.args.engine_command, env=self.args.engine_env)
         try:
-            await client.send_raw(engine_preamble(self.game.name, self.args.option))
+            await client.send_raw(engine_preamble(self.game.name, [*self.fmt.ENGINE_OPTIONS, *self.args.option]))
             # Ready once the process answers `uci`: `isready` would also wait for the
             # game's compiled code to load (0.3 s, more on a busy machine), and a search
             # can wait for it within its own time (see search.specialised).

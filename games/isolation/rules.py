@@ -175,6 +175,12 @@ def to_move(s):
 
 
 @kernel
+def players_in(s):
+    """How many players are still in."""
+    return popcount(np.uint64(s[5]))
+
+
+@kernel
 def legal_moves(s, out):
     """The moves of the side to move into out[:n] (ascending squares), none once the game
     is over; returns n."""

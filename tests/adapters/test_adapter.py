@@ -168,6 +168,15 @@ def test_options_reach_the_engine_before_the_game_and_refusals_are_reported(tmp_
     assert not any("fallback" in line for line in bot.stderr), bot.stderr
 
 
+def test_a_game_sets_its_own_options_first_and_the_user_may_change_them(tmp_path: Path) -> None:
+    log = tmp_path / "engine.log"
+    run(feed("isolation", f"{ADAPTER} isolation --option MultiPlayerSearch=paranoid "
+                          f"--engine '{FAKE_ENGINE} predictable {log}'", first_records("isolation", 2)))
+    commands = log.read_text().splitlines()
+    assert commands[:5] == ["setoption name Ponder value true", "setoption name MultiPlayerSearch value mcts",
+                            "setoption name MultiPlayerSearch value paranoid", "setgame isolation", "uci"], commands
+
+
 @pytest.mark.parametrize("option", ["Hash", "=8", "Hash="])
 def test_a_malformed_option_is_refused_on_the_command_line(option: str) -> None:
     done = subprocess.run([sys.executable, "-m", "adapters.codingame.adapter", "clobber", "--option", option],

@@ -1,0 +1,122 @@
+"""The multi-player tree search (`MultiPlayerSearch=mcts`) on Knight Isolation: the
+tree's counts add up, the compiled and the interpreted search grow the same tree, it
+keeps out of a trap that puts its player out at once, it honours `go searchmoves`, and
+with two players left it plays the two-player alpha-beta instead."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from games import find_game
+from games.kernel import COMPILING
+from search import new_searcher
+from search.limits import StopSignal
+from search.multiplayer import CHILDREN, FIRST_CHILD, MOVE_IN, MOVER, REWARD, VISITS, layout, proven_rank_gap
+from search.tt import TranspositionTable
+
+GAME = find_game("isolation")
+
+
+def tree_search(compiled: bool = COMPILING, algorithm: str = "mcts"):
+    return new_searcher(GAME, TranspositionTable("isolation", GAME.rules.KEY_SCHEME, 1 << 16), algorithm,
+                        compiled=compiled)
+
+
+def reports(searcher, position, depth: int, root_moves=None):
+    stop = StopSignal()
+    stop.arm(None, None, depth)
+    return list(searcher.search(position, stop, root_moves))
+
+
+def random_position(seed: int, plies: int):
+    rng = random.Random(seed)
+    position = GAME.initial_state({"seed": str(seed)})
+    for _ in range(plies):
+        moves = position.legal_moves()
+        if not moves or GAME.alive(position) != 0b111:
+            break
+        position = position.play(rng.choice(moves))
+    return position
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_tree_adds_up(seed: int) -> None:
+    position = random_position(seed, 3 * seed)
+    searcher = tree_search()
+    final = reports(searcher, position, 4)[-1]
+    links, stats = searcher._tree
+    assert stats[0, VISITS] >= 256 * 8
+    used = int(searcher._work[layout({"MOVE_LIMIT": GAME.rules.MOVE_LIMIT,
+                                      "MAX_MOVES": GAME.rules.MAX_MOVES})["TREE_USED"]])
+    assert 1 < used < links.shape[0]
+    for node in range(used):
+        first, count = int(links[node, FIRST_CHILD]), int(links[node, CHILDREN])
+        assert 0 <= stats[node, REWARD] <= stats[node, VISITS]
+        if first < 0:
+            continue
+        children = stats[first:first + count, VISITS].sum()
+        # Expanded at its second visit (the root at its first), each later visit goes
+        # down to one child.
+        assert stats[node, VISITS] == children + (0 if node == 0 else 1)
+        movers = set(links[first:first + count, MOVER].tolist())
+        assert len(movers) == 1
+    root_children = [int(links[child, MOVE_IN]) for child in range(links[0, FIRST_CHILD],
+                                                                     links[0, FIRST_CHILD] + links[0, CHILDREN])]
+    assert sorted(root_children) == sorted(position.legal_moves())
+    assert final.pv[0] in position.legal_moves()
+    assert proven_rank_gap(final.score) is None and -1000 <= final.score <= 1000
+    # The line is a sequence of turns.
+    line = position
+    for move in final.pv:
+        assert move in line.legal_moves()
+        line = line.play(move)
+
+
+@pytest.mark.skipif(not COMPILING, reason="numba is not available")
+def test_compiled_and_interpreted_grow_the_same_tree() -> None:
+    position = random_position(7, 6)
+    compiled, interpreted = tree_search(True), tree_search(False)
+    first = [(r.depth, r.score, r.pv, r.nodes) for r in reports(compiled, position, 2)]
+    second = [(r.depth, r.score, r.pv, r.nodes) for r in reports(interpreted, position, 2)]
+    assert first == second
+    assert np.array_equal(compiled._tree[0][:5000], interpreted._tree[0][:5000])
+    assert np.array_equal(compiled._tree[1][:5000, VISITS], interpreted._tree[1][:5000, VISITS])
+    # The same sums, but for the last bits of the logistic function's exp.
+    assert np.allclose(compiled._tree[1][:5000, REWARD], interpreted._tree[1][:5000, REWARD], rtol=1e-12)
+
+
+def test_it_keeps_out_of_a_trap() -> None:
+    # Red on a1 can go to b3 (open board) or c2, from which every jump is blocked or
+    # taken: red would be out at its next turn.
+    rows = "......../......../......../......../.#.b..../#...#.../....#.g./r...#..."
+    position = GAME.parse_board([rows, "r"])
+    c2, b3 = GAME.parse_move(position, "c2"), GAME.parse_move(position, "b3")
+    assert set(position.legal_moves()) == {c2, b3}
+    trapped = position.play(c2)
+    for _ in range(2):
+        trapped = trapped.play(trapped.legal_moves()[0])
+    assert GAME.alive(trapped) == 0b110
+    final = reports(tree_search(), position, 3)[-1]
+    assert final.pv[0] == b3
+
+
+def test_searchmoves_limit_the_root() -> None:
+    position = random_position(2, 3)
+    allowed = position.legal_moves()[-1:]
+    final = reports(tree_search(), position, 3, allowed)[-1]
+    assert final.pv[0] == allowed[0]
+
+
+def test_two_players_left_play_alpha_beta() -> None:
+    # Green is out: red and blue play on, and the search is the paranoid one (a
+    # two-player alpha-beta), with its table line.
+    rows = "r......./......../......../....g.../......../..#...../......../.......b"
+    position = GAME.parse_board([rows, "r", "alive=rb", "out=g"])
+    assert GAME.alive(position) == 0b101
+    mcts, paranoid = tree_search(), tree_search(algorithm="paranoid")
+    first = [(r.depth, r.score, r.pv) for r in reports(mcts, position, 5)]
+    second = [(r.depth, r.score, r.pv) for r in reports(paranoid, position, 5)]
+    assert first == second
