@@ -2,8 +2,10 @@
 each player's future is the longest knight's tour it can make in its own region, and the
 order in which the players run out of moves is decided.
 
-Longest paths are found exactly by depth-first search for regions up to
-EXACT_REGION_LIMIT squares; larger regions are estimated by their size (an upper bound).
+Longest paths are found by a depth-first search in Warnsdorff's order, cut by a colour
+bound (a knight's jumps alternate the squares' colours), within a node budget: exact
+when it finishes, which it does for most regions of the endgame, else the longest path
+found (a lower bound).
 """
 
 from __future__ import annotations
@@ -13,8 +15,10 @@ import numpy as np
 from games.isolation.rules import KNIGHT, PLAYERS, SQUARE, U0, U1, following, knight_spread
 from games.kernel import kernel, lowest_bit, popcount
 
-#: Regions up to this many squares are solved exactly.
-EXACT_REGION_LIMIT = 16
+#: The nodes a longest-path search in one region may visit (`moves_left`).
+TOUR_NODES = 2000
+#: The squares of one colour (a1's): a knight's jump always lands on the other colour.
+EVEN_SQUARES = np.uint64(0xAA55AA55AA55AA55)
 
 
 @kernel
@@ -42,32 +46,73 @@ def region_apart(start, free, others):
     return reached, False
 
 
+@kernel(inline=True)
+def tour_bound(start, reach):
+    """An upper bound on the jumps a knight on `start` can make over `reach` (squares it
+    can reach), each square once: a jump always changes the square's colour, so a path
+    alternates the colour opposite the start's and the start's own."""
+    if SQUARE[start] & EVEN_SQUARES:
+        other = popcount(reach & ~EVEN_SQUARES)
+    else:
+        other = popcount(reach & EVEN_SQUARES)
+    same = popcount(reach) - other
+    if other > same:
+        return 2 * same + 1
+    return 2 * other
+
+
 @kernel
-def _longest(start, free, limit):
-    """The most jumps from `start` over `free`, each square once; the search stops once
-    a path of `limit` jumps (all of free) is found, which none can beat."""
-    best = 0
-    targets = KNIGHT[start] & free
+def _extend(square, free, length, best, nodes, goal):
+    """Extend a path of `length` jumps ending on `square` over the squares `free`; `best`
+    is the longest path found so far, `nodes` the visits left, `goal` a path length none
+    can beat. Returns (best, nodes) after the search below this node: exhaustive (with
+    admissible bounds) unless `nodes` runs out or a path reaches `goal`.
+
+    Jumps are tried in Warnsdorff's order (the target with the fewest onward jumps
+    first), which finds long paths first; a node whose colour bound over the squares it
+    can still reach cannot beat `best` is cut."""
+    nodes -= 1
+    if length > best:
+        best = length
+    targets = KNIGHT[square] & free
+    if targets == U0 or nodes <= 0 or best >= goal:
+        return best, nodes
+    if length + tour_bound(square, region(square, free)) <= best:
+        return best, nodes
     while targets != U0:
-        square = lowest_bit(targets)
-        targets &= targets - U1
-        length = 1 + _longest(square, free ^ SQUARE[square], limit - 1)
-        if length > best:
-            best = length
-            if best >= limit:
-                break
-    return best
+        pick = np.int64(-1)
+        fewest = np.int64(9)
+        rest = targets
+        while rest != U0:
+            target = lowest_bit(rest)
+            rest &= rest - U1
+            onward = popcount(KNIGHT[target] & free)
+            if onward < fewest:
+                fewest = onward
+                pick = target
+        targets &= ~SQUARE[pick]
+        best, nodes = _extend(pick, free ^ SQUARE[pick], length + 1, best, nodes, goal)
+        if nodes <= 0 or best >= goal:
+            break
+    return best, nodes
+
+
+@kernel
+def longest_path(start, own, budget):
+    """(the most jumps found from `start` over its region `own`, each square once, and
+    whether that is exact): a search of at most `budget` nodes (exact when it ends
+    within them, else the longest path found, a lower bound)."""
+    goal = tour_bound(start, own)
+    best, nodes = _extend(start, own, np.int64(0), np.int64(0), np.int64(budget), goal)
+    return best, best >= goal or nodes > 0
 
 
 @kernel(inline=True)
 def moves_left(start, own):
     """The moves a knight on `start` can still make in its region `own`: the longest
-    path over its squares, each used once, up to EXACT_REGION_LIMIT squares (exact;
-    exponential in the size of the region), else the region's size (an upper bound)."""
-    count = popcount(own)
-    if count <= EXACT_REGION_LIMIT:
-        return _longest(start, own, count)
-    return count
+    path over its squares, each used once, by a search of at most TOUR_NODES nodes
+    (`longest_path`: exact when it finishes, else the longest path it found)."""
+    return longest_path(start, own, TOUR_NODES)[0]
 
 
 @kernel(inline=True)

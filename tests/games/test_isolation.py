@@ -238,22 +238,32 @@ ENDGAME_FORMS = pytest.mark.parametrize("kernels", [endgame, interpreted_namespa
 
 
 @ENDGAME_FORMS
-def test_endgame_regions_and_moves_left(kernels) -> None:
+def test_endgame_regions_and_longest_paths(kernels) -> None:
+    """Regions are closed under knight jumps; the longest path matches exhaustive search
+    whenever it says it is exact (every region here, within its node budget), and stays
+    within the colour bound."""
     rng = random.Random(5)
-    exact = 0
+    checked = 0
     for _ in range(300):
-        free = sum(1 << square for square in rng.sample(range(64), rng.randrange(4, 24)))
+        free = sum(1 << square for square in rng.sample(range(64), rng.randrange(4, 28)))
         start = rng.randrange(64)
         own = int(kernels.region(np.int64(start), np.uint64(free)))
         assert own & ~free == 0
         assert kernels.region(np.int64(start), np.uint64(own)) == own
-        left = kernels.moves_left(np.int64(start), np.uint64(own))
-        if own.bit_count() <= endgame.EXACT_REGION_LIMIT:
-            assert left == brute_longest(start, own)
-            exact += own.bit_count() > 3
-        else:
-            assert left == own.bit_count()
-    assert exact > 20
+        left, exact = kernels.longest_path(np.int64(start), np.uint64(own), np.int64(endgame.TOUR_NODES))
+        assert left == kernels.moves_left(np.int64(start), np.uint64(own))
+        assert left <= kernels.tour_bound(np.int64(start), np.uint64(own)) <= own.bit_count()
+        if own.bit_count() <= 18:
+            assert exact and left == brute_longest(start, own)
+            checked += own.bit_count() > 8
+    assert checked > 20
+
+
+def test_a_longest_path_out_of_nodes_is_a_path_found() -> None:
+    # An open board: the search stops at its budget with the longest path it found.
+    free = (1 << 64) - 1 - (1 << 27)
+    left, exact = endgame.longest_path(np.int64(27), np.uint64(free), np.int64(50))
+    assert not exact and 40 <= left <= 63
 
 
 @ENDGAME_FORMS
