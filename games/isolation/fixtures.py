@@ -14,4 +14,4 @@ BENCH_POSITIONS = (
     "......../#.###.../.##.#.##/.#####.#/b...###./.##r..#./...##.../..#...g. r alive=rgb",
 )
 BENCH_DEPTH = 7
-BENCH_NODES = 14148
+BENCH_NODES = 14103
