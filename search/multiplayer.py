@@ -567,8 +567,8 @@ def most_visited(node, links, stats):
 
 def mcts_root(s, depth, me, links, stats, work):
     """One tree-search iteration from `s` for searcher `me`: simulations until the root
-    has MCTS_BATCH x 2^(depth - 1) visits, on the tree of the earlier iterations (a new
-    one at depth 1). Returns the searcher's score of its most visited root move, whose
+    has MCTS_BATCH x 2^(depth - 1) visits (2^40 at most), on the tree of the earlier
+    iterations (a new one at depth 1). Returns the searcher's score of its most visited root move, whose
     move (and score) are in work[PARTIAL_MOVE] (and work[PARTIAL_SCORE]), also when
     stopped."""
     work[PARTIAL_MOVE] = -1
@@ -582,7 +582,7 @@ def mcts_root(s, depth, me, links, stats, work):
         stats[0, REWARD] = 0.0
         work[TREE_USED] = 1
         work[RANDOM] = RANDOM_SEED
-    target = MCTS_BATCH * (1 << (depth - 1))
+    target = MCTS_BATCH * (1 << min(depth - 1, 40))  # no overflow however deep
     while stats[0, VISITS] < target and work[ABORTED] == 0:
         _simulate(s, links, stats, borrowed(work))
     best = most_visited(0, links, stats)
