@@ -108,24 +108,22 @@ BINDS = ("MAX_MOVES", "legal_moves", "moves_for", "play", "play_for", "key", "to
 MAX_MOVES = legal_moves = moves_for = play = play_for = key = to_move = players_in = returns = evaluate = None
 #: Where the evaluation triple, the allowed root moves and the per-ply move lists lie in
 #: the work block (`layout`).
-VALUES = ROOT_MOVES = MOVE_LISTS = TREE_USED = RANDOM = None
+VALUES = ROOT_MOVES = MOVE_LISTS = TREE_USED = None
 
 
 def layout(kernels) -> dict[str, int]:
     """The work block offsets of a game with these kernels: the history table takes
     MOVE_LIMIT slots (moves index it as they are); after the move lists, the tree
-    search's two counters (`TREE_USED`: nodes of the tree in use; `RANDOM`: its random
-    state)."""
+    search's count of the tree's nodes in use (`TREE_USED`)."""
     values = HISTORY + kernels["MOVE_LIMIT"]
     root_moves = values + PLAYERS
     move_lists = root_moves + 1 + kernels["MAX_MOVES"]
     tree_used = move_lists + (MAX_PLY + 2) * kernels["MAX_MOVES"]
-    return {"VALUES": values, "ROOT_MOVES": root_moves, "MOVE_LISTS": move_lists, "TREE_USED": tree_used,
-            "RANDOM": tree_used + 1}
+    return {"VALUES": values, "ROOT_MOVES": root_moves, "MOVE_LISTS": move_lists, "TREE_USED": tree_used}
 
 
 def _work_size(rules) -> int:
-    return rules.MOVE_LIMIT + PLAYERS + 1 + rules.MAX_MOVES + (MAX_PLY + 2) * rules.MAX_MOVES + 2
+    return rules.MOVE_LIMIT + PLAYERS + 1 + rules.MAX_MOVES + (MAX_PLY + 2) * rules.MAX_MOVES + 1
 
 
 #: The tree search's links columns: the move into a node, the player who made it, its
@@ -141,10 +139,8 @@ MCTS_BATCH = 256
 EXPLORATION = 0.35
 #: Evaluation units to one unit of the logistic function of a value difference.
 REWARD_SCALE = 400.0
-#: Random plies played from a leaf before the evaluation values it.
-PLAYOUT_PLIES = 0
-#: The random state a search starts from (xorshift64).
-RANDOM_SEED = 0x2545F4914F6CDD1D
+#: The same for a finished game's returns, a rank apart: certain.
+RETURNS_SCALE = 1e-3
 
 
 def new_tree(nodes: int = TREE_NODES) -> tuple[np.ndarray, np.ndarray]:
@@ -444,28 +440,9 @@ def _rewards(v0, v1, v2, scale):
 
 
 @inline_template
-def _random(work, bound):
-    """A random integer in [0, bound) from the xorshift64 state in work[RANDOM]."""
-    x = np.uint64(work[RANDOM])
-    x ^= x << np.uint64(13)
-    x ^= x >> np.uint64(7)
-    x ^= x << np.uint64(17)
-    work[RANDOM] = np.int64(x)
-    return np.int64((x >> np.uint64(11)) % np.uint64(bound))
-
-
-@inline_template
-def _leaf_rewards(s, work, base):
-    """The rewards of a leaf `s`: PLAYOUT_PLIES random plies, then its returns if the
-    game is over, else its evaluation (work[base:base + MAX_MOVES] holds the moves)."""
-    for _ in range(PLAYOUT_PLIES):
-        if returns(s, work[VALUES:VALUES + PLAYERS]):
-            return _rewards(np.float64(work[VALUES]), np.float64(work[VALUES + 1]), np.float64(work[VALUES + 2]),
-                            1e-3)
-        count = legal_moves(s, work[base:base + MAX_MOVES])
-        s = play(s, work[base + _random(work, count)])
-    if returns(s, work[VALUES:VALUES + PLAYERS]):
-        return _rewards(np.float64(work[VALUES]), np.float64(work[VALUES + 1]), np.float64(work[VALUES + 2]), 1e-3)
+def _leaf_rewards(s, work):
+    """The rewards of a leaf `s` of a game not over, by its evaluation (four random plies
+    played from the leaf first won no more games)."""
     evaluate(s, work[VALUES:VALUES + PLAYERS])
     return _rewards(np.float64(work[VALUES]), np.float64(work[VALUES + 1]), np.float64(work[VALUES + 2]),
                     REWARD_SCALE)
@@ -527,12 +504,12 @@ def _simulate(s, links, stats, work):
             return
         if returns(s, work[VALUES:VALUES + PLAYERS]):
             r0, r1, r2 = _rewards(np.float64(work[VALUES]), np.float64(work[VALUES + 1]),
-                                  np.float64(work[VALUES + 2]), 1e-3)
+                                  np.float64(work[VALUES + 2]), RETURNS_SCALE)
             break
         if links[node, FIRST_CHILD] < 0 and (stats[node, VISITS] > 0.0 or node == 0) and ply < MAX_PLY:
             _expand(s, node, links, stats, work, base)
         if links[node, FIRST_CHILD] < 0:
-            r0, r1, r2 = _leaf_rewards(s, work, base)
+            r0, r1, r2 = _leaf_rewards(s, work)
             break
         node = _select(node, links, stats)
         s = play(s, links[node, MOVE_IN])
@@ -581,7 +558,6 @@ def mcts_root(s, depth, me, links, stats, work):
         stats[0, VISITS] = 0.0
         stats[0, REWARD] = 0.0
         work[TREE_USED] = 1
-        work[RANDOM] = RANDOM_SEED
     target = MCTS_BATCH * (1 << min(depth - 1, 40))  # no overflow however deep
     while stats[0, VISITS] < target and work[ABORTED] == 0:
         _simulate(s, links, stats, borrowed(work))
@@ -595,7 +571,7 @@ def mcts_root(s, depth, me, links, stats, work):
 
 
 TEMPLATES = (_terminal_utility, _static_utility, _root_filter, _paranoid, paranoid_root, _brs, brs_root, _maxn,
-             maxn_root, _random, _leaf_rewards, _expand, _simulate, mcts_root)
+             maxn_root, _leaf_rewards, _expand, _simulate, mcts_root)
 _ROOTS = {"paranoid": "paranoid_root", "brs": "brs_root", "maxn": "maxn_root", "mcts": "mcts_root"}
 
 
