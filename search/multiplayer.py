@@ -33,8 +33,8 @@ never a proof.
 
 The iterations are kernels written once over a game's kernels (`BINDS`, with the
 multi-player part of the contract: `moves_for(s, player, out)`, `play_for(s, player,
-move, next_player)`, `players_in(s)` (how many players are still in), `returns(s, out)` (whether the game is over; each player's return
-into out) and `evaluate(s, out)` (each player's value into out)), specialised per game
+move, next_player)`, `players_in(s)` (how many players are still in), `returns(s, out)`
+(whether the game is over; each player's return into out) and `evaluate(s, out)` (each player's value into out)), specialised per game
 by `search.specialised`. Their work block holds, after the shared slots and the history
 table, the evaluation triple (`VALUES`), the root moves a `go searchmoves` allows
 (`ROOT_MOVES`: a count, 0 for all, then the moves) and the per-ply move lists
@@ -545,9 +545,9 @@ def most_visited(node, links, stats):
 def mcts_root(s, depth, me, links, stats, work):
     """One tree-search iteration from `s` for searcher `me`: simulations until the root
     has MCTS_BATCH x 2^(depth - 1) visits (2^40 at most), on the tree of the earlier
-    iterations (a new one at depth 1). Returns the searcher's score of its most visited root move, whose
-    move (and score) are in work[PARTIAL_MOVE] (and work[PARTIAL_SCORE]), also when
-    stopped."""
+    iterations (a new one at depth 1). Returns the searcher's score of its most visited
+    root move, whose move (and score) are in work[PARTIAL_MOVE] (and
+    work[PARTIAL_SCORE]), also when stopped."""
     work[PARTIAL_MOVE] = -1
     work[ABORTED] = 0
     if depth == 1:
@@ -605,8 +605,9 @@ class MultiPlayerSearch(Deepening):
         super().__init__(game, table, searches, new_work(_work_size(game.rules)))
         self.algorithm = algorithm
         self._tree = new_tree() if algorithm == "mcts" else None
-        #: Whether the running search grows the tree (mcts with three players in).
-        self._growing = False
+        #: The algorithm of the running search: `algorithm`, but paranoid for mcts with
+        #: two players left.
+        self._running = algorithm
         self._root_slot = layout({"MOVE_LIMIT": game.rules.MOVE_LIMIT, "MAX_MOVES": game.rules.MAX_MOVES})["ROOT_MOVES"]
         self._me = 0
         self._salt = 0
@@ -633,8 +634,10 @@ class MultiPlayerSearch(Deepening):
         started = self._start(root, stop)
         # The tree search plays while three are in; two play paranoid, a two-player
         # alpha-beta. It reports its best line alone.
-        self._growing = self._tree is not None and int(self._kernels.players_in(root.s)) > 2
-        moves = self._root_moves(root, root_moves, 1 if self._growing else multipv)
+        self._running = self.algorithm
+        if self.algorithm == "mcts" and int(self._kernels.players_in(root.s)) <= 2:
+            self._running = "paranoid"
+        moves = self._root_moves(root, root_moves, 1 if self._running == "mcts" else multipv)
         if not moves:
             yield self._finished(root)
             return
@@ -647,17 +650,16 @@ class MultiPlayerSearch(Deepening):
         slot, work = self._root_slot, self._work
         work[slot] = len(allowed)
         work[slot + 1:slot + 1 + len(allowed)] = allowed
-        if self._growing:
+        if self._running == "mcts":
             score = self._kernels.mcts_root(root.s, np.int64(depth), np.int64(self._me), *self._tree, work)
             return int(score), int(work[PARTIAL_MOVE])
-        iteration = self._kernels.paranoid_root if self._tree is not None else getattr(self._kernels,
-                                                                                          _ROOTS[self.algorithm])
+        iteration = getattr(self._kernels, _ROOTS[self._running])
         score = iteration(root.s, np.int64(depth), np.int64(self._me), np.uint64(self._salt), self.table.cells, work)
         return int(score), int(work[PARTIAL_MOVE])
 
     def _store_root(self, root: Position, depth: int, score: int, move: int) -> None:
         """The paranoid search's root entry; the others keep none."""
-        if self.algorithm == "paranoid" or (self._tree is not None and not self._growing):
+        if self._running == "paranoid":
             tt_store(self.table.cells, np.uint64(root.key ^ self._salt), np.int64(depth), np.int64(EXACT),
                      np.int64(score), np.int64(move), np.int64(self.table.generation))
 
@@ -667,9 +669,9 @@ class MultiPlayerSearch(Deepening):
     def _principal_variation(self, root: Position, first: int, length: int) -> tuple[int, ...]:
         """The paranoid line from the table; the other searches' lines are not a
         sequence of turns, and report their first move alone."""
-        if self._growing:
+        if self._running == "mcts":
             return self._tree_line(first)
-        if self.algorithm not in ("paranoid", "mcts"):
+        if self._running != "paranoid":
             return (first,)
         return super()._principal_variation(root, first, length)
 
@@ -677,8 +679,8 @@ class MultiPlayerSearch(Deepening):
         """`first`, then the most visited children of the tree below it."""
         links, stats = self._tree
         line = [first]
-        node = next((child for child in range(links[0, FIRST_CHILD], links[0, FIRST_CHILD] + links[0, CHILDREN])
-                     if links[child, MOVE_IN] == first), -1) if links[0, FIRST_CHILD] >= 0 else -1
+        children = range(links[0, FIRST_CHILD], links[0, FIRST_CHILD] + links[0, CHILDREN])
+        node = next((child for child in children if links[child, MOVE_IN] == first), -1)
         while node >= 0 and len(line) < MAX_PLY:
             node = int(most_visited(node, links, stats))
             if node < 0 or stats[node, VISITS] == 0:

@@ -58,8 +58,9 @@ def log(message: str) -> None:
 def engine_preamble(game: str, options: Sequence[tuple[str, str]] = ()) -> bytes:
     """The first commands to the engine: pondering, the `options` (NAME, VALUE: the
     game's own, then the user's) and the game, whose compiled code starts loading as the
-    engine reads it; then `uci`, whose `uciok` (after any refusal of an option) tells the process is up and has taken
-    the game, so that the first `go` is read as soon as it is sent."""
+    engine reads it; then `uci`, whose `uciok` (after any refusal of an option) tells the
+    process is up and has taken the game, so that the first `go` is read as soon as it
+    is sent."""
     lines = ["setoption name Ponder value true"]
     lines += [f"setoption name {name} value {value}" for name, value in options]
     return "".join(line + "\n" for line in [*lines, f"setgame {game}", "uci"]).encode()
