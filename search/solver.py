@@ -26,10 +26,12 @@ when every part is positive or zero (a win if one is positive, else a loss), whe
 part is fuzzy and the others positive or zero (a win: the side to move plays the fuzzy
 part's winning move and leaves a sum >= 0 with the other side to move), and when every
 part is negative or zero (a loss); a win known so is stored with that winning move
-(the part's best move alone). This is the outcome class part of decomposition search:
-the parts' exact game values (numbers, infinitesimals, switches) and their
-temperatures are not computed, and the parts are not given keys that hold across
-translations and reflections.
+(the part's best move alone). A game may also give `part_outcome(s, squares)`: the
+class of a part from a table built ahead (bit 0: the side to move wins it moving
+first, bit 1: moving second), or -1 where the table does not hold it; such a part is
+not solved. This is the outcome class part of decomposition search: the parts' exact
+game values (numbers, infinitesimals, switches) and their temperatures are not
+computed.
 
 A game may hand the positions nearest the end to a solver of its own: where its rules
 give `ending(s)` (true near the end) and `solve_ending(s, alpha, beta, counter)` (the
@@ -86,8 +88,8 @@ _KEY_BITS = (1 << 64) - 1
 #: The game's kernels these templates call, bound per game.
 BINDS = ("legal_moves", "play", "key", "result", "margin", "evaluate")
 legal_moves = play = key = result = margin = evaluate = None
-ending = solve_ending = mobility = live_parts = part_alone = None
-HAS_MOBILITY = HAS_PARTS = False
+ending = solve_ending = mobility = live_parts = part_alone = part_outcome = None
+HAS_MOBILITY = HAS_PARTS = HAS_PART_OUTCOMES = False
 EVALUATED_PLIES = 0
 
 
@@ -121,11 +123,19 @@ def no_part_alone(s, squares, swap):
     return s
 
 
+@kernel(inline=True)
+def no_part_outcome(s, squares):
+    """The `part_outcome` of a game without a table of parts (never called:
+    HAS_PART_OUTCOMES)."""
+    return np.int64(-1)
+
+
 def layout(kernels) -> dict[str, object]:
     """The game's optional solver hooks, or their stand-ins: no ending solver of its own
     (every position left to `solve`); without `mobility`, the legal moves are counted;
     without SOLVER_EVALUATED_PLIES, no ordering by the evaluation; without `live_parts` and
-    `part_alone`, positions are searched whole."""
+    `part_alone`, positions are searched whole; without `part_outcome`, every part is
+    solved."""
     return {"EVALUATED_PLIES": kernels.get("SOLVER_EVALUATED_PLIES", 0),
             "ending": kernels.get("ending", never_ending),
             "solve_ending": kernels.get("solve_ending", no_solve_ending),
@@ -133,7 +143,9 @@ def layout(kernels) -> dict[str, object]:
             "mobility": kernels.get("mobility", no_mobility),
             "HAS_PARTS": "live_parts" in kernels,
             "live_parts": kernels.get("live_parts", no_live_parts),
-            "part_alone": kernels.get("part_alone", no_part_alone)}
+            "part_alone": kernels.get("part_alone", no_part_alone),
+            "HAS_PART_OUTCOMES": "part_outcome" in kernels,
+            "part_outcome": kernels.get("part_outcome", no_part_outcome)}
 
 
 @kernel
@@ -284,33 +296,50 @@ def _simplified(s, ply, table, work, moves):
     kept = np.int64(0)
     positive = negative = fuzzy = 0
     winning = np.int64(-1)  # the fuzzy part's winning move, else a positive one's
+    unsolved = np.int64(0)  # the part of that move if the table of parts gave its class
     for i in range(n):
-        alone = part_alone(s, row[i], 0)
-        first = _solve(alone, LOSS, WIN, ply + 1, table, work, moves)
-        if work[ABORTED] != 0:
-            return np.int64(0), np.int64(-1), s
-        first_move = _stored_move(table, alone) if first > 0 else np.int64(-1)
-        second = -_solve(part_alone(s, row[i], 1), LOSS, WIN, ply + 1, table, work, moves)
-        if work[ABORTED] != 0:
-            return np.int64(0), np.int64(-1), s
+        outcome = part_outcome(s, row[i]) if HAS_PART_OUTCOMES else np.int64(-1)
+        first_move = np.int64(-1)
+        if outcome >= 0:
+            first = WIN if outcome & 1 else LOSS
+            second = WIN if outcome & 2 else LOSS
+        else:
+            alone = part_alone(s, row[i], 0)
+            first = _solve(alone, LOSS, WIN, ply + 1, table, work, moves)
+            if work[ABORTED] != 0:
+                return np.int64(0), np.int64(-1), s
+            if first > 0:
+                first_move = _stored_move(table, alone)
+            second = -_solve(part_alone(s, row[i], 1), LOSS, WIN, ply + 1, table, work, moves)
+            if work[ABORTED] != 0:
+                return np.int64(0), np.int64(-1), s
+        if first > 0 and (second < 0 or fuzzy == 0):
+            # the fuzzy part's move, else (while none is fuzzy) a positive part's
+            winning = first_move
+            unsolved = row[i] if outcome >= 0 else np.int64(0)
         if first > 0 and second > 0:
             positive += 1
-            if fuzzy == 0:
-                winning = first_move
         elif first > 0:
             fuzzy += 1
-            winning = first_move
         elif second < 0:
             negative += 1
         else:
             continue  # a zero part: left out
         kept |= row[i]
+    whole = s
     if kept != row[n]:
         s = part_alone(s, kept, 0)
     if negative == 0 and (fuzzy == 0 < positive or fuzzy == 1):
         # Every part positive or zero, one at least positive, or one fuzzy and the
         # others positive or zero: the side to move wins with that part's winning move,
-        # leaving a sum >= 0 with the other side to move.
+        # leaving a sum >= 0 with the other side to move. A part whose class came from
+        # the table of parts is solved (small: quickly) for that move.
+        if unsolved != 0:
+            alone = part_alone(whole, unsolved, 0)
+            _solve(alone, LOSS, WIN, ply + 1, table, work, moves)
+            if work[ABORTED] != 0:
+                return np.int64(0), np.int64(-1), s
+            winning = _stored_move(table, alone)
         return WIN, winning, s
     if fuzzy == 0 and positive == 0:
         # Every part negative or zero: the sum is <= 0, lost by the side moving first.

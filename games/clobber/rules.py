@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 
 from games.base import ONGOING, zobrist_keys
+from games.clobber.parts import BLACK, BLACK_FIRST_WINS, WHITE, WHITE_FIRST_WINS, part_class
 from games.kernel import kernel, lowest_bit, popcount
 
-WHITE, BLACK = 0, 1
 STATE_TYPES = (np.uint64, np.uint64, np.int64, np.uint64)
 
 U0 = np.uint64(0)
@@ -168,7 +168,7 @@ def _grown(stones):
 
 
 @kernel(inline=True)
-def _groups_of(stones, occupied):
+def groups_of(stones, occupied):
     """The groups of `occupied` (orthogonally connected) holding some of `stones`."""
     while True:
         wider = _grown(stones) & occupied
@@ -181,7 +181,7 @@ def _groups_of(stones, occupied):
 def live_stones(white, black):
     """The stones of the groups holding both colours: the groups of the stones that
     have an enemy neighbour."""
-    return _groups_of((white & _grown(black)) | (black & _grown(white)), white | black)
+    return groups_of((white & _grown(black)) | (black & _grown(white)), white | black)
 
 
 @kernel
@@ -194,7 +194,7 @@ def live_parts(s, parts):
     left = occupied
     n = 0
     while left != U0:
-        group = _groups_of(U1 << np.uint64(lowest_bit(left)), occupied)
+        group = groups_of(U1 << np.uint64(lowest_bit(left)), occupied)
         left &= group ^ FULL
         if (group & white) != U0 and (group & black) != U0:
             parts[n] = np.int64(group)
@@ -209,3 +209,21 @@ def part_alone(s, squares, swap):
     to move the same (swap 0) or the other (swap 1)."""
     mask = np.uint64(squares)
     return make_state(s[0] & mask, s[1] & mask, s[2] ^ swap)
+
+
+@kernel
+def part_outcome(s, squares):
+    """Where the table of small parts (`parts`) holds the part of `s` on `squares` (an
+    int64 bit pattern): bit 0 set if the side to move wins it alone moving first, bit 1
+    if it wins it moving second; else -1."""
+    mask = np.uint64(squares)
+    found = part_class(s[0] & mask, s[1] & mask)
+    if found < 0:
+        return np.int64(-1)
+    if s[2] == WHITE:
+        first = found & WHITE_FIRST_WINS
+        second = (found & BLACK_FIRST_WINS) == 0
+    else:
+        first = found & BLACK_FIRST_WINS
+        second = (found & WHITE_FIRST_WINS) == 0
+    return np.int64((1 if first else 0) | (2 if second else 0))

@@ -50,6 +50,7 @@ import numpy as np
 
 from games.kernel import kernel, lowest_bit, popcount
 from games.othello.bitboard import move_mask
+from games.symmetry import mirror_files, mirror_rows, transpose
 from games.weights import read_probcut
 
 WEIGHTS_FILE = Path(__file__).with_name("pattern_weights.npy")
@@ -67,6 +68,7 @@ U2 = np.uint64(2)
 U3 = np.uint64(3)
 U4 = np.uint64(4)
 U5 = np.uint64(5)
+U7 = np.uint64(7)
 U8 = np.uint64(8)
 U10 = np.uint64(10)
 U16 = np.uint64(16)
@@ -205,50 +207,12 @@ WEIGHTS = tuple(load_pattern_weights())
 
 # ---- the kernels ------------------------------------------------------------------------
 
-K1 = np.uint64(0x5555555555555555)
-K2 = np.uint64(0x3333333333333333)
-K4 = np.uint64(0x0F0F0F0F0F0F0F0F)
-R1 = np.uint64(0x00FF00FF00FF00FF)
-R2 = np.uint64(0x0000FFFF0000FFFF)
-D1 = np.uint64(0x5500550055005500)
-D2 = np.uint64(0x3333000033330000)
-D4 = np.uint64(0x0F0F0F0F00000000)
-U7 = np.uint64(7)
-U14 = np.uint64(14)
-U28 = np.uint64(28)
 DIAG8 = np.uint64(sum(1 << square for square in TYPES[6][1]))
 DIAG7 = np.uint64(sum(1 << square for square in TYPES[7][1]))
 DIAG6 = np.uint64(sum(1 << square for square in TYPES[8][1]))
 DIAG5 = np.uint64(sum(1 << square for square in TYPES[9][1]))
 DIAG4 = np.uint64(sum(1 << square for square in TYPES[10][1]))
 O_C33, O_C25, O_E2X, O_R2, O_R3, O_R4, O_D8, O_D7, O_D6, O_D5, O_D4 = (np.int64(offset) for offset in TYPE_OFFSETS)
-
-
-@kernel
-def mirror_files(b):
-    """`b` mirrored left to right (file a to h)."""
-    b = ((b >> U1) & K1) | ((b & K1) << U1)
-    b = ((b >> U2) & K2) | ((b & K2) << U2)
-    return ((b >> U4) & K4) | ((b & K4) << U4)
-
-
-@kernel
-def mirror_rows(b):
-    """`b` mirrored top to bottom (row 1 to 8)."""
-    b = ((b >> U8) & R1) | ((b & R1) << U8)
-    b = ((b >> U16) & R2) | ((b & R2) << U16)
-    return (b >> U32) | (b << U32)
-
-
-@kernel
-def transpose(b):
-    """`b` turned over its a1-h8 diagonal (square 8r + f to 8f + r)."""
-    t = D4 & (b ^ (b << U28))
-    b ^= t ^ (t >> U28)
-    t = D2 & (b ^ (b << U14))
-    b ^= t ^ (t >> U14)
-    t = D1 & (b ^ (b << U7))
-    return b ^ t ^ (t >> U7)
 
 
 @kernel

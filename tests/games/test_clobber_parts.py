@@ -1,8 +1,13 @@
 """Clobber positions as sums of independent parts (`games.clobber.rules.live_parts`
 and `part_alone`), and the solver that classifies the parts (`search.solver`), held
-against plain minimax on boards of several groups, compiled and interpreted alike."""
+against plain minimax on boards of several groups, compiled and interpreted alike; the
+table of small parts (`games.clobber.parts`): canonical keys, classes against minimax,
+the shipped file against its build, and the evaluation's count of them."""
 
 from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,7 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from games import find_game
+from games.clobber import parts
 from games.kernel import interpreted_namespace
+from games.symmetry import symmetric_image
 from search.solver import Solver, new_solver_table
 from search.specialised import searches
 from search.work import move_rows, new_work
@@ -106,3 +113,94 @@ def test_the_solver_of_parts_agrees_with_minimax(compiled: bool, state) -> None:
             assert solve(after) < 0
         state = after
     assert state.outcome() is not None
+
+
+# ---- the table of small parts (`games.clobber.parts`) ------------------------------
+
+PARTS = interpreted_namespace(parts)
+
+
+def _load_script(name: str):
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).resolve().parents[2] / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@st.composite
+def small_parts(draw, most: int = parts.TABLE_STONES):
+    """(white, black): one orthogonally connected group of 2 to `most` stones holding both
+    colours, grown square by square from a random square."""
+    squares = [draw(st.integers(0, 63))]
+    for _ in range(draw(st.integers(1, most - 1))):
+        rank, file = divmod(draw(st.sampled_from(squares)), 8)
+        near_rank, near_file = draw(st.sampled_from(((rank + 1, file), (rank - 1, file), (rank, file + 1), (rank, file - 1))))
+        near = 8 * near_rank + near_file
+        if 0 <= near_rank < 8 and 0 <= near_file < 8 and near not in squares:
+            squares.append(near)
+    colours = draw(st.lists(st.booleans(), min_size=len(squares), max_size=len(squares)).filter(
+        lambda chosen: any(chosen) and not all(chosen)))
+    white = sum(1 << square for square, is_white in zip(squares, colours) if is_white)
+    black = sum(1 << square for square, is_white in zip(squares, colours) if not is_white)
+    return white, black
+
+
+def brute_force_class(white: int, black: int) -> int:
+    """The part's class by plain minimax, each side moving first."""
+    found = 0
+    for side, bit in (("w", parts.WHITE_FIRST_WINS), ("b", parts.BLACK_FIRST_WINS)):
+        rows = ["".join("w" if white >> (8 * rank + file) & 1 else "b" if black >> (8 * rank + file) & 1 else "."
+                        for file in range(8)) for rank in range(7, -1, -1)]
+        if solve(CLOBBER.parse_board(["/".join(rows), side])) > 0:
+            found |= bit
+    return found
+
+
+def translated(white: int, black: int, rank_step: int, file_step: int) -> tuple[int, int] | None:
+    """The part moved by the steps, or None if it leaves the board."""
+    moved = []
+    for board in (white, black):
+        out = 0
+        for square in squares_of(board):
+            rank, file = divmod(square, 8)
+            if not (0 <= rank + rank_step < 8 and 0 <= file + file_step < 8):
+                return None
+            out |= 1 << (8 * (rank + rank_step) + file + file_step)
+        moved.append(out)
+    return moved[0], moved[1]
+
+
+@settings(max_examples=150, deadline=None)
+@given(part=small_parts(), symmetry=st.integers(0, 7), rank_step=st.integers(-7, 7), file_step=st.integers(-7, 7))
+def test_images_of_a_part_share_its_key_and_its_class(part, symmetry, rank_step, file_step) -> None:
+    white, black = part
+    key, swapped = PARTS.part_key(np.uint64(white), np.uint64(black))
+    image = (int(symmetric_image(np.uint64(white), symmetry)), int(symmetric_image(np.uint64(black), symmetry)))
+    moved = translated(*image, rank_step, file_step) or image
+    assert PARTS.part_key(np.uint64(moved[0]), np.uint64(moved[1]))[0] == key
+    # The colours swapped: the same key, and the class with White's and Black's bits swapped.
+    assert PARTS.part_key(np.uint64(black), np.uint64(white))[0] == key
+    found = PARTS.part_class(np.uint64(white), np.uint64(black))
+    swapped_class = PARTS.part_class(np.uint64(black), np.uint64(white))
+    assert swapped_class == ((found & 1) << 1) | (found >> 1)
+    assert PARTS.part_class(np.uint64(moved[0]), np.uint64(moved[1])) == found
+
+
+@settings(max_examples=150, deadline=None)
+@given(part=small_parts())
+def test_the_table_holds_each_small_parts_class(part) -> None:
+    white, black = part
+    assert PARTS.part_class(np.uint64(white), np.uint64(black)) == brute_force_class(white, black)
+
+
+def test_the_shipped_table_is_the_build_of_every_part() -> None:
+    build = _load_script("parts_table")
+    table = parts.load_table()
+    assert len(parts.canonical_parts(parts.TABLE_STONES)) == len(table)
+    smallest = build.classify("clobber", parts, parts.canonical_parts(5))
+    assert len(smallest) == 166 and np.isin(smallest, table).all()
+
+
+def test_a_part_above_the_table_is_unknown() -> None:
+    row = (1 << (parts.TABLE_STONES + 1)) - 1  # a line of TABLE_STONES + 1 stones on rank 1
+    assert PARTS.part_class(np.uint64(row & 0x55), np.uint64(row & ~0x55)) == parts.UNKNOWN
