@@ -14,12 +14,20 @@ moves came from a search that went to the solver and was stopped before its proo
 played down to each number of pieces on the board, and prints the nodes and times to
 the first report of a proven result (win, loss or draw), each proof stopped after
 `--limit` seconds if it takes longer.
+
+`scripts/proofs GAME label ARENA_DIR [...] --out FILE [--stones 26-40] [--limit 2]`
+proves every position of the recorded games (`engine-arena` records, game-*.json) with
+that many pieces, each within `--limit` seconds, and writes those proved as JSON lines
+{"board", "result"} (the result for the side to move: 1 win, 0.5 draw, 0 loss), the
+exact labels `scripts/tune --solved` fits an evaluation to. Resumable: boards already in
+FILE are skipped.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import random
 import statistics
 import sys
@@ -109,6 +117,52 @@ async def endgames(game: Game, counts: list[int], positions: int, limit: float) 
               f"{sum(nodes):,} nodes in all, times {percentiles(seconds)}", flush=True)
 
 
+def recorded_positions(game: Game, runs: list[Path], low: int, high: int) -> list[Position]:
+    """The positions of the games recorded in `runs` with `low` to `high` pieces, each
+    once, in the order met."""
+    seen: set[str] = set()
+    found: list[Position] = []
+    for run in runs:
+        for path in sorted(run.glob("**/game-*.json")):
+            record = json.loads(path.read_text())
+            if record["game"] != game.name:
+                raise SystemExit(f"proofs: {path} is a {record['game']} game, not {game.name}")
+            position = game.parse_board(record["start"].split())
+            for move in record["moves"]:
+                board = game.format_board(position)
+                if low <= pieces(game, position) <= high and board not in seen:
+                    seen.add(board)
+                    found.append(position)
+                position = position.play(game.parse_move(position, move["move"]))
+    return found
+
+
+async def label(game: Game, runs: list[Path], low: int, high: int, limit: float, out: Path) -> None:
+    done = {json.loads(line)["board"] for line in out.read_text().splitlines()} if out.exists() else set()
+    positions = [position for position in recorded_positions(game, runs, low, high)
+                 if game.format_board(position) not in done]
+    print(f"{len(positions)} positions to prove ({len(done)} already in {out})", flush=True)
+    engine = await loaded_engine(game.name)
+    proved = unproved = 0
+    with out.open("a") as sink:
+        for position in positions:
+            engine.hash_clear()
+            to_position(engine, game, position)
+            reports = await engine.prove(Limits(movetime=int(limit * 1000)))
+            proof = next((report for report in reports if report.mate_in is not None or report.margin is not None), None)
+            if proof is None:
+                unproved += 1
+                continue
+            score = proof.margin if proof.margin is not None else proof.mate_in
+            result = 1.0 if score > 0 else 0.0 if score < 0 else 0.5
+            sink.write(json.dumps({"board": game.format_board(position), "result": result}) + "\n")
+            sink.flush()
+            proved += 1
+            if (proved + unproved) % 200 == 0:
+                print(f"{proved} proved, {unproved} not within {limit:g} s", flush=True)
+    print(f"{proved} proved, {unproved} not within {limit:g} s; labels in {out}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("game")
@@ -121,10 +175,18 @@ def main() -> int:
     ends.add_argument("--stones", default="30,28,26", help="comma-separated piece counts")
     ends.add_argument("--positions", type=int, default=8, help="positions per count")
     ends.add_argument("--limit", type=float, default=60.0, help="seconds a proof may take")
+    labels = commands.add_parser("label", help="exact labels of recorded positions")
+    labels.add_argument("runs", nargs="+", type=Path, metavar="ARENA_DIR")
+    labels.add_argument("--out", type=Path, required=True, help="the JSON lines of labels")
+    labels.add_argument("--stones", default="26-40", help="the piece counts, LOW-HIGH")
+    labels.add_argument("--limit", type=float, default=2.0, help="seconds a proof may take")
     args = parser.parse_args()
     game = find_game(args.game)
     if args.command == "selfplay":
         asyncio.run(selfplay(game, args.games, args.movetime, args.random_plies))
+    elif args.command == "label":
+        low, _, high = args.stones.partition("-")
+        asyncio.run(label(game, args.runs, int(low), int(high or low), args.limit, args.out))
     else:
         asyncio.run(endgames(game, [int(text) for text in args.stones.split(",")], args.positions, args.limit))
     return 0

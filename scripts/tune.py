@@ -1,13 +1,16 @@
 """Fit a game's evaluation weights to self-play games: Texel-style logistic regression of
 each game's result on the evaluation's features, with weights by game phase.
 
-    scripts/tune GAME RUN_DIR [RUN_DIR ...] [--anchors 60,40,20,10,0] [--write]
+    scripts/tune GAME [RUN_DIR ...] [--solved LABELS.jsonl ...] [--anchors 60,40,20,10,0] [--write]
 
 RUN_DIR is an `engine-selfplay` run. Every recorded position (after the opening, and
 not already proved: no `mate` score) is one sample: its features (the game's
 `features` kernel) and the result for the player to move (1 win, 0.5 draw, 0 loss).
 A position whose `features` phase is negative is left out: the evaluation values it by a
 rule of its own (Lines of Action's win in one move), not by its weights.
+`--solved` adds exact labels instead of game results: positions proved by
+`scripts/proofs GAME label`, each labelled with its proved result for the side to move;
+one position in HOLDOUT of them is held out.
 The weights at each anchor phase are fitted together, a phase between two anchors using
 the linear blend of their weights as the evaluation does; the model is
 P(win) = 1 / (1 + exp(-K * value)) with the value in the evaluation's own units:
@@ -49,10 +52,20 @@ class Samples:
     """The positions of self-play runs: phase, features, result for the player to
     move, and whether the game is held out."""
 
-    def __init__(self, game_name: str, runs: list[Path]):
+    def __init__(self, game_name: str, runs: list[Path], solved: list[Path]):
         game = find_game(game_name)
         evaluation = importlib.import_module(f"games.{game_name}.evaluation")
         phases, rows, labels, held, games = [], [], [], [], set()
+        for path in solved:
+            for number, line in enumerate(path.read_text().splitlines()):
+                sample = json.loads(line)
+                phase, terms = evaluation.features(game.parse_board(sample["board"].split()).s)
+                if phase < 0:
+                    continue
+                phases.append(int(phase))
+                rows.append([float(term) for term in terms])
+                labels.append(float(sample["result"]))
+                held.append(number % HOLDOUT == 0)
         for run in runs:
             for record in read_records(run):
                 if record["game"] != game_name:
@@ -71,7 +84,7 @@ class Samples:
                     labels.append(points[move["player"]])
                     held.append(record["index"] % HOLDOUT == 0)
         if not rows:
-            raise SystemExit("tune: no positions in the runs")
+            raise SystemExit("tune: no positions in the runs or labels")
         self.weights: Weights = evaluation.WEIGHTS_DATA
         self.phases = np.array(phases)
         self.features = np.array(rows, dtype=float)
@@ -100,16 +113,19 @@ def fit_scale(values: np.ndarray, labels: np.ndarray) -> float:
     return float(result.x)
 
 
-def fit_weights(design: np.ndarray, labels: np.ndarray, start: np.ndarray, l2: float) -> np.ndarray:
-    """Logistic-regression coefficients (in logits per unit of each column), from `start`."""
+def fit_weights(design: np.ndarray, labels: np.ndarray, start: np.ndarray, l2: float,
+                offset: np.ndarray | None = None) -> np.ndarray:
+    """Logistic-regression coefficients (in logits per unit of each column), from `start`,
+    each sample's logit `offset` (default 0) added to the columns' part."""
     from scipy.optimize import minimize
 
     scale = design.std(axis=0)
     scale[scale == 0] = 1.0
     standard = design / scale
+    offset = np.zeros(len(labels)) if offset is None else offset
 
     def objective(theta: np.ndarray) -> tuple[float, np.ndarray]:
-        values = standard @ theta
+        values = standard @ theta + offset
         probability = 0.5 * (1 + np.tanh(values / 2))
         loss = cross_entropy(values, labels) + l2 * float(theta @ theta)
         gradient = standard.T @ (probability - labels) / len(labels) + 2 * l2 * theta
@@ -130,37 +146,55 @@ def run_summary(run: Path) -> dict:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="scripts/tune", description=__doc__.split("\n\n")[0])
     parser.add_argument("game")
-    parser.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR")
+    parser.add_argument("runs", nargs="*", type=Path, metavar="RUN_DIR")
+    parser.add_argument("--solved", action="append", type=Path, default=[], metavar="LABELS",
+                        help="exact labels (scripts/proofs GAME label)")
     parser.add_argument("--anchors", default=None,
                         help="the anchor phases, comma-separated (default: those of weights.json)")
+    parser.add_argument("--keep", default=None,
+                        help="anchor phases, comma-separated, that keep their current weights (where no sample is)")
     parser.add_argument("--l2", type=float, default=1e-5, help="L2 penalty on standardised weights")
     parser.add_argument("--write", action="store_true", help="replace the game's weights.json")
     args = parser.parse_args(argv)
 
     started = time.monotonic()
-    samples = Samples(args.game, args.runs)
+    samples = Samples(args.game, args.runs, args.solved)
     current = samples.weights
     train, held = ~samples.held, samples.held
     values = np.einsum("nf,nf->n", current.table()[samples.phases].astype(float), samples.features)
     scale = fit_scale(values[train], samples.labels[train])
+    kept = [int(text) for text in args.keep.split(",")] if args.keep else []
     anchors = ([int(text) for text in args.anchors.split(",")] if args.anchors else current.anchor_list)
+    anchors = [point for point in anchors if point not in kept]
+    missing = [point for point in kept if point not in current.anchors]
+    if missing:
+        raise SystemExit(f"tune: --keep {missing}: not anchors of the current weights")
     shape = Weights(current.features, current.phase, current.phases,
-                    {point: (0,) * len(current.features) for point in anchors})
-    design = blended(shape, samples.phases, samples.features)
+                    {point: (0,) * len(current.features) for point in [*anchors, *kept]})
+    design = blended(shape, samples.phases, samples.features).reshape(len(samples.labels), len(shape.anchor_list), -1)
+    free = [index for index, point in enumerate(shape.anchor_list) if point not in kept]
+    fixed = [index for index, point in enumerate(shape.anchor_list) if point in kept]
+    # The kept anchors' part of each value, in logits, is an offset of the fit.
+    kept_weights = np.array([current.anchors[shape.anchor_list[index]] for index in fixed], dtype=float)
+    offset = scale * np.einsum("naf,af->n", design[:, fixed], kept_weights.reshape(len(fixed), design.shape[2]))
+    free_design = design[:, free].reshape(len(samples.labels), -1)
     # The problem is convex: starting from zero makes the fit a function of the data alone.
-    theta = fit_weights(design[train], samples.labels[train], np.zeros(design.shape[1]), args.l2)
-    fitted = theta.reshape(len(anchors), -1) / scale
+    theta = fit_weights(free_design[train], samples.labels[train], np.zeros(free_design.shape[1]), args.l2,
+                        offset[train])
+    fitted = dict(zip([shape.anchor_list[index] for index in free], theta.reshape(len(free), -1) / scale))
     new = Weights(current.features, current.phase, current.phases,
-                  {point: tuple(int(round(value)) for value in row)
-                   for point, row in zip(shape.anchor_list, fitted)})
+                  {point: tuple(int(round(value)) for value in fitted[point]) if point in fitted
+                   else tuple(current.anchors[point]) for point in shape.anchor_list})
     new_values = np.einsum("nf,nf->n", new.table()[samples.phases].astype(float), samples.features)
     losses = {name: {"before": round(cross_entropy(scale * values[part], samples.labels[part]), 5),
                      "after": round(cross_entropy(scale * new_values[part], samples.labels[part]), 5)}
               for name, part in (("train", train), ("held_out", held))}
-    source = {"how": "scripts/tune: logistic regression of self-play results", "runs": [run_summary(run) for run in args.runs],
+    how = " and ".join(kind for kind, used in (("self-play results", args.runs), ("exact labels", args.solved)) if used)
+    source = {"how": f"scripts/tune: logistic regression of {how}", "runs": [run_summary(run) for run in args.runs],
+              **({"solved": [path.name for path in args.solved]} if args.solved else {}),
               "games": samples.games, "positions": int(len(samples.labels)),
               "held_out_positions": int(held.sum()), "scale_per_unit": round(scale, 8),
-              "cross_entropy": losses, "l2": args.l2}
+              "cross_entropy": losses, "l2": args.l2, **({"kept": kept} if kept else {})}
     new = Weights(new.features, new.phase, new.phases, new.anchors, source)
 
     print(f"{args.game}: {samples.games} games, {len(samples.labels)} positions "

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from games import find_game
-from games.clobber import parts
+from games.clobber import evaluation, parts
 from games.kernel import interpreted_namespace
 from games.symmetry import symmetric_image
 from search.solver import Solver, new_solver_table
@@ -118,6 +118,7 @@ def test_the_solver_of_parts_agrees_with_minimax(compiled: bool, state) -> None:
 # ---- the table of small parts (`games.clobber.parts`) ------------------------------
 
 PARTS = interpreted_namespace(parts)
+EVALUATION = interpreted_namespace(evaluation)
 
 
 def _load_script(name: str):
@@ -204,3 +205,18 @@ def test_the_shipped_table_is_the_build_of_every_part() -> None:
 def test_a_part_above_the_table_is_unknown() -> None:
     row = (1 << (parts.TABLE_STONES + 1)) - 1  # a line of TABLE_STONES + 1 stones on rank 1
     assert PARTS.part_class(np.uint64(row & 0x55), np.uint64(row & ~0x55)) == parts.UNKNOWN
+
+
+@settings(max_examples=100, deadline=None)
+@given(state=scattered_positions(most=30))
+def test_the_evaluation_counts_the_small_parts_by_their_classes(state) -> None:
+    own, opp = (state.s[0], state.s[1]) if state.to_move == 0 else (state.s[1], state.s[0])
+    row = np.zeros(64, dtype=np.int64)
+    won = fuzzy = 0
+    for value in row[:RULES.live_parts(state.s, row)]:
+        squares = int(np.uint64(value))
+        if len(squares_of(squares)) <= parts.TABLE_STONES:
+            found = brute_force_class(int(own) & squares, int(opp) & squares)  # own in White's place
+            won += {parts.WHITE_FIRST_WINS: 1, parts.BLACK_FIRST_WINS: -1}.get(found, 0)
+            fuzzy += found == parts.WHITE_FIRST_WINS | parts.BLACK_FIRST_WINS
+    assert EVALUATION.terms(own, opp)[5:] == (won, fuzzy % 2)

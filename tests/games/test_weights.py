@@ -90,6 +90,45 @@ def test_tune_fits_a_selfplay_run_end_to_end(tmp_path: Path) -> None:
     assert losses["after"] <= losses["before"] + 1e-4
 
 
+def test_tune_fits_exact_labels_keeping_anchors(tmp_path: Path) -> None:
+    from games import find_game
+    from games.clobber.evaluation import FEATURES, WEIGHTS_DATA
+    from search.solver import Solver, new_solver_table
+    from search.specialised import searches
+    from search.work import move_rows, new_work
+
+    game = find_game("clobber")
+    kernels = searches(game)
+    rng = np.random.default_rng(3)
+    lines = []
+    for _ in range(300):
+        position = game.initial_state({})
+        while bin(int(position.s[0]) | int(position.s[1])).count("1") > rng.integers(22, 31):
+            position = position.play(int(rng.choice(position.legal_moves())))
+            if position.outcome() is not None:
+                break
+        if position.outcome() is None:
+            solver = Solver(kernels, new_work(kernels.HISTORY_MASK + 1), move_rows(kernels.MAX_MOVES),
+                            new_solver_table(1 << 20))
+            won = solver.solve(position, -1, 1) > 0
+            lines.append(json.dumps({"board": game.format_board(position), "result": 1.0 if won else 0.0}))
+    labels = tmp_path / "solved.jsonl"
+    labels.write_text("\n".join(lines) + "\n")
+    kept = WEIGHTS_DATA.anchor_list[-1]
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "tune.py"), "clobber", "--solved", str(labels),
+                             "--anchors", "30,22", "--keep", str(kept)], capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    fitted = json.loads(result.stdout[result.stdout.index("{"):])
+    path = tmp_path / "weights.json"
+    path.write_text(json.dumps(fitted))
+    weights = read_weights(path, FEATURES)
+    assert weights.anchor_list == [22, 30, kept]
+    assert weights.anchors[kept] == WEIGHTS_DATA.anchors[kept]
+    assert weights.source["positions"] == len(lines) and weights.source["solved"] == ["solved.jsonl"]
+    losses = weights.source["cross_entropy"]["train"]
+    assert losses["after"] < losses["before"]
+
+
 #: The games whose hand-set evaluation is the weighted sum of its `features` (those that
 #: give them).
 TUNABLE = [name for name, game in all_games().items() if hasattr(game.with_evaluation("classic").evaluation, "features")]
