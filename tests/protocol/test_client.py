@@ -105,7 +105,8 @@ def test_the_blocking_wrapper() -> None:
         (best,) = engine.analyse({"depth": 3})
         assert best.wdl is not None and sum((best.wdl.win, best.wdl.draw, best.wdl.loss)) == 1000
         assert engine.play(Limit(nodes=500)).move
-        assert set(engine.eval().terms) == {"movers", "reserves", "dangling", "tempo", "odd_dominoes"}
+        assert set(engine.eval().terms) == {"movers", "reserves", "dangling", "tempo", "odd_dominoes",
+                                            "won_parts", "odd_fuzzy"}
 
 
 def test_an_analysis_streams_until_stopped() -> None:
