@@ -39,6 +39,7 @@ from daemon.engine import SessionEngine  # noqa: E402
 from games import find_game  # noqa: E402
 from games.base import Game, Position  # noqa: E402
 from search.alphabeta import SOLVER_PRELUDE_DEPTH  # noqa: E402
+from search.base import SearchReport  # noqa: E402
 from search.limits import Limits  # noqa: E402
 from bench import loaded_engine, percentiles  # noqa: E402  (scripts/bench.py, beside this one)
 
@@ -94,6 +95,15 @@ async def selfplay(game: Game, games: int, movetime: int, random_plies: int) -> 
           f"{shallows} moves unproved by a solver that ran out of time")
 
 
+async def first_proof(engine: SessionEngine, game: Game, position: Position, limit: float) -> SearchReport | None:
+    """The first report of a proven result (win, loss or draw) of proving `position` from
+    an empty table within `limit` seconds, or None if there was none in time."""
+    engine.hash_clear()
+    to_position(engine, game, position)
+    reports = await engine.prove(Limits(movetime=int(limit * 1000)))
+    return next((report for report in reports if report.mate_in is not None or report.margin is not None), None)
+
+
 async def endgames(game: Game, counts: list[int], positions: int, limit: float) -> None:
     engine = await loaded_engine(game.name)
     for count in counts:
@@ -104,10 +114,7 @@ async def endgames(game: Game, counts: list[int], positions: int, limit: float) 
             seed += 1
             if position is None:
                 continue
-            engine.hash_clear()
-            to_position(engine, game, position)
-            reports = await engine.prove(Limits(movetime=int(limit * 1000)))
-            proof = next((report for report in reports if report.mate_in is not None or report.margin is not None), None)
+            proof = await first_proof(engine, game, position, limit)
             if proof is None:
                 unproved += 1
                 continue
@@ -146,10 +153,7 @@ async def label(game: Game, runs: list[Path], low: int, high: int, limit: float,
     proved = unproved = 0
     with out.open("a") as sink:
         for position in positions:
-            engine.hash_clear()
-            to_position(engine, game, position)
-            reports = await engine.prove(Limits(movetime=int(limit * 1000)))
-            proof = next((report for report in reports if report.mate_in is not None or report.margin is not None), None)
+            proof = await first_proof(engine, game, position, limit)
             if proof is None:
                 unproved += 1
                 continue

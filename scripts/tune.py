@@ -49,23 +49,27 @@ HOLDOUT = 10
 
 
 class Samples:
-    """The positions of self-play runs: phase, features, result for the player to
-    move, and whether the game is held out."""
+    """The positions of self-play runs and of exact labels: phase, features, result for
+    the player to move, and whether the sample is held out."""
 
     def __init__(self, game_name: str, runs: list[Path], solved: list[Path]):
         game = find_game(game_name)
         evaluation = importlib.import_module(f"games.{game_name}.evaluation")
         phases, rows, labels, held, games = [], [], [], [], set()
+
+        def add(board: str, label: float, held_out: bool) -> None:
+            phase, terms = evaluation.features(game.parse_board(board.split()).s)
+            if phase < 0:  # valued by a rule of the evaluation, not by its weights
+                return
+            phases.append(int(phase))
+            rows.append([float(term) for term in terms])
+            labels.append(label)
+            held.append(held_out)
+
         for path in solved:
             for number, line in enumerate(path.read_text().splitlines()):
                 sample = json.loads(line)
-                phase, terms = evaluation.features(game.parse_board(sample["board"].split()).s)
-                if phase < 0:
-                    continue
-                phases.append(int(phase))
-                rows.append([float(term) for term in terms])
-                labels.append(float(sample["result"]))
-                held.append(number % HOLDOUT == 0)
+                add(sample["board"], float(sample["result"]), number % HOLDOUT == 0)
         for run in runs:
             for record in read_records(run):
                 if record["game"] != game_name:
@@ -75,14 +79,7 @@ class Samples:
                 for move in record["moves"]:
                     if "board" not in move or "mate" in move or "error" in move:
                         continue
-                    position = game.parse_board(move["board"].split())
-                    phase, terms = evaluation.features(position.s)
-                    if phase < 0:  # valued by a rule of the evaluation, not by its weights
-                        continue
-                    phases.append(int(phase))
-                    rows.append([float(term) for term in terms])
-                    labels.append(points[move["player"]])
-                    held.append(record["index"] % HOLDOUT == 0)
+                    add(move["board"], points[move["player"]], record["index"] % HOLDOUT == 0)
         if not rows:
             raise SystemExit("tune: no positions in the runs or labels")
         self.weights: Weights = evaluation.WEIGHTS_DATA

@@ -217,13 +217,8 @@ def part_outcome(s, squares):
     int64 bit pattern): bit 0 set if the side to move wins it alone moving first, bit 1
     if it wins it moving second; else -1."""
     mask = np.uint64(squares)
-    found = part_class(s[0] & mask, s[1] & mask)
+    own, opp = _sides(s)
+    found = part_class(own & mask, opp & mask)  # the side to move in White's place
     if found < 0:
         return np.int64(-1)
-    if s[2] == WHITE:
-        first = found & WHITE_FIRST_WINS
-        second = (found & BLACK_FIRST_WINS) == 0
-    else:
-        first = found & BLACK_FIRST_WINS
-        second = (found & WHITE_FIRST_WINS) == 0
-    return np.int64((1 if first else 0) | (2 if second else 0))
+    return np.int64((1 if found & WHITE_FIRST_WINS else 0) | (0 if found & BLACK_FIRST_WINS else 2))
