@@ -26,20 +26,27 @@ from search.limits import StopSignal
 from search.solver import WINDOW_LIMIT, Solver, new_solver_table, promote, sort_by_score
 from search.tt import (
     EXACT,
+    DEFER_DEPTH,
     LOWER,
+    NO_MARK,
     UPPER,
     TranspositionTable,
     entry_bound,
     entry_depth,
     entry_move,
     entry_value,
+    move_mark,
+    tt_busy,
+    tt_mark,
     tt_probe,
     tt_store,
+    tt_unmark,
     unpack_move,
 )
 from search.work import (
     ABORTED,
     GENERATION,
+    HARD_ONLY,
     HISTORY,
     KILLERS,
     NODES,
@@ -48,6 +55,7 @@ from search.work import (
     POLL,
     PROBCUT_T,
     SELDEPTH,
+    SHARED,
     move_rows,
     must_stop,
     new_work,
@@ -209,19 +217,42 @@ def _search(s, depth, alpha, beta, ply, cells, work, moves):
     original_alpha = alpha
     best_score = -INFINITY
     best_move = row[0]
-    for i in range(count):
-        if i >= first:
-            if count <= SHORT_LIST or i < first + LAZY_PICKS:
-                _pick(row, count, i)
-            elif i == first + LAZY_PICKS:
-                sort_by_score(row, count, i)
-        move = row[i]
-        if i == 0:
+    # With other threads on the tree (work[SHARED]), a node DEFER_DEPTH deep or more
+    # searches a move another thread is searching (`tt_busy`) after its other moves;
+    # row[count:count + deferred] holds such moves (their scores are spent by then).
+    sharing = work[SHARED] != 0 and depth >= DEFER_DEPTH
+    deferred = 0
+    taken = 0
+    i = 0
+    while True:
+        if i < count:
+            if i >= first:
+                if count <= SHORT_LIST or i < first + LAZY_PICKS:
+                    _pick(row, count, i)
+                elif i == first + LAZY_PICKS:
+                    sort_by_score(row, count, i)
+            move = row[i]
+            i += 1
+        elif taken < deferred:
+            move = row[count + taken]
+            taken += 1
+        else:
+            break
+        mark = move_mark(position, move) if sharing else NO_MARK
+        if sharing:
+            if taken == 0 and i > 1 and tt_busy(cells, mark):
+                row[count + deferred] = move
+                deferred += 1
+                continue
+            tt_mark(cells, mark)
+        if i == 1:
             score = -_child(s, move, depth - 1, -beta, -alpha, ply + 1, cells, work, moves)
         else:
             score = -_child(s, move, depth - 1, -alpha - 1, -alpha, ply + 1, cells, work, moves)
             if work[ABORTED] == 0 and alpha < score < beta:
                 score = -_child(s, move, depth - 1, -beta, -alpha, ply + 1, cells, work, moves)
+        if sharing:
+            tt_unmark(cells, mark)
         if work[ABORTED] != 0:
             return 0
         if score > best_score:
@@ -298,14 +329,39 @@ def root_iteration(s, root_moves, depth, cells, work, moves, bound):
     best_move = root_moves[0]
     work[PARTIAL_MOVE] = -1
     work[ABORTED] = 0
-    for index in range(len(root_moves)):
-        move = root_moves[index]
-        if index == 0:
+    # As at every node (`_search`): with other threads on the tree, a move another one
+    # is searching comes after the others.
+    position = key(s)
+    sharing = work[SHARED] != 0 and depth >= DEFER_DEPTH
+    count = len(root_moves)
+    later = np.empty(count, dtype=np.int64)
+    deferred = 0
+    taken = 0
+    index = 0
+    while True:
+        if index < count:
+            move = root_moves[index]
+            index += 1
+        elif taken < deferred:
+            move = later[taken]
+            taken += 1
+        else:
+            break
+        mark = move_mark(position, move) if sharing else NO_MARK
+        if sharing:
+            if taken == 0 and index > 1 and tt_busy(cells, mark):
+                later[deferred] = move
+                deferred += 1
+                continue
+            tt_mark(cells, mark)
+        if index == 1:
             score = -_child(s, move, depth - 1, -beta, -alpha, ply, cells, work, moves)
         else:
             score = -_child(s, move, depth - 1, -alpha - 1, -alpha, ply, cells, work, moves)
             if work[ABORTED] == 0 and score > alpha:
                 score = -_child(s, move, depth - 1, -beta, -alpha, ply, cells, work, moves)
+        if sharing:
+            tt_unmark(cells, mark)
         if work[ABORTED] != 0:
             return alpha, best_move
         if score > alpha:
@@ -313,7 +369,7 @@ def root_iteration(s, root_moves, depth, cells, work, moves, bound):
             best_move = move
             work[PARTIAL_MOVE] = move
             work[PARTIAL_SCORE] = score
-    tt_store(cells, key(s), depth, bound, alpha, best_move, work[GENERATION])
+    tt_store(cells, position, depth, bound, alpha, best_move, work[GENERATION])
     return alpha, best_move
 
 
@@ -431,6 +487,20 @@ class AlphaBeta(Deepening):
         unproved = SearchReport(0, 0, 0, 0, 0, self.table.hashfull(), ())
         yield (yield from self._solve(root, stop, started, unproved, guess, False))
 
+    def _new_helper(self) -> AlphaBeta:
+        return AlphaBeta(self.game, self.table, self.searches)
+
+    def _follow(self, main: AlphaBeta) -> None:
+        super()._follow(main)
+        self._work[PROBCUT_T] = main._work[PROBCUT_T]
+
+    def _help_solve(self, main: AlphaBeta, root: Position, alpha: int, beta: int) -> None:
+        """As a helper, solve `root` in the window (alpha, beta) of `main`'s solve of it,
+        in its table, until done or stopped (only a stop ends it: HARD_ONLY)."""
+        self._follow(main)
+        self._work[HARD_ONLY] = 1
+        self._kernels.solve(root.s, alpha, beta, main._solver_table, self._work, self._moves)
+
     def _iterate(self, root: Position, moves: list[int], depth: int) -> tuple[int, int]:
         # Fewer moves than the root has (go searchmoves, MultiPV's further lines): the
         # root's value is a lower bound only.
@@ -469,7 +539,9 @@ class AlphaBeta(Deepening):
         self._work[NODES] = self.nodes
         if self._solver_table is None:
             self._solver_table = new_solver_table(self.table.memory_bytes // 2)
-        solver = Solver(self._kernels, self._work, self._moves, self._solver_table)
+        solver = Solver(self._kernels, self._work, self._moves, self._solver_table,
+                        lambda position, alpha, beta: self._helping(
+                            lambda helper, index: helper._help_solve(self, position, alpha, beta)))
         last = fallback
 
         def report(value: int, alpha: int, beta: int, complete: bool = True) -> SearchReport:
@@ -477,7 +549,8 @@ class AlphaBeta(Deepening):
             exact = alpha < value < beta
             score = 0 if value == 0 else (MATE - len(line)) * (1 if value > 0 else -1)
             return SearchReport(
-                depth=len(line), seldepth=len(line), score=score, nodes=self.nodes + solver.nodes,
+                depth=len(line), seldepth=len(line), score=score,
+                nodes=self.nodes + solver.nodes + self.helper_nodes,
                 elapsed_ms=int((time.monotonic() - started) * 1000),
                 hashfull=self.table.hashfull(), pv=tuple(line),
                 margin=value if exact else None,
@@ -498,7 +571,7 @@ class AlphaBeta(Deepening):
                     yield last
         except Aborted:
             pass
-        return attrs.evolve(last, nodes=self.nodes + solver.nodes, final=True,
+        return attrs.evolve(last, nodes=self.nodes + solver.nodes + self.helper_nodes, final=True,
                             elapsed_ms=int((time.monotonic() - started) * 1000))
 
     @staticmethod

@@ -8,10 +8,25 @@ holding the stop signal's slots: `search.limits.StopSignal`) and the report with
 principal variation. A search gives only what differs: its root iteration kernel, whether a score
 is proven, how it keeps the root's table entry, the score of a finished root, and the
 rest of its own `search`.
+
+Threads (Lazy SMP). A searcher given `set_threads(n)` keeps n - 1 helpers: searchers
+of its own kind over the same table, each with a work block (killers, history, node
+count, stop slot) of its own, run by threads of its own. While this searcher runs a
+root iteration to depth d, every helper runs that same root iteration too (`_helping`),
+the odd ones to d + 1, so that they are ahead of it; they share what they find through
+the table alone, whose check words keep entries whole under concurrent stores
+(`search.tt`). This thread alone decides: it reports, it keeps the deadline and the
+limits, and when its iteration ends (done, stopped or out of time) it stops the
+helpers' iterations and waits for them (each polls its stop slot every POLL_MASK + 1
+nodes), so `stop` and deadlines keep their latency. A searcher's exact solver is
+helped the same way (`search.alphabeta`). The kernels release the interpreter lock, so
+the helpers run in parallel only when compiled: interpreted ones search alone.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
+import contextlib
 import functools
 import time
 from typing import Callable, Generator, Iterator, Sequence
@@ -22,7 +37,12 @@ from games.base import Game, Position
 from search.base import MAX_PLY, Aborted, SearchReport, best_first
 from search.limits import StopSignal
 from search.tt import TranspositionTable
-from search.work import ABORTED, GENERATION, HARD_ONLY, NODES, PARTIAL_MOVE, PARTIAL_SCORE, SELDEPTH, reset_work
+from search.work import (ABORTED, GENERATION, HARD_ONLY, NODES, PARTIAL_MOVE, PARTIAL_SCORE, SELDEPTH, SHARED,
+                         STOP, reset_work)
+
+#: The first iteration depth that helpers join: the shallower ones take less time than
+#: handing them to other threads.
+HELPER_MIN_DEPTH = 3
 
 
 def bound_to_its_stop(search: Callable[..., Iterator[SearchReport]]) -> Callable[..., Iterator[SearchReport]]:
@@ -68,6 +88,9 @@ class Deepening:
         self._root_count = 0
         #: The best (move, score) of the running root iteration so far.
         self._partial: tuple[int, int] | None = None
+        #: The helpers of `set_threads`, and the threads that run them.
+        self._helpers: list[Deepening] = []
+        self._pool: concurrent.futures.ThreadPoolExecutor | None = None
 
     # ---- what a search gives -------------------------------------------------------
 
@@ -95,6 +118,80 @@ class Deepening:
         """What the search's table keys are salted with (0: plain position keys)."""
         return 0
 
+    def _new_helper(self) -> Deepening:
+        """A searcher of this one's kind over the same table and kernels, with a work
+        block of its own: a helper (`set_threads`)."""
+        raise NotImplementedError
+
+    def _follow(self, main: Deepening) -> None:
+        """As a helper, take on what `main`'s running search set up: its kernels and
+        its count of root moves (and, in a subclass, what else its iterations read)."""
+        self._kernels = main._kernels
+        self._root_count = main._root_count
+
+    def _helped(self) -> bool:
+        """Whether the running search's iterations are searched by the helpers too (a
+        search whose threads share nothing through the table is not)."""
+        return True
+
+    # ---- threads -----------------------------------------------------------------------
+
+    @property
+    def threads(self) -> int:
+        """The threads a search runs: this one and its helpers."""
+        return 1 + len(self._helpers)
+
+    def set_threads(self, count: int) -> None:
+        """Search with `count` threads (at least 1) from the next search on. Not while
+        a search runs."""
+        count = max(1, count)
+        if count == self.threads:
+            return
+        if self._pool is not None:
+            self._pool.shutdown(wait=False)
+        self._helpers = [self._new_helper() for _ in range(count - 1)]
+        self._pool = (concurrent.futures.ThreadPoolExecutor(count - 1, thread_name_prefix="helper")
+                      if count > 1 else None)
+
+    @contextlib.contextmanager
+    def _helping(self, task: Callable[[Deepening, int], object]) -> Iterator[None]:
+        """Run task(helper, index) (index from 1) for each helper, in its thread, while
+        the body runs in this one; when the body ends, however it ends, stop the
+        helpers and wait for them. Without compiled kernels, no helper runs. A
+        helper's error is raised here."""
+        helpers = self._helpers if self._kernels is not None and self._kernels.compiled and self._helped() else []
+        futures = []
+        self._work[SHARED] = len(helpers)
+        for index, helper in enumerate(helpers, 1):
+            helper._work[STOP] = 0
+            helper._work[SHARED] = len(helpers)
+            futures.append(self._pool.submit(task, helper, index))
+        try:
+            yield
+        finally:
+            self._work[SHARED] = 0
+            for helper in helpers:
+                helper._work[STOP] = 1
+            for future in futures:
+                future.result()
+
+    def _help_iterate(self, main: Deepening, root: Position, moves: list[int], depth: int, index: int) -> None:
+        """As a helper, search `main`'s root iteration on `moves` to `depth`, and then
+        deeper ones, until `main` stops it; only a stop ends it (HARD_ONLY): the
+        deadline and limits are `main`'s to keep."""
+        self._follow(main)
+        work = self._work
+        work[HARD_ONLY] = 1
+        work[GENERATION] = main.table.generation
+        while depth <= MAX_PLY and not work[STOP]:
+            self._iterate(root, list(moves), depth)
+            depth += 1
+
+    @property
+    def helper_nodes(self) -> int:
+        """The nodes the helpers have searched in the running (or last) search."""
+        return sum(int(helper._work[NODES]) for helper in self._helpers)
+
     # ---- the frame -------------------------------------------------------------------
 
     def _start(self, root: Position, stop: StopSignal) -> float:
@@ -106,6 +203,8 @@ class Deepening:
         self._partial = None
         self.table.new_search()
         reset_work(self._work)
+        for helper in self._helpers:
+            reset_work(helper._work)
         stop.bind(self._work)
         return time.monotonic()
 
@@ -194,7 +293,11 @@ class Deepening:
         self._kernels = self.searches.upgraded(self._kernels)
         work[HARD_ONLY] = hard_only
         work[GENERATION] = self.table.generation
-        score, move = self._iterate(root, moves, depth)
+        if depth >= HELPER_MIN_DEPTH:
+            with self._helping(lambda helper, index: helper._help_iterate(self, root, moves, depth, index)):
+                score, move = self._iterate(root, moves, depth)
+        else:
+            score, move = self._iterate(root, moves, depth)
         work[HARD_ONLY] = 0  # between iterations every limit counts (`StopSignal.should_stop`)
         self.nodes = int(work[NODES])
         self.seldepth = int(work[SELDEPTH])
@@ -211,7 +314,7 @@ class Deepening:
             depth=depth,
             seldepth=max(self.seldepth, depth),
             score=score,
-            nodes=self.nodes,
+            nodes=self.nodes + self.helper_nodes,
             elapsed_ms=int((time.monotonic() - started) * 1000),
             hashfull=self.table.hashfull(),
             pv=self._principal_variation(root, move, length),

@@ -57,16 +57,22 @@ from search.base import INFINITY, MAX_PLY, SearchReport
 from search.driver import Deepening, bound_to_its_stop
 from search.limits import StopSignal
 from search.tt import (
+    DEFER_DEPTH,
     EXACT,
     LOWER,
+    NO_MARK,
     UPPER,
     TranspositionTable,
     entry_bound,
     entry_depth,
     entry_move,
     entry_value,
+    move_mark,
+    tt_busy,
+    tt_mark,
     tt_probe,
     tt_store,
+    tt_unmark,
 )
 from search.work import (
     ABORTED,
@@ -78,6 +84,7 @@ from search.work import (
     PARTIAL_SCORE,
     POLL,
     SELDEPTH,
+    SHARED,
     must_stop,
     new_work,
 )
@@ -268,9 +275,32 @@ def _paranoid(s, depth, alpha, beta, ply, me, salt, cells, work):
     original_beta = beta
     best = -INFINITY if maximising else INFINITY
     best_move = work[base]
-    for i in range(count):
-        move = work[base + i]
+    # As in the two-player search (`search.alphabeta`): with other threads on the
+    # tree, a move another one is searching comes last; the deferred moves go to the
+    # front of the list, whose moves are spent by then.
+    sharing = work[SHARED] != 0 and depth >= DEFER_DEPTH
+    deferred = 0
+    taken = 0
+    i = 0
+    while True:
+        if i < count:
+            move = work[base + i]
+            i += 1
+        elif taken < deferred:
+            move = work[base + taken]
+            taken += 1
+        else:
+            break
+        mark = move_mark(position, move) if sharing else NO_MARK
+        if sharing:
+            if taken == 0 and i > 1 and tt_busy(cells, mark):
+                work[base + deferred] = move
+                deferred += 1
+                continue
+            tt_mark(cells, mark)
         value = _paranoid(play(s, move), depth - 1, alpha, beta, ply + 1, me, salt, cells, work)
+        if sharing:
+            tt_unmark(cells, mark)
         if work[ABORTED] != 0:
             return 0
         if maximising:
@@ -656,6 +686,17 @@ class MultiPlayerSearch(Deepening):
         iteration = getattr(self._kernels, _ROOTS[self._running])
         score = iteration(root.s, np.int64(depth), np.int64(self._me), np.uint64(self._salt), self.table.cells, work)
         return int(score), int(work[PARTIAL_MOVE])
+
+    def _new_helper(self) -> MultiPlayerSearch:
+        return MultiPlayerSearch(self.game, self.table, self.searches)
+
+    def _follow(self, main: MultiPlayerSearch) -> None:
+        super()._follow(main)
+        self._me, self._salt, self._running = main._me, main._salt, main._running
+
+    def _helped(self) -> bool:
+        """The paranoid search alone shares a table between threads."""
+        return self._running == "paranoid"
 
     def _store_root(self, root: Position, depth: int, score: int, move: int) -> None:
         """The paranoid search's root entry; the others keep none."""

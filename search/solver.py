@@ -47,15 +47,17 @@ Precondition: a two-player zero-sum game.
 
 from __future__ import annotations
 
+import contextlib
 from types import SimpleNamespace
+from typing import Callable, ContextManager
 
 import numpy as np
 
 from games.base import ONGOING, Position
 from games.kernel import borrowed, inline_template, kernel
 from search.base import MAX_PLY, Aborted
-from search.tt import capacity_for, fresh_memory
-from search.work import ABORTED, HARD_ONLY, NODES, POLL, STOP, move_rows, must_stop, new_work
+from search.tt import BUSY_SHIFT, capacity_for, fresh_memory
+from search.work import ABORTED, HARD_ONLY, NODES, POLL, SHARED, STOP, move_rows, must_stop, new_work
 
 #: Below this many moves a node tries its moves in generation order: ordering would
 #: cost more than it saves.
@@ -74,8 +76,9 @@ WINDOW_LIMIT = 1 << 20
 SOLVER_SLOT_BYTES = 32
 #: The fewest slots a solver table has.
 MIN_SOLVER_SLOTS = 1 << 10
-#: The columns of a solver slot (the key's bits held as an int64).
-S_KEY, S_LOWER, S_UPPER, S_MOVE = 0, 1, 2, 3
+#: The columns of a solver slot: the check word (the key's bits, as an int64, xor the
+#: other three words: see `_slot`), the bounds and the move word.
+S_CHECK, S_LOWER, S_UPPER, S_MOVE = 0, 1, 2, 3
 #: S_MOVE of an empty slot; a full one holds its best move + 1 in its low MOVE_BITS,
 #: and above them the ply from the root at which it was stored. A table of zeros is
 #: empty, so a new one costs no time: its pages are mapped in the background.
@@ -84,6 +87,12 @@ MOVE_BITS = 24
 MOVE_FIELD = (1 << MOVE_BITS) - 1
 #: The solver table holds keys as int64 bit patterns.
 _KEY_BITS = (1 << 64) - 1
+#: With other threads solving the same tree, the nodes fewer plies than this from the
+#: root solve last the moves another thread is solving (`_busy`); deeper, the marks
+#: would cost more than the sharing saves.
+SHARED_PLIES = 6
+#: A move's mark is its parent's key xor the move times this odd constant (an int64).
+_MOVE_SPREAD = np.int64(0x9E3779B97F4A7C15 - (1 << 64))
 
 #: The game's kernels these templates call, bound per game.
 BINDS = ("legal_moves", "play", "key", "result", "margin", "evaluate")
@@ -206,15 +215,14 @@ def _solve(s, alpha, beta, ply, table, work, moves):
             return verdict
     position = np.int64(key(s))
     bucket = position & np.int64(len(table) - 2)
-    index = _find(table, bucket, position)
+    index, lower, upper, word = _find(table, bucket, position)
     known = index >= 0
     remembered = -1
-    lower = -WINDOW_LIMIT
-    upper = WINDOW_LIMIT
-    if known:
-        lower = table[index, S_LOWER]
-        upper = table[index, S_UPPER]
-        remembered = (table[index, S_MOVE] & MOVE_FIELD) - 1
+    if not known:
+        lower = -WINDOW_LIMIT
+        upper = WINDOW_LIMIT
+    else:
+        remembered = (word & MOVE_FIELD) - 1
         if lower >= beta:
             return lower
         if upper <= alpha:
@@ -232,9 +240,9 @@ def _solve(s, alpha, beta, ply, table, work, moves):
             # Enhanced transposition cut-off: a move whose position the table already
             # proves bad enough for the opponent refutes this one at once.
             child_key = np.int64(key(child))
-            slot = _find(table, child_key & np.int64(len(table) - 2), child_key)
-            if slot >= 0 and -table[slot, S_UPPER] >= beta:
-                best = -table[slot, S_UPPER]
+            slot, _, child_upper, _ = _find(table, child_key & np.int64(len(table) - 2), child_key)
+            if slot >= 0 and -child_upper >= beta:
+                best = -child_upper
                 _store(table, bucket, position, best, upper if known else WINDOW_LIMIT, row[i], ply)
                 return best
             row[count + i] = -(mobility(child) if HAS_MOBILITY else legal_moves(child, scratch))
@@ -247,15 +255,38 @@ def _solve(s, alpha, beta, ply, table, work, moves):
     original_alpha = alpha
     best = -WINDOW_LIMIT
     best_move = row[0]
-    for i in range(count):
-        move = row[i]
+    # With other threads on the tree (work[SHARED]), a node fewer than SHARED_PLIES
+    # from the root solves a move another thread is solving after its other moves
+    # (`_busy`); row[count:count + deferred] holds such moves (the scores are spent).
+    sharing = work[SHARED] != 0 and ply < SHARED_PLIES
+    deferred = 0
+    taken = 0
+    i = 0
+    while True:
+        if i < count:
+            move = row[i]
+            i += 1
+        elif taken < deferred:
+            move = row[count + taken]
+            taken += 1
+        else:
+            break
+        mark = position ^ (np.int64(move + 1) * _MOVE_SPREAD) if sharing else np.int64(0)
+        if sharing:
+            if taken == 0 and i > 1 and _busy(table, mark):
+                row[count + deferred] = move
+                deferred += 1
+                continue
+            _mark(table, mark)
         child = play(s, move)
-        if i == 0:
+        if i == 1:
             value = -_solve(child, -beta, -alpha, ply + 1, table, work, moves)
         else:
             value = -_solve(child, -alpha - 1, -alpha, ply + 1, table, work, moves)
             if work[ABORTED] == 0 and alpha < value < beta:
                 value = -_solve(child, -beta, -value, ply + 1, table, work, moves)
+        if sharing:
+            _unmark(table, mark)
         if work[ABORTED] != 0:
             return 0
         if value > best:
@@ -359,21 +390,65 @@ def simplified(s, table, work, moves):
 def _stored_move(table, s):
     """The best move the table holds for position `s`, or -1."""
     position = np.int64(key(s))
-    index = _find(table, position & np.int64(len(table) - 2), position)
+    index, _, _, word = _find(table, position & np.int64(len(table) - 2), position)
     if index < 0:
         return np.int64(-1)
-    return (table[index, S_MOVE] & MOVE_FIELD) - 1
+    return (word & MOVE_FIELD) - 1
+
+
+@kernel(inline=True)
+def _slot(table, index, position):
+    """(lower, upper, move word) of slot `index` if it holds `position`, else move word
+    EMPTY. Each word is read once: the check word is the key xor the other three, so a
+    slot whose words two threads stored at once matches no position."""
+    lower = table[index, S_LOWER]
+    upper = table[index, S_UPPER]
+    word = table[index, S_MOVE]
+    if word == EMPTY or table[index, S_CHECK] ^ lower ^ upper ^ word != position:
+        word = np.int64(EMPTY)
+    return lower, upper, word
 
 
 @kernel(inline=True)
 def _find(table, bucket, position):
-    """The slot of the bucket (slots `bucket` and `bucket` + 1, one cache line) that
-    holds `position`, or -1."""
-    if table[bucket, S_KEY] == position and table[bucket, S_MOVE] != EMPTY:
-        return bucket
-    if table[bucket + 1, S_KEY] == position and table[bucket + 1, S_MOVE] != EMPTY:
-        return bucket + 1
-    return np.int64(-1)
+    """(slot, lower, upper, move word) of the bucket's slot (slots `bucket` and
+    `bucket` + 1, one cache line) that holds `position`, or slot -1."""
+    lower, upper, word = _slot(table, bucket, position)
+    if word != EMPTY:
+        return bucket, lower, upper, word
+    lower, upper, word = _slot(table, bucket + 1, position)
+    if word != EMPTY:
+        return bucket + 1, lower, upper, word
+    return np.int64(-1), lower, upper, word
+
+
+@kernel(inline=True)
+def _busy_slot(table, mark):
+    return len(table) - 1 - (mark & (max(len(table) >> BUSY_SHIFT, 1) - 1))
+
+
+@kernel(inline=True)
+def _busy(table, mark):
+    """Whether another thread is solving the move of `mark` now: threads solving one
+    tree mark the moves they solve in the last 1 / 2**BUSY_SHIFT of the table's slots,
+    a mark as a check word in an EMPTY slot (as the transposition table does:
+    `search.tt.tt_busy`)."""
+    slot = _busy_slot(table, mark)
+    return table[slot, S_CHECK] == mark and table[slot, S_MOVE] == EMPTY
+
+
+@kernel(inline=True)
+def _mark(table, mark):
+    slot = _busy_slot(table, mark)
+    if table[slot, S_MOVE] == EMPTY:
+        table[slot, S_CHECK] = mark
+
+
+@kernel(inline=True)
+def _unmark(table, mark):
+    slot = _busy_slot(table, mark)
+    if table[slot, S_CHECK] == mark and table[slot, S_MOVE] == EMPTY:
+        table[slot, S_CHECK] = 0
 
 
 @kernel(inline=True)
@@ -384,17 +459,19 @@ def _store(table, bucket, position, lower, upper, move, ply):
     the second. The first slot keeps what cost most to find, the second what came last:
     always replacing lost the entries near the root, which every null-window test of a
     root searches again."""
-    index = _find(table, bucket, position)
+    index = _find(table, bucket, position)[0]
     if index < 0:
         index = bucket + 1
-        if table[bucket, S_MOVE] == EMPTY or (table[bucket, S_MOVE] >> MOVE_BITS) >= ply:
+        first = table[bucket, S_MOVE]
+        if first == EMPTY or (first >> MOVE_BITS) >= ply:
             index = bucket
             for column in range(4):
                 table[bucket + 1, column] = table[bucket, column]
-    table[index, S_KEY] = position
+    word = (move + 1) | (ply << MOVE_BITS)
+    table[index, S_CHECK] = position ^ lower ^ upper ^ word
     table[index, S_LOWER] = lower
     table[index, S_UPPER] = upper
-    table[index, S_MOVE] = (move + 1) | (ply << MOVE_BITS)
+    table[index, S_MOVE] = word
 
 
 def solve(s, alpha, beta, table, work, moves):
@@ -423,7 +500,7 @@ def warm(kernels, position: Position) -> None:
 
 def new_solver_table(memory_bytes: int) -> np.ndarray:
     """A solver table of at most `memory_bytes` (the most slots, a power of two, that
-    fit; at least MIN_SOLVER_SLOTS): (slots, 4) int64, columns S_KEY, S_LOWER, S_UPPER,
+    fit; at least MIN_SOLVER_SLOTS): (slots, 4) int64, columns S_CHECK, S_LOWER, S_UPPER,
     S_MOVE; all slots EMPTY (zeros)."""
     slots = max(MIN_SOLVER_SLOTS, capacity_for(memory_bytes, SOLVER_SLOT_BYTES))
     return np.frombuffer(fresh_memory(slots * SOLVER_SLOT_BYTES), dtype=np.int64).reshape(slots, 4)
@@ -435,11 +512,15 @@ class Solver:
     signal's slots: `search.limits.StopSignal`), in `table` (`new_solver_table`),
     whose bounds are exact and so stay good from one call and one search to the next."""
 
-    def __init__(self, kernels: SimpleNamespace, work: np.ndarray, moves: np.ndarray, table: np.ndarray):
+    def __init__(self, kernels: SimpleNamespace, work: np.ndarray, moves: np.ndarray, table: np.ndarray,
+                 helping: Callable[[Position, int, int], ContextManager[None]] | None = None):
         self._kernels = kernels
         self._work = work
         self._moves = moves
         self._table = table
+        #: helping(position, alpha, beta): what runs alongside each solve, in other
+        #: threads, over the same table (`search.alphabeta`), stopped when it ends.
+        self._helping = helping or (lambda position, alpha, beta: contextlib.nullcontext())
         self._first_node = int(self._work[NODES])
 
     @property
@@ -452,7 +533,8 @@ class Solver:
         side it failed (fail-soft). Raises Aborted when the search is stopped."""
         work = self._work
         work[HARD_ONLY] = 0
-        value = self._kernels.solve(position.s, alpha, beta, self._table, work, self._moves)
+        with self._helping(position, alpha, beta):
+            value = self._kernels.solve(position.s, alpha, beta, self._table, work, self._moves)
         if work[ABORTED]:
             raise Aborted
         return int(value)
@@ -510,8 +592,8 @@ class Solver:
     def _table_move(self, key: int, legal: list[int]) -> int | None:
         """The move the table holds for the position of `key`, if it is one of `legal`."""
         bucket = key & (len(self._table) - 2)
-        for slot in self._table[bucket:bucket + 2]:
-            move = (int(slot[S_MOVE]) & MOVE_FIELD) - 1
-            if int(slot[S_KEY]) & _KEY_BITS == key and move in legal:
+        for check, lower, upper, word in self._table[bucket:bucket + 2].tolist():
+            move = (word & MOVE_FIELD) - 1
+            if word != EMPTY and (check ^ lower ^ upper ^ word) & _KEY_BITS == key and move in legal:
                 return move
         return None

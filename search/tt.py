@@ -2,8 +2,12 @@
 read and write directly, bounded in memory, kept between searches, and saved to or
 loaded from a versioned hash file.
 
-Each slot is a key word and a data word side by side, so a probe costs one cache miss
-(16 bytes a slot). The data word packs, low bits first:
+Each slot is a check word and a data word side by side, so a probe costs one cache miss
+(16 bytes a slot). The check word is the key xor the data word, so that threads
+searching at once may share one table without locks: each word is written and read
+whole, but two threads storing in one slot at once may leave the check word of one and
+the data word of the other, and that slot then matches no key (the entry is lost, never
+misread as another position's). The data word packs, low bits first:
 
     value + 2**23   24 bits   the score, side to move's view (mate scores ply-free)
     depth            7 bits
@@ -116,10 +120,12 @@ def entry_move(entry):
 
 @kernel(inline=True)
 def tt_probe(cells, key):
-    """The packed entry stored for `key`, 0 when there is none."""
+    """The packed entry stored for `key`, 0 when there is none (or the slot's words
+    are of two stores: see the module docstring)."""
     index = key & np.uint64(len(cells) - 1)
-    if cells[index, 0] == key:
-        return cells[index, 1]
+    data = cells[index, 1]
+    if cells[index, 0] ^ data == key:
+        return data
     return _U0
 
 
@@ -129,7 +135,7 @@ def tt_store(cells, key, depth, bound, value, move, generation):
     (the slot's move for the same key is then kept)."""
     index = key & np.uint64(len(cells) - 1)
     old = cells[index, 1]
-    same = cells[index, 0] == key and old != _U0
+    same = cells[index, 0] ^ old == key and old != _U0
     if old != _U0 and not same:
         if np.int64((old >> _S33) & _M8) == generation and np.int64((old >> _S24) & _M7) > depth:
             return
@@ -141,14 +147,69 @@ def tt_store(cells, key, depth, bound, value, move, generation):
         value = -MAX_VALUE
     if depth > MAX_DEPTH:
         depth = MAX_DEPTH
-    cells[index, 0] = key
-    cells[index, 1] = (
+    data = (
         np.uint64(value + VALUE_OFFSET)
         | (np.uint64(depth) << _S24)
         | (np.uint64(bound) << _S31)
         | (np.uint64(generation) << _S33)
         | (np.uint64(move + 1) << _S41)
     )
+    cells[index, 0] = key ^ data
+    cells[index, 1] = data
+
+
+#: The share of a table's slots (1 / 2**BUSY_SHIFT, at its end) that threads
+#: searching one tree also use to mark the moves they are searching (`tt_busy`).
+BUSY_SHIFT = 6
+#: A move's mark is its parent's key xor the move times this odd constant.
+_MOVE_SPREAD = np.uint64(0x9E3779B97F4A7C15)
+#: The mark of no move (a node that marks nothing).
+NO_MARK = _U0
+#: With other threads searching the same tree, the nodes this many plies from the
+#: leaves or more search last the moves another thread is searching (`tt_busy`).
+DEFER_DEPTH = 3
+
+
+@kernel(inline=True)
+def move_mark(key, move):
+    """The mark of `move` searched from the position of `key` (`tt_busy`)."""
+    return key ^ (np.uint64(move + 1) * _MOVE_SPREAD)
+
+
+@kernel(inline=True)
+def _busy_slot(cells, mark):
+    return np.uint64(len(cells) - 1) - (mark & np.uint64(max(len(cells) >> BUSY_SHIFT, 1) - 1))
+
+
+@kernel(inline=True)
+def tt_busy(cells, mark):
+    """Whether another thread is searching the move of `mark` (`move_mark`) now.
+
+    Threads searching one tree (Threads) mark the moves they search in the last
+    1 / 2**BUSY_SHIFT of the table's slots, a mark as a check word with data word 0:
+    every reader of entries takes such a slot for an empty one, and a mark overwritten
+    by an entry, or an entry by a mark, costs only a lost mark or entry. A thread
+    searches a move another one is searching after its other moves (simplified
+    ABDADA), so that the threads share out the tree."""
+    slot = _busy_slot(cells, mark)
+    return cells[slot, 0] == mark and cells[slot, 1] == _U0
+
+
+@kernel(inline=True)
+def tt_mark(cells, mark):
+    """Mark the move of `mark` as searched now (`tt_busy`), where its slot is free of
+    an entry."""
+    slot = _busy_slot(cells, mark)
+    if cells[slot, 1] == _U0:
+        cells[slot, 0] = mark
+
+
+@kernel(inline=True)
+def tt_unmark(cells, mark):
+    """Clear the mark `mark` if its slot still holds it."""
+    slot = _busy_slot(cells, mark)
+    if cells[slot, 0] == mark and cells[slot, 1] == _U0:
+        cells[slot, 0] = _U0
 
 
 @kernel
@@ -249,8 +310,9 @@ class TranspositionTable:
     """A bounded transposition table for one game's keys, in a numpy array (`cells`)
     that the search kernels read and write directly.
 
-    One search writes at a time (a session runs at most one); readers such as
-    `hashfull` tolerate a concurrent writer.
+    One search writes at a time (a session runs at most one), from one thread or from
+    several (`Threads`: the check words keep their entries whole); readers such as
+    `hashfull` tolerate concurrent writers.
     """
 
     def __init__(self, game: str, key_scheme: int, memory_bytes: int):
@@ -281,7 +343,7 @@ class TranspositionTable:
         """The packed entry stored for `key`, or None."""
         index = key & self.mask
         data = int(self.cells[index, 1])
-        if data and int(self.cells[index, 0]) == key:
+        if data and int(self.cells[index, 0]) ^ data == key:
             return data
         return None
 
@@ -295,8 +357,15 @@ class TranspositionTable:
 
     def pairs(self) -> list[tuple[int, int]]:
         """Every (key, packed entry) held."""
-        used = self.cells[self.cells[:, 1] != 0]
+        used = self._used()
         return list(zip(used[:, 0].tolist(), used[:, 1].tolist()))
+
+    def _used(self) -> np.ndarray:
+        """The (key, packed entry) rows of the used slots: the keys as plain keys, not
+        check words (the form of hash files, which stay readable across versions)."""
+        used = self.cells[self.cells[:, 1] != 0]
+        used[:, 0] ^= used[:, 1]
+        return used
 
     def absorb(self, keys: np.ndarray, entries: np.ndarray) -> None:
         """Store packed entries under their keys (np.uint64 arrays of one length), as a
@@ -309,7 +378,7 @@ class TranspositionTable:
         number written. Raises HashFileError, leaving any file at `path` as it was:
         `stopped` when `halt` was set before the end, or what `room` raises (see
         `write_hash_file`). Messages name the file `label` (by default its path)."""
-        used = self.cells[self.cells[:, 1] != 0]
+        used = self._used()
         write_hash_file(path, self.game, self.key_scheme, used.astype("<u8", copy=False), halt, label, room)
         return len(used)
 

@@ -14,6 +14,7 @@ one int64 numpy array, so that a recursive call passes one array rather than sev
     work[GENERATION]     the transposition table's current generation
     work[HARD_ONLY]      non-zero: only STOP ends the search (its first iteration)
     work[PROBCUT_T]      multi-ProbCut's confidence, hundredths of a deviation (0 off)
+    work[SHARED]         non-zero: other threads search the same tree now (Threads)
     work[KILLERS + 2 * ply + i], i = 0, 1    the killer moves of a ply, -1 none
     work[HISTORY + move]                     the history score of a move
 """
@@ -27,10 +28,10 @@ from search.base import MAX_PLY, POLL_MASK
 
 STOP, DEADLINE, MAX_NODES, BUDGET = 0, 1, 2, 3
 NODES, SELDEPTH, PARTIAL_MOVE, PARTIAL_SCORE, ABORTED = 4, 5, 6, 7, 8
-GENERATION, HARD_ONLY, PROBCUT_T = 9, 10, 11
+GENERATION, HARD_ONLY, PROBCUT_T, SHARED = 9, 10, 11, 12
 #: The slots a stop signal holds (`search.limits.StopSignal`): STOP to BUDGET.
 CONTROL = BUDGET + 1
-KILLERS = 12
+KILLERS = 13
 HISTORY = KILLERS + 2 * (MAX_PLY + 1)
 
 #: Bitwise mask of the node counts at which a search polls its control slots.
