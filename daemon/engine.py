@@ -30,7 +30,7 @@ from daemon.runner import SearchRun, run_compute, run_table_work
 from daemon.tables import SessionTables
 from games import all_games, find_game
 from games.base import Game, IllegalMoveError, NotationError, Position
-from protocol.options import DEFAULT_EVALUATION, session_options
+from protocol.options import DEFAULT_EVALUATION, OptionSpec, session_options
 from search import AlphaBeta, MultiPlayerSearch
 from search.alphabeta import PROBCUT_DEFAULT
 from search.base import SearchReport
@@ -41,10 +41,14 @@ from search.tt import TranspositionTable, unpack_move
 
 LOG = logging.getLogger("engine.session")
 
-#: Every option of a session (`Core`'s default is the process's).
-OPTIONS = session_options(ALGORITHMS, cores.CORES,
-                          sorted({name for game in all_games().values() for name in game.evaluations}),
-                          PROBCUT_DEFAULT)
+
+
+def option_specs() -> tuple[OptionSpec, ...]:
+    """Every option of a session (`Core`'s default is the process's), `Threads` up to
+    the daemon's thread budget."""
+    return session_options(ALGORITHMS, cores.CORES,
+                           sorted({name for game in all_games().values() for name in game.evaluations}),
+                           PROBCUT_DEFAULT, runner.THREADS.limit)
 
 _MS = 1_000_000
 #: The loop forces `bestmove` this many ms before a `movetime` runs out, should the
@@ -141,6 +145,10 @@ class SearchListener(Protocol):
     def book(self, move: BookMove) -> None:
         """The move about to be answered comes from the opening book."""
 
+    def threads(self, asked: int, granted: int, reason: str) -> None:
+        """A search starts with fewer threads (`granted`) than the `Threads` option asks,
+        for `reason`."""
+
     def report(self, root: Position, report: SearchReport) -> None:
         """An iteration of a search of `root` ended (`report.final`: the search did)."""
 
@@ -157,6 +165,9 @@ class _Quiet:
         pass
 
     def book(self, move: BookMove) -> None:
+        pass
+
+    def threads(self, asked: int, granted: int, reason: str) -> None:
         pass
 
     def report(self, root: Position, report: SearchReport) -> None:
@@ -180,12 +191,15 @@ class SessionEngine:
         self.tables = SessionTables(files or HashFiles(None, allow_paths=True),
                                     budget or HashBudget(default_budget_mib() << 20))
         self.slots = runner.SEARCH_SLOTS
+        self.thread_budget = runner.THREADS
         self.job: Job | None = None
         self.game: Game | None = None
         self.start: Position | None = None
         self.position: Position | None = None
-        #: The option values before any `setoption`: the specs', but `Core` the process's.
-        self.defaults: dict[str, object] = {spec.name: spec.default for spec in OPTIONS}
+        #: The options, and their values before any `setoption`: the specs', but `Core`
+        #: the process's.
+        self.specs = option_specs()
+        self.defaults: dict[str, object] = {spec.name: spec.default for spec in self.specs}
         self.defaults["Core"] = core
         self.options: dict[str, object] = dict(self.defaults)
         self.searcher: AlphaBeta | MultiPlayerSearch | None = None
@@ -381,12 +395,31 @@ class SessionEngine:
         assert self.searcher is not None
         run, stop = method(self.searcher), StopSignal()
         self._limit(stop, limits, position, time.monotonic_ns())
-        return await run_compute(lambda: list(run(position, stop)))
+        threads = self._take_threads()
+        try:
+            return await run_compute(lambda: list(run(position, stop)))
+        finally:
+            self.thread_budget.give_back(threads)
+
+    def _take_threads(self) -> int:
+        """Take the threads of the next search from the daemon's budget and give the
+        searcher as many: the `Threads` option's, fewer where the budget has not that
+        many free, one on the Python core (whose kernels hold the interpreter lock); the
+        listener hears of a cut. The caller gives them back when the search ends."""
+        asked = int(self.options["Threads"])
+        granted = self.thread_budget.take(asked if self.core == cores.COMPILED else 1)
+        if granted < asked:
+            reason = ("the python core searches with one thread" if self.core != cores.COMPILED else
+                      f"the daemon's thread budget (--threads {self.thread_budget.limit}) has no more free")
+            self.listener.threads(asked, granted, reason)
+        assert self.searcher is not None
+        self.searcher.set_threads(granted)
+        return granted
 
     # ---- options and hash files ----------------------------------------------------
 
     async def set_option(self, name: str, value: object) -> None:
-        """Set the option `name` (one of OPTIONS, as it names itself) to `value`, of the
+        """Set the option `name` (one of `specs`, as it names itself) to `value`, of the
         option's type and in its range: a new table for `Hash`, a new searcher for
         `Core` and `MultiPlayerSearch`, the file loaded for `HashFile`, the current game
         evaluating with `Evaluation` and every table emptied when it changes (refused
@@ -491,15 +524,20 @@ class SessionEngine:
             self._answer_from_book(active, book, move)
             return
         self._take_slot()
+        threads = self._take_threads()
         if not active.pondering:
             self._arm(active, received_ns)
         if self.loading:
             self.listener.loading(stop.deadline_ns is not None)
         self.active = active
+
+        def ended() -> None:
+            self.slots.give_back()
+            self.thread_budget.give_back(threads)
+
         active.run = SearchRun(
             self.searcher.search(position, stop, root_moves, int(self.options["MultiPV"])), stop,
-            lambda report: self._on_report(active, report),
-            self.slots.give_back,
+            lambda report: self._on_report(active, report), ended,
         )
 
     async def _book(self, position: Position, limits: Limits) -> Book | None:

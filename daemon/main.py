@@ -90,6 +90,9 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
                                           f" one more closes the oldest (default {DEFAULT_MAX_UNAUTHENTICATED})")
     parser.add_argument("--max-searches", type=_positive, default=runner.default_max_searches(), metavar="N",
                         help="searches and perfts running at once, over every session (default: 4 a core)")
+    parser.add_argument("--threads", type=_positive, default=runner.machine_cores(), metavar="N",
+                        help="search threads running at once, over every session: the most a session's"
+                             " Threads option may ask for, and what its searches share (default: the cores)")
     parser.add_argument("--max-hash-mib", type=_positive, default=default_budget_mib(), metavar="MIB",
                         help="the tables of every session together (default: half the memory)")
     parser.add_argument("--log-level", default="info",
@@ -362,7 +365,7 @@ def main(argv: list[str] | None = None) -> int:
                     error.strerror)
     # Serving many sessions, the loop's thread must come first for the system's scheduler:
     # searches yield the cores to it (on stdio the one session's search comes first).
-    runner.configure(args.max_searches, SEARCH_NICENESS if args.tcp is not None else 0)
+    runner.configure(args.max_searches, SEARCH_NICENESS if args.tcp is not None else 0, args.threads)
     core = args.core or cores.COMPILED
     missing = cores.compiled_missing()
     if missing:

@@ -5,6 +5,8 @@ Two pools keep kinds of work apart:
 - compute (searches, perft): a thread per running job, up to `max_searches`; a job
   takes one of the daemon's search slots first (`SEARCH_SLOTS`), and past the limit the
   command is refused (`error busy`) rather than queued behind work that may never end.
+  A search of several threads (`Threads`) runs its helpers in threads of its searcher's
+  own, within the daemon's thread budget (`THREADS`).
   Within the limit every job runs at once, and the system's scheduler shares the cores
   among them: a new session's search starts at once, whatever the others do;
 - files (hash save and load): a few threads of their own, so that slow file I/O never
@@ -64,26 +66,54 @@ class SearchSlots:
             self.running = max(0, self.running - 1)
 
 
+class ThreadBudget:
+    """The daemon's bound on search threads running at once (`--threads`): each
+    search takes the threads it runs (its `Threads` option) when it starts and gives them
+    back when it ends. A search always gets its first thread (the search slots bound how
+    many run); beyond that it gets what is free. Thread-safe."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.running = 0
+        self._guard = threading.Lock()
+
+    def take(self, asked: int) -> int:
+        """Take up to `asked` threads, at least one: the number taken."""
+        with self._guard:
+            granted = max(1, min(asked, self.limit - self.running))
+            self.running += granted
+            return granted
+
+    def give_back(self, count: int) -> None:
+        with self._guard:
+            self.running = max(0, self.running - count)
+
+
 def default_max_searches() -> int:
     """Four searches a core: more than the cores, so that sessions share them (the
     system's scheduler gives each running search its turn), but bounded."""
     return 4 * machine_cores()
 
 
-#: The daemon's search slots and pools, sized to the machine until `configure` says otherwise.
+#: The daemon's search slots, thread budget and pools, sized to the machine until
+#: `configure` says otherwise.
 SEARCH_SLOTS = SearchSlots(default_max_searches())
+THREADS = ThreadBudget(machine_cores())
 COMPUTE = concurrent.futures.ThreadPoolExecutor(max_workers=SEARCH_SLOTS.limit + 2, thread_name_prefix="search")
 FILES = concurrent.futures.ThreadPoolExecutor(max_workers=FILE_WORKERS, thread_name_prefix="files")
 
 
-def configure(max_searches: int, search_niceness: int = 0) -> None:
-    """Size the search slots and the compute pool (before any session starts). Two
-    threads more than slots: a search that answered may still be winding down when its
-    session's next one starts. With `search_niceness`, compute threads run at that much
-    lower a priority than the event loop's thread, so that the loop answers every
-    session at once however many searches share the cores."""
+def configure(max_searches: int, search_niceness: int = 0, threads: int | None = None) -> None:
+    """Size the search slots, the thread budget (by default the machine's cores) and the
+    compute pool (before any session starts). Two threads more than slots: a search that
+    answered may still be winding down when its session's next one starts. With
+    `search_niceness`, compute threads run at that much lower a priority than the event
+    loop's thread, so that the loop answers every session at once however many searches
+    share the cores (a search's helper threads start from a compute thread and share its
+    priority)."""
     global COMPUTE
     SEARCH_SLOTS.limit = max_searches
+    THREADS.limit = threads or machine_cores()
     COMPUTE = concurrent.futures.ThreadPoolExecutor(
         max_workers=max_searches + 2, thread_name_prefix="search",
         initializer=_lower_priority if search_niceness else None,

@@ -22,7 +22,7 @@ import attrs
 
 from daemon import cores
 from daemon.book import BookMove
-from daemon.engine import OPTIONS, SessionEngine
+from daemon.engine import SessionEngine
 from daemon.refusals import BadValue, Busy, NoGame, Refusal, Stopped, Unsupported
 from daemon.wdl import wdl
 from daemon.hashfiles import HashBudget, HashFiles
@@ -59,6 +59,7 @@ from protocol.format import (
     format_margin,
     format_moves,
     format_perft,
+    format_threads,
     format_unsearched,
 )
 from protocol.options import find_option
@@ -295,7 +296,7 @@ class Session:
         match command:
             case c.Uci():
                 self._write_all(format_id(ENGINE_NAME, ENGINE_AUTHOR))
-                for spec in OPTIONS:
+                for spec in engine.specs:
                     self.write(attrs.evolve(spec, default=engine.defaults[spec.name]).announce())
                 self.write(UCIOK)
             case c.IsReady():
@@ -337,7 +338,7 @@ class Session:
             case c.PonderHit():
                 engine.ponderhit(received_ns)
             case c.SetOption(option, value):
-                spec = find_option(OPTIONS, option)
+                spec = find_option(engine.specs, option)
                 await engine.set_option(spec.name, spec.parse(value))
             case c.HashSave(path):
                 engine.table()
@@ -396,6 +397,9 @@ class SearchReplies:
 
     def book(self, move: BookMove) -> None:
         self._session.write(format_book(move.text, move.score, move.depth))
+
+    def threads(self, asked: int, granted: int, reason: str) -> None:
+        self._session.write(format_threads(asked, granted, reason))
 
     def report(self, root: Position, report: SearchReport) -> None:
         if self._format_pv is None or self._pv_root is not root:

@@ -118,6 +118,11 @@ def format_book(text: str, score: int, depth: int) -> str:
     return f"info string book {text} score {score} depth {depth}"
 
 
+def format_threads(asked: int, granted: int, reason: str) -> str:
+    """The line that says a search runs fewer threads than its `Threads` option asks."""
+    return f"info string Threads {asked} asked, searching with {granted}: {reason}"
+
+
 def format_unsearched(move: str) -> str:
     """The line that says a move comes from no completed search iteration."""
     return f"info string no search iteration finished in time, playing {move}"

@@ -78,14 +78,16 @@ BOOK_VARIETY = 100
 
 
 def session_options(multiplayer_searches: Sequence[str], cores: Sequence[str],
-                    evaluations: Sequence[str] = (), probcut: int = 0) -> tuple[OptionSpec, ...]:
+                    evaluations: Sequence[str] = (), probcut: int = 0, max_threads: int = 1) -> tuple[OptionSpec, ...]:
     """Every option of a session, in the order `uci` announces them; the engine names
     its multi-player searches and its cores (the first of each is the default; a
     session may announce another default for `Core`), the evaluations its games have
-    between them (`Evaluation`, whose default picks each game's own), and the default
-    confidence of its multi-ProbCut (`ProbCut`, hundredths of a deviation, 0 off)."""
+    between them (`Evaluation`, whose default picks each game's own), the default
+    confidence of its multi-ProbCut (`ProbCut`, hundredths of a deviation, 0 off), and
+    the most threads a search may ask for (`Threads`: the daemon's thread budget)."""
     return (
         OptionSpec("Hash", "spin", 16, 1, 4096),
+        OptionSpec("Threads", "spin", 1, 1, max(1, max_threads)),
         OptionSpec("HashFile", "string", ""),
         OptionSpec("Ponder", "check", False),
         OptionSpec("OwnBook", "check", True),

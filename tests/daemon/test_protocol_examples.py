@@ -24,7 +24,8 @@ def example_blocks() -> list[list[str]]:
 
 def form(line: str) -> str:
     """What every run of an example shares: an info line's words without their values
-    and pv, a bestmove's shape, a perft's count, a shortened line's ends."""
+    and pv, a bestmove's shape, a perft's count, a shortened line's ends, the Threads
+    option without its maximum."""
     tokens = line.split()
     if line.startswith("info ") and not line.startswith("info string"):
         words = []
@@ -38,6 +39,8 @@ def form(line: str) -> str:
         return "bestmove" + (" ponder" if "ponder" in tokens else "")
     if tokens[:1] == ["perft"]:
         return " ".join(tokens[:4])
+    if tokens[:3] == ["option", "name", "Threads"]:
+        return " ".join(tokens[:-1])  # its maximum is the daemon's thread budget: the cores
     return line
 
 

@@ -89,8 +89,11 @@ def test_options_check_their_values() -> None:
             find_option(name).parse(value)
         assert error.value.code == Code.BAD_VALUE
     with pytest.raises(ProtocolError) as error:
-        find_option("Threads")
-    assert error.value.line() == "error bad-value setoption unknown option 'Threads'"
+        find_option("Threads").parse("2")
+    assert error.value.line() == "error bad-value setoption Threads must be in 1..1, got '2'"
+    with pytest.raises(ProtocolError) as error:
+        find_option("Cores")
+    assert error.value.line() == "error bad-value setoption unknown option 'Cores'"
 
 
 @settings(max_examples=500)
