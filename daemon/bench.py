@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import time
+from typing import Sequence
 
 import attrs
 
@@ -43,21 +44,24 @@ class BenchResult:
         return self.nodes / self.seconds if self.seconds else 0.0
 
 
-async def bench(game_name: str, core: str, depth: int | None = None, evaluation: str = DEFAULT_EVALUATION) -> BenchResult:
-    """Search every bench position of the game to `depth` (default: its bench depth) on
-    `core` with the game's evaluation `evaluation`, each with a fresh table; compiled
-    searches are loaded before the clock starts."""
+async def bench(game_name: str, core: str, depth: int | None = None, evaluation: str = DEFAULT_EVALUATION,
+                positions: Sequence[str] | None = None, threads: int = 1, hash_mib: int = BENCH_HASH_MIB) -> BenchResult:
+    """Search every bench position of the game (or the board texts `positions`) to
+    `depth` (default: its bench depth) on `core` with the game's evaluation
+    `evaluation` and `threads` threads, each with a fresh table of `hash_mib` MiB;
+    compiled searches are loaded before the clock starts."""
     engine = SessionEngine(core=core)
-    await engine.set_option("Hash", BENCH_HASH_MIB)
+    await engine.set_option("Hash", hash_mib)
     await engine.set_option("Evaluation", evaluation)
+    await engine.set_option("Threads", threads)
     engine.set_game(game_name, {})
     await engine.wait_loaded(LOAD_TIMEOUT_S)
     assert engine.game is not None
     await engine.analyse(Limits(depth=1))  # the first call's one-time costs, untimed
     total, elapsed = 0, 0.0
-    for text in engine.game.fixtures.BENCH_POSITIONS:
+    for text in engine.game.fixtures.BENCH_POSITIONS if positions is None else positions:
         engine.hash_clear()
-        engine.table().wait_mapped(1.0)  # time searching, not the page faults
+        engine.table().wait_mapped(5.0)  # time searching, not the page faults
         engine.set_position(tuple(text.split()), ())
         started = time.perf_counter()
         reports = await engine.analyse(Limits(depth=depth or engine.game.fixtures.BENCH_DEPTH))
@@ -108,13 +112,14 @@ class Solve:
 
 
 async def solve_suite(game_name: str, core: str, positions: list[tuple[int, str, int]],
-                      seconds_each: float) -> list[Solve]:
+                      seconds_each: float, threads: int = 1) -> list[Solve]:
     """Prove each (number, board text, file score) position exactly (`SessionEngine.prove`), in
-    at most `seconds_each`, one after the other in one session: its tables are kept from
-    one position to the next, as in a game (their entries of other positions are of no
-    use to it)."""
+    at most `seconds_each` with `threads` threads, one after the other in one session:
+    its tables are kept from one position to the next, as in a game (their entries of
+    other positions are of no use to it)."""
     engine = SessionEngine(core=core)
     await engine.set_option("Hash", SOLVE_HASH_MIB)
+    await engine.set_option("Threads", threads)
     engine.set_game(game_name, {})
     await engine.wait_loaded(LOAD_TIMEOUT_S)
     fixtures = engine.game.fixtures

@@ -1,17 +1,20 @@
 """Engine benchmark: perft and search speed per game, interpreted and compiled side by side, the
 pinned bench node count, time to depth, the exact solves of a game's solve suites beside a
-reference program's times, protocol latencies of the real engine while it searches, and the
-throughput of two sessions searching at once.
+reference program's times, protocol latencies of the real engine while it searches, the
+throughput of two sessions searching at once, and what more threads in one search give
+(time to depth, nodes per second, exact solves).
 
 Run it as `scripts/bench [--games NAME,...] [--samples N] [--core compiled|python]
-[--no-solve] [--no-protocol]`. It prints figures and exits non-zero when a game's bench
-node count differs from the pinned one on either core, or a solve disagrees with its suite.
+[--no-solve] [--no-protocol] [--threads 1,2,...] [--only-threads]`. It prints figures
+and exits non-zero when a game's bench node count differs from the pinned one on either
+core, or a solve disagrees with its suite.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import statistics
 import subprocess
 import sys
 import time
@@ -20,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from daemon import cores  # noqa: E402
+from daemon import cores, runner  # noqa: E402
 from daemon.bench import bench, solve_suite  # noqa: E402
 from daemon.engine import SessionEngine  # noqa: E402
 from games import all_games, find_game  # noqa: E402
@@ -32,6 +35,12 @@ COMPILED = cores.compiled_missing() is None
 DATA_FOLDERS = (ROOT.parent / "shared" / "data", ROOT / "tests" / "data")
 #: The most a suite position may take.
 SOLVE_LIMIT_S = 60.0
+#: Time to depth with threads: the depth of a position is the first at which one thread
+#: takes this long, and each time is the median of THREAD_SAMPLES searches.
+THREAD_DEPTH_S = 0.5
+THREAD_SAMPLES = 5
+#: The solves with threads: the suite positions with this many empty squares.
+THREAD_SOLVE_EMPTIES = range(20, 25)
 
 
 def percentiles(samples: list[float]) -> str:
@@ -254,6 +263,57 @@ async def bench_multipv(name: str, core: str, lines: int = 4) -> None:
         await client.close()
 
 
+async def bench_threads(name: str, counts: list[int]) -> None:
+    """Print the time to a fixed depth and the nodes per second with each thread count
+    of `counts`, for each of the game's first three bench positions (fresh tables of
+    64 MiB; the median of THREAD_SAMPLES searches), and the speedups over the first
+    count."""
+    fixtures = find_game(name).fixtures
+    speedups: dict[int, list[float]] = {count: [] for count in counts}
+    for number, board in enumerate(fixtures.BENCH_POSITIONS[:3], 1):
+        depth = fixtures.BENCH_DEPTH
+        while (await bench(name, cores.COMPILED, depth, positions=[board], hash_mib=64)).seconds < THREAD_DEPTH_S:
+            depth += 1
+        times, rates = {}, {}
+        for count in counts:
+            runs = [await bench(name, cores.COMPILED, depth, positions=[board], threads=count, hash_mib=64)
+                    for _ in range(THREAD_SAMPLES)]
+            times[count] = statistics.median(run.seconds for run in runs)
+            rates[count] = statistics.median(run.nps for run in runs)
+            speedups[count].append(times[counts[0]] / times[count])
+        print(f"{name}: threads, position {number} to depth {depth}: "
+              + "; ".join(f"{count}: {times[count]:.3f} s, {rates[count]:,.0f} nodes/s"
+                          f" ({times[counts[0]] / times[count]:.2f}x)" for count in counts), flush=True)
+    print(f"{name}: threads, time-to-depth speedup (geometric mean of 3 positions): "
+          + ", ".join(f"{count}: {statistics.geometric_mean(speedups[count]):.2f}x" for count in counts[1:]))
+
+
+async def bench_solving_threads(name: str, counts: list[int]) -> None:
+    """Print the time of the exact solves of the game's suite positions with 20-24 empty
+    squares (THREAD_SOLVE_EMPTIES) with each thread count of `counts`."""
+    fixtures = find_game(name).fixtures
+    suites = getattr(fixtures, "SOLVE_SUITES", ())
+    if not suites:
+        return
+    folder = next(folder / fixtures.SOLVE_SUITE_FOLDER for folder in DATA_FOLDERS
+                  if (folder / fixtures.SOLVE_SUITE_FOLDER).is_dir())
+    positions = {}
+    for _, file, first, _, _ in suites:
+        for number, board, best in fixtures.read_suite((folder / file).read_text(), first):
+            if board.split()[0].count(".") in THREAD_SOLVE_EMPTIES:
+                positions[number] = (number, board, best)
+    chosen = sorted(positions.values())
+    seconds = {}
+    for count in counts:
+        solves = await solve_suite(name, cores.COMPILED, chosen, SOLVE_LIMIT_S, count)
+        wrong = [f"#{solve.number}" for solve in solves if not solve.agrees]
+        seconds[count] = sum(solve.seconds for solve in solves)
+        print(f"{name}: threads {count}, solve {len(chosen)} positions of {THREAD_SOLVE_EMPTIES[0]}-"
+              f"{THREAD_SOLVE_EMPTIES[-1]} empty squares: {seconds[count]:.2f} s"
+              f" ({seconds[counts[0]] / seconds[count]:.2f}x)"
+              + (f"; NOT PROVED OR DISAGREE {' '.join(wrong)}" if wrong else ""), flush=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", default=",".join(all_games()),
@@ -263,9 +323,21 @@ def main() -> int:
     parser.add_argument("--no-solve", action="store_true", help="skip the solve suites")
     parser.add_argument("--core", choices=cores.CORES, default=cores.default_core(),
                         help="the engine's core in the protocol part (default: %(default)s)")
+    parser.add_argument("--threads", default="1,2",
+                        help="the thread counts of the threads part, the first the baseline (default: %(default)s;"
+                             " empty: skip it)")
+    parser.add_argument("--only-threads", action="store_true", help="the threads part alone")
     args = parser.parse_args()
+    counts = [int(count) for count in args.threads.split(",") if count]
+    runner.THREADS.limit = max(counts, default=1)
     pinned = True
     for name in args.games.split(","):
+        if COMPILED and len(counts) > 1:
+            asyncio.run(bench_threads(name, counts))
+            if not args.no_solve:
+                asyncio.run(bench_solving_threads(name, counts))
+        if args.only_threads:
+            continue
         pinned &= asyncio.run(bench_speed(name))
         if not args.no_solve:
             pinned &= asyncio.run(bench_solving(name))
