@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from adapters.analysis.analyse import BLUNDER_POINTS, MISTAKE_POINTS, analyse_ply, expected_points, mark
 from adapters.analysis.gamefile import Game, read_replay
-from adapters.analysis.main import (BLUNDER_POINTS, MISTAKE_POINTS, analyse_ply, expected_points, mark,
-                                    player_labels, plot, score_heights)
+from adapters.analysis.picture import player_labels, plot, score_heights
 from adapters.codingame import formats, turn_format
 from games import find_game
 from protocol.client import Limit

@@ -21,7 +21,7 @@ import html
 import json
 import re
 
-from adapters.analysis.main import expected_points
+from adapters.analysis.analyse import expected_points
 from adapters.codingame import turn_format
 from games import find_game
 
