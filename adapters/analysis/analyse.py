@@ -2,7 +2,15 @@
 
 Each position before a move is searched with the limit, `--top` lines (MultiPV). Where
 the move played is not among them, it is searched alone (`go searchmoves`), so its score
-is exact at the same depth.
+is exact at the same depth. Every position starts from an empty table (`hash clear`),
+and the engine searches rather than answering from its opening book: so at a fixed
+depth or node count a position's analysis is the same whichever session searches it and
+whatever it searched before.
+
+The positions are spread over worker sessions as `adapters.codingame.arena.pool.Runs`
+spreads an arena's games: in this process, in a pool of local processes, or as Ray
+tasks. Each worker process keeps one engine session (started on first use, or a
+connection to a running daemon) for the positions it is given.
 
 A move is judged by what it costs its player in results: the expected points (win +
 draw / 2, from the engine's win chances, ShowWDL) of the engine's best move minus those
@@ -15,14 +23,18 @@ The loss in centi-units (a proven result counting as PROVEN_CP) is reported besi
 from __future__ import annotations
 
 import asyncio
+import multiprocessing.util
 import subprocess
 import sys
-from typing import Sequence
+from pathlib import Path
+from typing import Iterator, Sequence
+
+import attrs
 
 from adapters.analysis.gamefile import Game
+from adapters.codingame.arena.pool import Runs
 from games import find_game
-from games.base import Position
-from protocol.client import Engine, Limit
+from protocol.client import Engine, EngineClosed, EngineError, Limit
 from protocol.info import Info, Score
 
 #: The expected points a move gives up to be marked a mistake, or a blunder.
@@ -30,6 +42,7 @@ MISTAKE_POINTS = 0.1
 BLUNDER_POINTS = 0.2
 #: What a proven win is worth in centi-units when losses in centi-units are counted.
 PROVEN_CP = 10_000
+
 
 def centi(score: Score) -> int:
     """A score in centi-units, a proven result as ±PROVEN_CP."""
@@ -64,13 +77,14 @@ def _line(info: Info) -> dict:
     return {"move": info.move, "score": str(info.score), "wdl": _wdl(info), "pv": list(info.pv)}
 
 
-async def analyse_ply(engine: Engine, game: str, position: Position, played: str,
-                      limit: Limit, top: int) -> dict:
-    """The analysis of one position (see the module docstring): `loss` in centi-units,
+async def analyse_ply(engine: Engine, board: str, player: int, played: str, limit: Limit, top: int) -> dict:
+    """The analysis of the position `board` (a board text of the session's game, `player`
+    to move) before `played` (see the module docstring): `loss` in centi-units,
     `points_lost` in expected points (None where the engine gave no win chances), both
     at least 0, and the `mark` that `points_lost` earns."""
-    board = find_game(game).format_board(position)
     lines = await engine.analyse(limit, position=f"board {board}", multipv=top)
+    if not lines:
+        raise ValueError(f"the engine gave no line for the position before {played}")
     best = lines[0]
     own = next((info for info in lines if info.move == played), None)
     if own is None:
@@ -78,40 +92,161 @@ async def analyse_ply(engine: Engine, game: str, position: Position, played: str
     loss = max(0, centi(best.score) - centi(own.score)) if best.score and own.score else 0
     best_points, own_points = expected_points(_wdl(best)), expected_points(_wdl(own))
     points_lost = None if best_points is None or own_points is None else round(max(0.0, best_points - own_points), 4)
-    return {"player": position.to_move, "board": board, "played": played, "best": best.move,
+    return {"player": player, "board": board, "played": played, "best": best.move,
             "top": [_line(info) for info in lines], "played_score": str(own.score), "played_wdl": _wdl(own),
             "best_score": str(best.score), "loss": loss, "points_lost": points_lost, "mark": mark(points_lost)}
 
-async def analyse_game(game: Game, limit: Limit, top: int, jobs: int, command: Sequence[str] | None,
-                       address: tuple[str, int] | None, token: str | None, progress: bool = True) -> list[dict]:
-    """Every ply's analysis, over `jobs` engine sessions."""
+
+@attrs.frozen
+class EngineSpec:
+    """Where a worker's engine session comes from: `command` started on stdio (empty:
+    the `engine` command beside the worker's Python), or, with `address`, a running
+    daemon there, with `token` when it asks for one."""
+
+    command: tuple[str, ...] = ()
+    address: tuple[str, int] | None = None
+    token: str | None = None
+
+    async def open(self) -> Engine:
+        """A new session; raises OSError when the engine cannot be started or reached."""
+        if self.address is not None:
+            return await Engine.connect(*self.address, token=self.token)
+        command = list(self.command) or [str(Path(sys.executable).parent / "engine")]
+        return await Engine.popen(command, stderr=subprocess.DEVNULL)
+
+
+@attrs.frozen
+class PositionJob:
+    """One position to analyse, as a worker gets it (picklable): `key` says the caller
+    where its answer belongs; the position is `board` of `game` with `params`, `player`
+    to move, before `played`."""
+
+    key: tuple[int, int]
+    engine: EngineSpec
+    game: str
+    params: tuple[tuple[str, str], ...]
+    board: str
+    player: int
+    played: str
+    limit: Limit
+    top: int
+
+
+class _Session:
+    """The engine session of a worker process, kept from one position to the next, with
+    the event loop its streams belong to."""
+
+    def __init__(self, spec: EngineSpec):
+        self.spec = spec
+        self.runner = asyncio.Runner()
+        self.engine = self.runner.run(spec.open())
+        self.game: tuple[str, tuple[tuple[str, str], ...]] | None = None
+
+    def analyse(self, job: PositionJob) -> dict:
+        return self.runner.run(self._analyse(job))
+
+    async def _analyse(self, job: PositionJob) -> dict:
+        if self.game != (job.game, job.params):
+            self.game = None
+            await self.engine.setgame(job.game, **dict(job.params))
+            await self.engine.configure({"ShowWDL": True, "OwnBook": False})
+            self.game = (job.game, job.params)
+        await self.engine.send("hash clear")  # a fresh table: the same analysis on any worker
+        await self.engine.ready()
+        return await analyse_ply(self.engine, job.board, job.player, job.played, job.limit, job.top)
+
+    def close(self) -> None:
+        try:
+            self.runner.run(asyncio.wait_for(self.engine.close(), 15))
+        except (OSError, RuntimeError, EngineClosed, asyncio.TimeoutError):
+            pass  # a session already gone
+        finally:
+            self.runner.close()
+
+
+_session: _Session | None = None
+
+
+def close_session() -> None:
+    """End this process's engine session, if it has one."""
+    global _session
+    if _session is not None:
+        session, _session = _session, None
+        session.close()
+
+
+def analyse_position(job: PositionJob) -> tuple[tuple[int, int], dict | str]:
+    """(`job.key`, the analysis of its position (see `analyse_ply`)), or (`job.key`, what
+    went wrong) when the engine refused the position, closed, or did not answer; the
+    next job then starts a new session. Runs in a worker process, whose session it starts
+    on first use (and ends when the process ends). Raises OSError when the engine cannot
+    be started or reached at all."""
+    global _session
+    if _session is None or _session.spec != job.engine:
+        close_session()
+        _session = _Session(job.engine)
+        if multiprocessing.parent_process() is not None:  # a pool's worker ends without atexit
+            multiprocessing.util.Finalize(None, close_session, exitpriority=0)
+    try:
+        return job.key, _session.analyse(job)
+    except (EngineError, EngineClosed, asyncio.TimeoutError, OSError, ValueError, IndexError) as error:
+        if not isinstance(error, EngineError):
+            close_session()
+        return job.key, failure_text(error)
+
+
+def failure_text(error: BaseException) -> str:
+    """What went wrong with an engine, in words."""
+    if isinstance(error, EngineError):
+        return f"the engine answered {error.line!r}"
+    return str(error) if isinstance(error, ValueError) else f"{type(error).__name__}: {error}"
+
+
+def report(game: Game, limit: Limit, top: int, plies: list[dict]) -> dict:
+    """The analysis of `game` as PREFIX.json holds it (see docs/analysis.md): the game,
+    what it was analysed with (`limit`, `top`, the thresholds) and its `plies`."""
+    return {"game": game.name, "params": dict(game.params), "start": game.board, "stopped": game.stopped,
+            "limit": attrs.asdict(limit), "top": top, "players": list(game.players),
+            "thresholds": {"mistake_points": MISTAKE_POINTS, "blunder_points": BLUNDER_POINTS,
+                           "proven_cp": PROVEN_CP},
+            "plies": plies}
+
+
+def analyse_games(games: Sequence[Game], limit: Limit, top: int, jobs: int, engine: EngineSpec,
+                  ray: str | None = None, progress: bool = True) -> Iterator[tuple[int, list[dict] | str]]:
+    """Analyse every ply of `games` (see `analyse_ply`): the positions of all of them,
+    handed out in the order of the games, spread over `jobs` workers (`ray`: as Ray
+    tasks on that cluster, see `Runs`), with one progress bar (on stderr) over them all.
+
+    Yields (index of a game, its plies' analyses, each with its `ply` number from 1) as
+    each game's last position is done, or (index of a game, what went wrong, at which
+    ply) at the first of its positions that failed; a game without moves at once.
+    Raises OSError when an engine cannot be started or reached."""
     from tqdm import tqdm
 
-    plies = game.plies
-    results: list[dict | None] = [None] * len(plies)
-    queue: asyncio.Queue[int] = asyncio.Queue()
-    for index in range(len(plies)):
-        queue.put_nowait(index)
-    bar = tqdm(total=len(plies), unit="ply", disable=not progress, file=sys.stderr)
-
-    async def worker() -> None:
-        if address is not None:
-            engine = await Engine.connect(*address, token=token)
-        else:
-            engine = await Engine.popen(list(command or ()), stderr=subprocess.DEVNULL)
+    specs = [PositionJob((number, index), engine, game.name, game.params, find_game(game.name).format_board(position),
+                         position.to_move, played, limit, top)
+             for number, game in enumerate(games) for index, (position, played) in enumerate(game.plies)]
+    results: list[list[dict]] = [[{} for _ in game.plies] for game in games]
+    left = [len(game.plies) for game in games]
+    failed: set[int] = set()
+    for number, game in enumerate(games):
+        if not game.plies:
+            yield number, []
+    with tqdm(total=len(specs), unit="pos", disable=not progress, file=sys.stderr, smoothing=0.1) as bar, \
+            Runs(analyse_position, specs, jobs, ray) as runs:
         try:
-            await engine.setgame(game.name, **dict(game.params))
-            await engine.configure({"ShowWDL": True})
-            while not queue.empty():
-                index = queue.get_nowait()
-                position, played = plies[index]
-                results[index] = {"ply": index + 1, **await analyse_ply(engine, game.name, position, played,
-                                                                      limit, top)}
+            for (number, index), outcome in runs:
                 bar.update()
+                left[number] -= 1
+                if number in failed:
+                    continue
+                if isinstance(outcome, str):
+                    failed.add(number)
+                    yield number, f"ply {index + 1}: {outcome}"
+                    continue
+                results[number][index] = {"ply": index + 1, **outcome}
+                if not left[number]:
+                    yield number, results[number]
         finally:
-            await engine.close()
-
-    await asyncio.gather(*(worker() for _ in range(max(1, min(jobs, len(plies))))))
-    bar.close()
-    return [result for result in results if result is not None]
-
+            close_session()

@@ -22,19 +22,18 @@ the mistakes marked and the expected points of the moves played (see
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import shlex
 import sys
 from pathlib import Path
 
-import attrs
-
-from adapters.analysis.analyse import BLUNDER_POINTS, MISTAKE_POINTS, PROVEN_CP, analyse_game
+from adapters.analysis.analyse import EngineSpec, analyse_games, failure_text, report
 from adapters.analysis.gamefile import read_game
 from adapters.analysis.picture import plot
-from protocol.client import EngineClosed, EngineError, Limit
+from adapters.codingame.arena.pool import ray_argument
+from games.files import atomic_file
+from protocol.client import Limit
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -46,15 +45,24 @@ def main(argv: list[str] | None = None) -> int:
     limits.add_argument("--movetime", type=int, metavar="MS")
     limits.add_argument("--nodes", type=int)
     parser.add_argument("--top", type=int, default=3, help="lines per position (MultiPV, default 3)")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="engine sessions at once")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                        help="engine sessions at once (with --ray: the CPUs of a local cluster)")
+    parser.add_argument("--ray", type=ray_argument, default=None, metavar="local|auto|ADDRESS",
+                        help="search the positions as Ray tasks, each worker with its own engine: on a "
+                             "private local cluster of --jobs CPUs, the cluster this machine is in, or the "
+                             "head at ADDRESS")
     parser.add_argument("--engine", default=None, help="the engine command (default: engine beside this Python)")
     parser.add_argument("--connect", metavar="HOST:PORT", help="use a running daemon instead")
     parser.add_argument("--token-file", type=Path, help="the daemon's token file, with --connect")
     parser.add_argument("--out", type=Path, help="output prefix (default: the game file's, with -analysis)")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    shown = parser.add_mutually_exclusive_group()
+    shown.add_argument("--progress", action="store_true", help="a progress bar even when stderr is no terminal")
+    shown.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     if args.top < 1 or args.jobs < 1:
         parser.error("--top and --jobs must be at least 1")
+    if args.ray and args.connect:
+        parser.error("--ray runs an engine in each Ray worker: it does not take --connect")
     limit = Limit(depth=args.depth, movetime=args.movetime, nodes=args.nodes)
     if limit == Limit():
         limit = Limit(depth=8)
@@ -71,24 +79,20 @@ def main(argv: list[str] | None = None) -> int:
         if not port.isdigit():
             parser.error(f"--connect wants HOST:PORT, got {args.connect!r}")
         address = (host or "127.0.0.1", int(port))
-    command = shlex.split(args.engine) if args.engine else [str(Path(sys.executable).parent / "engine")]
+    progress = args.progress or (not args.quiet and sys.stderr.isatty())
     try:
         token = args.token_file.read_text().split()[0] if args.token_file else None
-        plies = asyncio.run(analyse_game(game, limit, args.top, args.jobs, command, address, token,
-                                         progress=not args.quiet))
-    except (OSError, ValueError, IndexError, EngineError, EngineClosed, asyncio.TimeoutError) as error:
-        what = f"the engine answered {error.line!r}" if isinstance(error, EngineError) else (
-            f"{type(error).__name__}: {error}" if not isinstance(error, ValueError) else str(error))
-        print(f"engine-analyse: {what}", file=sys.stderr)
+        engine = EngineSpec(tuple(shlex.split(args.engine or "")), address, token)
+        _, plies = next(analyse_games([game], limit, args.top, args.jobs, engine, args.ray, progress))
+    except OSError as error:
+        print(f"engine-analyse: {failure_text(error)}", file=sys.stderr)
+        return 2
+    if isinstance(plies, str):
+        print(f"engine-analyse: {plies}", file=sys.stderr)
         return 2
     prefix = args.out or args.game_file.with_name(args.game_file.stem + "-analysis")
-    report = {"game": game.name, "params": dict(game.params), "start": game.board, "stopped": game.stopped,
-              "limit": attrs.asdict(limit),
-              "top": args.top, "players": list(game.players),
-              "thresholds": {"mistake_points": MISTAKE_POINTS, "blunder_points": BLUNDER_POINTS,
-                             "proven_cp": PROVEN_CP},
-              "plies": plies}
-    prefix.with_suffix(".json").write_text(json.dumps(report, indent=1) + "\n")
+    with atomic_file(prefix.with_suffix(".json"), "w", encoding="utf-8") as out:
+        out.write(json.dumps(report(game, limit, args.top, plies), indent=1) + "\n")
     pictures = plot(game, plies, prefix)
     marks = [ply for ply in plies if ply["mark"]]
     print(f"{game.name}: {len(plies)} plies, {sum(ply['mark'] == 'mistake' for ply in marks)} mistakes,"

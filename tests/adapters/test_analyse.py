@@ -154,8 +154,8 @@ def test_a_move_is_judged_by_the_expected_points_it_gives_up(best, played, loss,
     othello = find_game("othello")
     position = othello.initial_state({})
     lines = [_info("d3", *best), _info("c4", Score(cp=-9000), (0, 0, 1000))]
-    ply = asyncio.run(analyse_ply(_Scripted(lines, _info("f5", *played)), "othello", position, "f5",
-                                  Limit(depth=4), 2))
+    ply = asyncio.run(analyse_ply(_Scripted(lines, _info("f5", *played)), othello.format_board(position),
+                                  position.to_move, "f5", Limit(depth=4), 2))
     assert (ply["loss"], ply["points_lost"], ply["mark"]) == (loss, pytest.approx(lost), marked)
     assert mark(None) is None and mark(MISTAKE_POINTS) == "mistake" and mark(BLUNDER_POINTS) == "blunder"
 
