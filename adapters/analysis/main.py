@@ -1,8 +1,12 @@
-"""`engine-analyse`: analyse every position of a game with the engine, and say where the
-moves played lost.
+"""`engine-analyse`: analyse every position of a game, or of many, with the engine, and
+say where the moves played lost.
 
     engine-analyse GAME_FILE [--game GAME] [--depth N | --movetime MS | --nodes N] [--top 3]
-                   [--jobs J] [--engine CMD | --connect HOST:PORT [--token-file F]] [--out PREFIX]
+                   [--jobs J | --ray local|auto|ADDRESS]
+                   [--engine CMD | --connect HOST:PORT [--token-file F]] [--out PREFIX]
+                   [--progress | --quiet]
+    engine-analyse RECORD|FOLDER|'GLOB' ... [the same options] [--out DIR]
+                   [--summary FILE] [--worst N] [--pictures]
 
 GAME_FILE is one of (see `adapters.analysis.gamefile`):
 - an `engine-arena` game record (JSON: `game`, `start`, `moves`);
@@ -17,6 +21,15 @@ their scores and win chances, what the move lost and a mark; see
 `adapters.analysis.analyse`) and PREFIX.png / PREFIX.svg, the score over the game with
 the mistakes marked and the expected points of the moves played (see
 `adapters.analysis.picture`).
+
+Several records, a folder of them or a glob pattern make a batch (see
+`adapters.analysis.batch`): each record's PREFIX.json is `RECORD-analysis.json` (beside
+it, or in the folder `--out`), an arena record gets its replay page, records analysed
+already with the same settings are skipped, and a summary across the games ends it.
+
+The positions are searched by `--jobs` workers, each with its engine session, or by Ray
+tasks (`--ray`); the progress bar shows on stderr when it is a terminal, or with
+`--progress`.
 """
 
 from __future__ import annotations
@@ -29,6 +42,8 @@ import sys
 from pathlib import Path
 
 from adapters.analysis.analyse import EngineSpec, analyse_games, failure_text, report
+from adapters.analysis.batch import SUMMARY_NAME, Settings, is_batch
+from adapters.analysis.batch import run as batch_run
 from adapters.analysis.gamefile import read_game
 from adapters.analysis.picture import plot
 from adapters.codingame.arena.pool import ray_argument
@@ -38,7 +53,8 @@ from protocol.client import Limit
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="engine-analyse", description=__doc__.split("\n\n")[0])
-    parser.add_argument("game_file", type=Path)
+    parser.add_argument("inputs", nargs="+", metavar="GAME_FILE",
+                        help="a game record; several, folders of them or glob patterns: a batch")
     parser.add_argument("--game", help="the game of a CodinGame replay (default: the one whose rules read it)")
     limits = parser.add_mutually_exclusive_group()
     limits.add_argument("--depth", type=int)
@@ -54,7 +70,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--engine", default=None, help="the engine command (default: engine beside this Python)")
     parser.add_argument("--connect", metavar="HOST:PORT", help="use a running daemon instead")
     parser.add_argument("--token-file", type=Path, help="the daemon's token file, with --connect")
-    parser.add_argument("--out", type=Path, help="output prefix (default: the game file's, with -analysis)")
+    parser.add_argument("--out", type=Path, help="output prefix (default: the game file's, with -analysis); "
+                                                 "of a batch, the folder of its outputs (default: beside each record)")
+    parser.add_argument("--summary", type=Path, metavar="FILE",
+                        help=f"a batch's summary JSON (default: {SUMMARY_NAME} in --out or the records' folder)")
+    parser.add_argument("--worst", type=int, default=10, metavar="N",
+                        help="the worst moves a batch's summary lists (default 10)")
+    parser.add_argument("--pictures", action="store_true", help="a picture of each game of a batch too")
     shown = parser.add_mutually_exclusive_group()
     shown.add_argument("--progress", action="store_true", help="a progress bar even when stderr is no terminal")
     shown.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -63,16 +85,14 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--top and --jobs must be at least 1")
     if args.ray and args.connect:
         parser.error("--ray runs an engine in each Ray worker: it does not take --connect")
+    batch = is_batch(args.inputs)
+    if not batch and (args.summary or args.pictures or args.worst != 10):
+        parser.error("--summary, --worst and --pictures are for a batch of records")
+    if args.worst < 0:
+        parser.error("--worst must be at least 0")
     limit = Limit(depth=args.depth, movetime=args.movetime, nodes=args.nodes)
     if limit == Limit():
         limit = Limit(depth=8)
-    try:
-        game = read_game(args.game_file, args.game)
-    except (OSError, ValueError) as error:
-        print(f"engine-analyse: {error}", file=sys.stderr)
-        return 2
-    if game.stopped:
-        print(f"engine-analyse: the record stops after {len(game.plies)} moves: {game.stopped}", file=sys.stderr)
     address = None
     if args.connect:
         host, _, port = args.connect.rpartition(":")
@@ -82,15 +102,30 @@ def main(argv: list[str] | None = None) -> int:
     progress = args.progress or (not args.quiet and sys.stderr.isatty())
     try:
         token = args.token_file.read_text().split()[0] if args.token_file else None
-        engine = EngineSpec(tuple(shlex.split(args.engine or "")), address, token)
-        _, plies = next(analyse_games([game], limit, args.top, args.jobs, engine, args.ray, progress))
+    except (OSError, IndexError) as error:
+        print(f"engine-analyse: the token file: {failure_text(error)}", file=sys.stderr)
+        return 2
+    engine = EngineSpec(tuple(shlex.split(args.engine or "")), address, token)
+    if batch:
+        return batch_run(args.inputs, Settings(limit, args.top, args.jobs, engine, args.ray, progress, args.game,
+                                               args.out, args.summary, args.worst, args.pictures))
+    game_file = Path(args.inputs[0])
+    try:
+        game = read_game(game_file, args.game)
+    except (OSError, ValueError) as error:
+        print(f"engine-analyse: {error}", file=sys.stderr)
+        return 2
+    if game.stopped:
+        print(f"engine-analyse: the record stops after {len(game.plies)} moves: {game.stopped}", file=sys.stderr)
+    try:
+        (_, plies), = analyse_games([game], limit, args.top, args.jobs, engine, args.ray, progress)
     except OSError as error:
         print(f"engine-analyse: {failure_text(error)}", file=sys.stderr)
         return 2
     if isinstance(plies, str):
         print(f"engine-analyse: {plies}", file=sys.stderr)
         return 2
-    prefix = args.out or args.game_file.with_name(args.game_file.stem + "-analysis")
+    prefix = args.out or game_file.with_name(game_file.stem + "-analysis")
     with atomic_file(prefix.with_suffix(".json"), "w", encoding="utf-8") as out:
         out.write(json.dumps(report(game, limit, args.top, plies), indent=1) + "\n")
     pictures = plot(game, plies, prefix)

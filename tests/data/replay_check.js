@@ -1,6 +1,7 @@
 // Runs a replay page's script outside a browser (stub DOM): draws every step and
-// reports pieces, marks, texts and graph per step, and the text after the buttons and keys.
-// node replay_check.js PAGE.html
+// reports pieces, marks, texts and graph per step, and the text after the buttons and keys;
+// with a fragment (#7), the page is opened at that address and `atLoad` is its first text.
+// node replay_check.js PAGE.html [#FRAGMENT]
 const fs = require('fs');
 const page = fs.readFileSync(process.argv[2], 'utf8');
 const data = page.match(/<script id="record" type="application\/json">([\s\S]*?)<\/script>/)[1];
@@ -15,8 +16,11 @@ function element(id) {
 }
 const document = {getElementById: element, keys: null, addEventListener(type, f) { this.keys = f; }};
 const window = {};
-new Function('window', 'document', 'setInterval', 'clearInterval', script)(window, document, () => 1, () => {});
+const location = process.argv[3] === undefined ? undefined : {hash: process.argv[3]};
+new Function('window', 'document', 'setInterval', 'clearInterval', 'location', script)(
+  window, document, () => 1, () => {}, location);
 const replay = window.replay;
+const atLoad = element('info').textContent;
 const steps = [];
 for (let k = 0; k < replay.data.frames.length; k++) {
   replay.show(k);
@@ -34,5 +38,5 @@ const atFirst = element('info').textContent;
 document.keys({key: 'ArrowRight', preventDefault() {}});
 const afterRight = element('info').textContent;
 document.keys({key: 'End', preventDefault() {}});
-console.log(JSON.stringify({steps, atFirst, afterRight, atEnd: element('info').textContent,
+console.log(JSON.stringify({steps, atLoad, atFirst, afterRight, atEnd: element('info').textContent,
                             title: element('title').textContent, result: element('result').textContent}));

@@ -1,0 +1,245 @@
+"""`engine-analyse` over many game records at once, resumably, with a summary.
+
+The records are the files named, the `*.json` files of the folders named, and the files
+a glob pattern matches (quoted, so that the shell leaves it), each once, in that order;
+`engine-analyse`'s own outputs among them (`*-analysis.json`, `*-analysis.png`,
+`*-analysis.svg`, `analysis-summary.json`, replay pages `*.html`) are left out. Each
+record's analysis goes where the replay page looks for it: `RECORD-analysis.json` beside
+the record, or in the folder `--out`. Every write is atomic (a file is whole or absent),
+and a record whose analysis is there already, of the same moves with the same limit,
+`--top` and thresholds, is not analysed again: so a run stopped (Ctrl-C) goes on where it
+stopped when run again, and only the records it was in the middle of are redone.
+
+The positions of all the records to analyse are jobs of one run of workers (see
+`adapters.analysis.analyse.analyse_games`): the workers stay busy to the last position.
+A record that cannot be read, or whose analysis the engine fails, is reported (by its
+name, on stderr) and left out; the others go on, and the exit status is 1.
+
+Beside each arena record's analysis goes its replay page (`RECORD.html`, as `engine-arena
+replay RECORD.json` writes it, with the analysis), written with the analysis, or when it
+is missing. The summary (see `adapters.analysis.summary`) covers every record analysed,
+now or before: as text on stdout, and as JSON in `analysis-summary.json` (in `--out`, or
+in the folder the records have in common), with the settings and each record's outcome.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Sequence
+
+import attrs
+
+from adapters.analysis.analyse import EngineSpec, analyse_games, failure_text, report
+from adapters.analysis.gamefile import Game, read_game
+from adapters.analysis.picture import plot
+from adapters.analysis.summary import Analysed, summarise, summary_text
+from adapters.codingame.arena.replay import replay_page
+from games.files import atomic_file
+from protocol.client import Limit
+
+#: The summary's file name.
+SUMMARY_NAME = "analysis-summary.json"
+#: What a glob pattern has that a file name usually has not.
+GLOB_CHARACTERS = frozenset("*?[")
+#: The exit status of a run stopped by Ctrl-C.
+INTERRUPTED = 130
+
+
+@attrs.frozen
+class Settings:
+    """How a batch is analysed: the search (`limit`, `top`), the workers (`jobs` engine
+    sessions from `engine`, or Ray tasks on the cluster `ray`), the progress bar, the
+    game of CodinGame replays (`game`, None: the one whose rules read each), the
+    output folder (`out`, None: beside each record), the summary's path (None: see the
+    module docstring), how many worst moves it lists, and whether each record also gets
+    its pictures."""
+
+    limit: Limit
+    top: int
+    jobs: int
+    engine: EngineSpec
+    ray: str | None = None
+    progress: bool = False
+    game: str | None = None
+    out: Path | None = None
+    summary: Path | None = None
+    worst: int = 10
+    pictures: bool = False
+
+
+def is_batch(inputs: Sequence[str]) -> bool:
+    """Whether the inputs ask for a batch: several of them, a folder, or a glob pattern
+    that is not itself a file's name."""
+    if len(inputs) != 1:
+        return True
+    path = Path(inputs[0])
+    return path.is_dir() or (not path.is_file() and bool(GLOB_CHARACTERS & set(inputs[0])))
+
+
+def is_output(path: Path) -> bool:
+    """Whether `path` is one of `engine-analyse`'s outputs rather than a record."""
+    return (path.name == SUMMARY_NAME or path.suffix == ".html"
+            or path.name.endswith(("-analysis.json", "-analysis.png", "-analysis.svg")))
+
+
+def record_paths(inputs: Sequence[str]) -> tuple[list[Path], list[tuple[str, str]]]:
+    """The records the inputs name (see the module docstring), and each input that names
+    none with what is wrong with it."""
+    found: dict[Path, Path] = {}
+    problems = []
+    for text in inputs:
+        path = Path(text)
+        if path.is_dir():
+            matches = sorted(path.glob("*.json"))
+        elif path.is_file():
+            matches = [path]
+        elif GLOB_CHARACTERS & set(text):
+            matches = sorted(Path(name) for name in glob.glob(text))
+        else:
+            problems.append((text, "no such file or folder"))
+            continue
+        matches = [match for match in matches if match.is_file() and not is_output(match)]
+        if not matches:
+            problems.append((text, "no game record there"))
+        for match in matches:
+            found.setdefault(match.resolve(), match)
+    return list(found.values()), problems
+
+
+def analysis_path(record: Path, out: Path | None) -> Path:
+    """Where the analysis of `record` goes: `RECORD-analysis.json`, beside it or in `out`."""
+    return (out or record.parent) / f"{record.stem}-analysis.json"
+
+
+def page_path(record: Path, out: Path | None) -> Path:
+    """Where the replay page of `record` goes: beside its analysis, `RECORD.html`."""
+    return (out or record.parent) / f"{record.stem}.html"
+
+
+def up_to_date(path: Path, game: Game, limit: Limit, top: int) -> dict | None:
+    """The analysis at `path` if it is one of `game`'s moves made with `limit`, `top`
+    and the present thresholds, else None (none there, unreadable, or another)."""
+    try:
+        existing = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    wanted = json.loads(json.dumps(report(game, limit, top, [])))  # as the file has it: lists for tuples
+    if not isinstance(existing, dict) or not isinstance(existing.get("plies"), list) or any(
+            existing.get(key) != wanted[key] for key in ("game", "params", "start", "limit", "top", "thresholds")):
+        return None
+    played = [ply.get("played") if isinstance(ply, dict) else None for ply in existing["plies"]]
+    return existing if played == [move for _, move in game.plies] else None
+
+
+def write_json(path: Path, document: dict) -> None:
+    """Write `document` to `path` whole or not at all."""
+    with atomic_file(path, "w", encoding="utf-8") as out:
+        out.write(json.dumps(document, indent=1) + "\n")
+
+
+def write_page(record: Path, analysis: dict, page: Path) -> bool:
+    """Write the replay page of `record` with `analysis` to `page`; False (nothing
+    written) where `record` is no arena record or the page cannot draw its game."""
+    try:
+        document = json.loads(record.read_text(encoding="utf-8"))
+        if not isinstance(document, dict) or not {"seats", "result", "moves"} <= document.keys():
+            return False
+        text = replay_page(document, analysis)
+    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        return False
+    with atomic_file(page, "w", encoding="utf-8") as out:
+        out.write(text)
+    return True
+
+
+def _say(text: str) -> None:
+    print(f"engine-analyse: {text}", file=sys.stderr)
+
+
+def run(inputs: Sequence[str], settings: Settings) -> int:
+    """Analyse the records `inputs` name (see the module docstring) and print the
+    summary. Returns the exit status: 0, 1 when some record or input failed, 2 when
+    nothing could be analysed (no record, two records for one output, no engine),
+    INTERRUPTED after Ctrl-C."""
+    paths, problems = record_paths(inputs)
+    for text, problem in problems:
+        _say(f"{text}: {problem}")
+    if not paths:
+        _say("no game record to analyse")
+        return 2
+    outputs = {path: analysis_path(path, settings.out) for path in paths}
+    clashes = {}
+    for path, output in outputs.items():
+        if output in clashes:
+            _say(f"{clashes[output]} and {path} would both write {output}: give them different --out folders")
+            return 2
+        clashes[output] = path
+    if settings.out is not None:
+        settings.out.mkdir(parents=True, exist_ok=True)
+    status: dict[Path, dict] = {}
+    reports: dict[Path, dict] = {}
+    todo: list[tuple[Path, Game]] = []
+    for path in paths:
+        try:
+            game = read_game(path, settings.game)
+        except (OSError, ValueError) as error:
+            text = str(error) if str(path) in str(error) else f"{path}: {error}"
+            _say(f"{text}: skipped")
+            status[path] = {"status": "failed", "error": text}
+            continue
+        if game.stopped:
+            _say(f"{path}: the record stops after {len(game.plies)} moves: {game.stopped}")
+        existing = up_to_date(outputs[path], game, settings.limit, settings.top)
+        if existing is None:
+            todo.append((path, game))
+        else:
+            reports[path] = existing
+            status[path] = {"status": "already analysed"}
+            if not page_path(path, settings.out).exists():
+                write_page(path, existing, page_path(path, settings.out))
+    if reports:
+        _say(f"{len(reports)} of {len(reports) + len(todo)} records already analysed with these settings")
+    try:
+        for number, outcome in analyse_games([game for _, game in todo], settings.limit, settings.top,
+                                             settings.jobs, settings.engine, settings.ray, settings.progress):
+            path, game = todo[number]
+            if isinstance(outcome, str):
+                _say(f"{path}: {outcome}: skipped")
+                status[path] = {"status": "failed", "error": outcome}
+                continue
+            analysis = report(game, settings.limit, settings.top, outcome)
+            write_json(outputs[path], analysis)
+            write_page(path, analysis, page_path(path, settings.out))
+            if settings.pictures:
+                plot(game, outcome, outputs[path].with_suffix(""))
+            reports[path] = analysis
+            status[path] = {"status": "analysed"}
+    except KeyboardInterrupt:
+        _say(f"interrupted: {len(reports)} of {len(reports) + len(todo)} records analysed (now or before);"
+             " the same command goes on from there")
+        return INTERRUPTED
+    except OSError as error:
+        _say(failure_text(error))
+        return 2
+    pages = {path: page_path(path, settings.out) for path in reports}
+    summary = summarise([Analysed(reports[path], str(path),
+                                  pages[path].resolve().as_uri() if pages[path].exists() else None)
+                         for path in paths if path in reports], settings.worst)
+    where = settings.summary or (settings.out or Path(os.path.commonpath([path.resolve().parent for path in paths]))
+                                 ) / SUMMARY_NAME
+    records = [{"record": text, "status": "failed", "error": problem} for text, problem in problems] + [
+        {"record": str(path), **status[path],
+         "analysis": str(outputs[path]) if path in reports else None,
+         "page": str(pages[path]) if path in reports and pages[path].exists() else None}
+        for path in paths]
+    write_json(where, {"limit": attrs.asdict(settings.limit), "top": settings.top, "records": records, **summary})
+    print(summary_text(summary))
+    print(f"\nsummary: {where}")
+    failed = sum(record["status"] == "failed" for record in records)
+    if failed:
+        _say(f"{failed} of {len(records)} records or inputs failed")
+    return 1 if failed else 0
