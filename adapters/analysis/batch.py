@@ -201,8 +201,9 @@ def run(inputs: Sequence[str], settings: Settings) -> int:
             status[path] = {"status": "already analysed"}
             if not page_path(path, settings.out).exists():
                 write_page(path, existing, page_path(path, settings.out))
+    readable = len(reports) + len(todo)
     if reports:
-        _say(f"{len(reports)} of {len(reports) + len(todo)} records already analysed with these settings")
+        _say(f"{len(reports)} of {readable} records already analysed with these settings")
     try:
         for number, outcome in analyse_games([game for _, game in todo], settings.limit, settings.top,
                                              settings.jobs, settings.engine, settings.ray, settings.progress):
@@ -219,7 +220,7 @@ def run(inputs: Sequence[str], settings: Settings) -> int:
             reports[path] = analysis
             status[path] = {"status": "analysed"}
     except KeyboardInterrupt:
-        _say(f"interrupted: {len(reports)} of {len(reports) + len(todo)} records analysed (now or before);"
+        _say(f"interrupted: {len(reports)} of {readable} records analysed (now or before);"
              " the same command goes on from there")
         return INTERRUPTED
     except OSError as error:

@@ -42,7 +42,7 @@ import sys
 from pathlib import Path
 
 from adapters.analysis.analyse import EngineSpec, analyse_games, failure_text, report
-from adapters.analysis.batch import SUMMARY_NAME, Settings, is_batch
+from adapters.analysis.batch import INTERRUPTED, SUMMARY_NAME, Settings, is_batch
 from adapters.analysis.batch import run as batch_run
 from adapters.analysis.gamefile import read_game
 from adapters.analysis.picture import plot
@@ -122,6 +122,9 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as error:
         print(f"engine-analyse: {failure_text(error)}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("engine-analyse: interrupted", file=sys.stderr)
+        return INTERRUPTED
     if isinstance(plies, str):
         print(f"engine-analyse: {plies}", file=sys.stderr)
         return 2

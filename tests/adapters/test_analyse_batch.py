@@ -56,6 +56,7 @@ def test_a_folder_and_a_glob_make_one_batch_that_resumes(records: list[Path], tm
     result = analyse(str(tmp_path / "runs"), str(tmp_path / "more" / "*.json"), "--depth", "1", "--jobs", "2")
     # The summary goes to the folder the records have in common.
     assert "3 games" in result.stdout and result.stdout.rstrip().endswith(str(tmp_path / "analysis-summary.json"))
+    assert "pos/s" not in result.stderr  # no progress bar: stderr is no terminal
     for record in first + last:
         analysis = json.loads(record.with_name(record.stem + "-analysis.json").read_text())
         assert [ply["played"] for ply in analysis["plies"]] == [move["move"] for move in json.loads(
@@ -103,7 +104,8 @@ def test_an_interrupted_batch_leaves_whole_files_and_goes_on(records: list[Path]
     written = analyses(folder)
     if process.returncode == 0:
         pytest.skip("the batch ended before it could be interrupted")
-    assert process.returncode == 130 and "interrupted" in stderr and "Traceback" not in stderr
+    assert process.returncode == 130 and "Traceback" not in stderr
+    assert f"interrupted: {len(written)} of 4 records analysed" in stderr
     assert 1 <= len(written) < 4  # every file there is whole JSON
     assert not [path for path in folder.iterdir() if path.name.startswith(".")]  # no temporary file left
     result = analyse(str(folder), "--depth", "4", "--jobs", "1")
