@@ -232,11 +232,13 @@ def run(inputs: Sequence[str], settings: Settings) -> int:
                          for path in paths if path in reports], settings.worst)
     where = settings.summary or (settings.out or Path(os.path.commonpath([path.resolve().parent for path in paths]))
                                  ) / SUMMARY_NAME
-    records = [{"record": text, "status": "failed", "error": problem} for text, problem in problems] + [
+    records = [{"record": text, "status": "failed", "error": problem, "analysis": None, "page": None}
+               for text, problem in problems] + [
         {"record": str(path), **status[path],
          "analysis": str(outputs[path]) if path in reports else None,
          "page": str(pages[path]) if path in reports and pages[path].exists() else None}
         for path in paths]
+    where.parent.mkdir(parents=True, exist_ok=True)
     write_json(where, {"limit": attrs.asdict(settings.limit), "top": settings.top, "records": records, **summary})
     print(summary_text(summary))
     print(f"\nsummary: {where}")

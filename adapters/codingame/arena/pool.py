@@ -1,9 +1,10 @@
-"""Where a match's games run: in this process, in a pool of local processes, or as Ray
-tasks on a Ray cluster; results come back in the order they finish.
+"""Where a match's games (or an analysis's positions) run: in this process, in a pool of
+local processes, or as Ray tasks on a Ray cluster; results come back in the order they
+finish.
 
-A job is a picklable callable of the arena (`run_game`, selfplay's `play_selfplay`)
-applied to one picklable spec per game. Each game takes one core at a time, so one
-task asks Ray for one CPU.
+A job is a picklable callable (the arena's `run_game`, selfplay's `play_selfplay`,
+`engine-analyse`'s `analyse_position`) applied to one picklable spec per game or
+position. Each takes one core at a time, so one task asks Ray for one CPU.
 
 `ray` names the cluster as `ray.init` does: `auto` joins the cluster this machine
 belongs to (started with `ray start --head` or `ray start --address`), `HOST:PORT`
