@@ -28,6 +28,9 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import functools
+import logging
+import os
+import threading
 import time
 from typing import Callable, Generator, Iterator, Sequence
 
@@ -43,6 +46,22 @@ from search.work import (ABORTED, GENERATION, HARD_ONLY, NODES, PARTIAL_MOVE, PA
 #: The first iteration depth that helpers join: the shallower ones take less time than
 #: handing them to other threads.
 HELPER_MIN_DEPTH = 3
+#: How much lower a priority helper threads run at than the thread that started them:
+#: where the threads outnumber the free cores, the first thread, which keeps the
+#: deadline and answers, comes first.
+HELPER_NICENESS = 5
+
+LOG = logging.getLogger("engine.search")
+
+
+def lower_thread_priority(niceness: int) -> None:
+    """Lower the calling thread's priority by `niceness` (Linux: a thread has its own;
+    elsewhere nothing changes)."""
+    try:
+        thread = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, thread, os.getpriority(os.PRIO_PROCESS, thread) + niceness)
+    except (AttributeError, OSError) as error:
+        LOG.debug("a search thread keeps its priority: %s", error)
 
 
 def bound_to_its_stop(search: Callable[..., Iterator[SearchReport]]) -> Callable[..., Iterator[SearchReport]]:
@@ -56,6 +75,7 @@ def bound_to_its_stop(search: Callable[..., Iterator[SearchReport]]) -> Callable
             yield from search(self, root, stop, *arguments, **options)
         finally:
             stop.unbind()
+            self._settle()
 
     return run
 
@@ -88,9 +108,11 @@ class Deepening:
         self._root_count = 0
         #: The best (move, score) of the running root iteration so far.
         self._partial: tuple[int, int] | None = None
-        #: The helpers of `set_threads`, and the threads that run them.
+        #: The helpers of `set_threads`, the threads that run them, and their tasks
+        #: told to stop and not yet waited for (`_helping`).
         self._helpers: list[Deepening] = []
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
+        self._stopping: list[concurrent.futures.Future] = []
 
     # ---- what a search gives -------------------------------------------------------
 
@@ -150,15 +172,19 @@ class Deepening:
         if self._pool is not None:
             self._pool.shutdown(wait=False)
         self._helpers = [self._new_helper() for _ in range(count - 1)]
-        self._pool = (concurrent.futures.ThreadPoolExecutor(count - 1, thread_name_prefix="helper")
+        self._pool = (concurrent.futures.ThreadPoolExecutor(count - 1, thread_name_prefix="helper",
+                                                            initializer=lower_thread_priority,
+                                                            initargs=(HELPER_NICENESS,))
                       if count > 1 else None)
 
     @contextlib.contextmanager
     def _helping(self, task: Callable[[Deepening, int], object]) -> Iterator[None]:
         """Run task(helper, index) (index from 1) for each helper, in its thread, while
-        the body runs in this one; when the body ends, however it ends, stop the
-        helpers and wait for them. Without compiled kernels, no helper runs. A
-        helper's error is raised here."""
+        the body runs in this one; when the body ends, however it ends, tell the
+        helpers to stop. They are waited for (`_settle`) before helpers start again
+        and when the search ends, not here: the search answers first. Without compiled
+        kernels, no helper runs."""
+        self._settle()
         helpers = self._helpers if self._kernels is not None and self._kernels.compiled and self._helped() else []
         futures = []
         self._work[SHARED] = len(helpers)
@@ -172,8 +198,13 @@ class Deepening:
             self._work[SHARED] = 0
             for helper in helpers:
                 helper._work[STOP] = 1
-            for future in futures:
-                future.result()
+            self._stopping = futures
+
+    def _settle(self) -> None:
+        """Wait for the helpers told to stop; a helper's error is raised here."""
+        futures, self._stopping = self._stopping, []
+        for future in futures:
+            future.result()
 
     def _help_iterate(self, main: Deepening, root: Position, moves: list[int], depth: int, index: int) -> None:
         """As a helper, search `main`'s root iteration on `moves` to `depth`, and then
