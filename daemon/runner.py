@@ -28,7 +28,6 @@ import threading
 from typing import Callable, Iterator, TypeVar
 
 from search.base import SearchReport
-from search.driver import lower_thread_priority
 from search.limits import StopSignal
 
 LOG = logging.getLogger("engine.runner")
@@ -117,8 +116,17 @@ def configure(max_searches: int, search_niceness: int = 0, threads: int | None =
     THREADS.limit = threads or machine_cores()
     COMPUTE = concurrent.futures.ThreadPoolExecutor(
         max_workers=max_searches + 2, thread_name_prefix="search",
-        initializer=lower_thread_priority if search_niceness else None,
+        initializer=_lower_priority if search_niceness else None,
         initargs=(search_niceness,) if search_niceness else ())
+
+
+def _lower_priority(niceness: int) -> None:
+    """Lower the calling thread's priority by `niceness` (Linux: a thread has its own)."""
+    try:
+        thread = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, thread, os.getpriority(os.PRIO_PROCESS, thread) + niceness)
+    except (AttributeError, OSError) as error:
+        LOG.debug("search threads keep their priority: %s", error)
 
 
 class SearchRun:

@@ -28,9 +28,6 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import functools
-import logging
-import os
-import threading
 import time
 from typing import Callable, Generator, Iterator, Sequence
 
@@ -46,22 +43,6 @@ from search.work import (ABORTED, GENERATION, HARD_ONLY, NODES, PARTIAL_MOVE, PA
 #: The first iteration depth that helpers join: the shallower ones take less time than
 #: handing them to other threads.
 HELPER_MIN_DEPTH = 3
-#: How much lower a priority helper threads run at than the thread that started them:
-#: where the threads outnumber the free cores, the first thread, which keeps the
-#: deadline and answers, comes first.
-HELPER_NICENESS = 5
-
-LOG = logging.getLogger("engine.search")
-
-
-def lower_thread_priority(niceness: int) -> None:
-    """Lower the calling thread's priority by `niceness` (Linux: a thread has its own;
-    elsewhere nothing changes)."""
-    try:
-        thread = threading.get_native_id()
-        os.setpriority(os.PRIO_PROCESS, thread, os.getpriority(os.PRIO_PROCESS, thread) + niceness)
-    except (AttributeError, OSError) as error:
-        LOG.debug("a search thread keeps its priority: %s", error)
 
 
 def bound_to_its_stop(search: Callable[..., Iterator[SearchReport]]) -> Callable[..., Iterator[SearchReport]]:
@@ -172,9 +153,11 @@ class Deepening:
         if self._pool is not None:
             self._pool.shutdown(wait=False)
         self._helpers = [self._new_helper() for _ in range(count - 1)]
-        self._pool = (concurrent.futures.ThreadPoolExecutor(count - 1, thread_name_prefix="helper",
-                                                            initializer=lower_thread_priority,
-                                                            initargs=(HELPER_NICENESS,))
+        # The helpers keep the priority of the thread that starts them: one of lower
+        # priority, preempted while it holds the interpreter lock between two kernel
+        # calls, held up the first thread and the event loop (an arena bot missed its
+        # deadline twice in 100 games).
+        self._pool = (concurrent.futures.ThreadPoolExecutor(count - 1, thread_name_prefix="helper")
                       if count > 1 else None)
 
     @contextlib.contextmanager
