@@ -541,7 +541,7 @@ class AlphaBeta(Deepening):
             self._solver_table = new_solver_table(self.table.memory_bytes // 2)
         solver = Solver(self._kernels, self._work, self._moves, self._solver_table,
                         lambda position, alpha, beta: self._helping(
-                            lambda helper, index: helper._help_solve(self, position, alpha, beta)))
+                            lambda helper: helper._help_solve(self, position, alpha, beta)))
         last = fallback
 
         def report(value: int, alpha: int, beta: int, complete: bool = True) -> SearchReport:

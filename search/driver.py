@@ -12,13 +12,14 @@ rest of its own `search`.
 Threads (Lazy SMP). A searcher given `set_threads(n)` keeps n - 1 helpers: searchers
 of its own kind over the same table, each with a work block (killers, history, node
 count, stop slot) of its own, run by threads of its own. While this searcher runs a
-root iteration to depth d, every helper runs that same root iteration too (`_helping`),
-the odd ones to d + 1, so that they are ahead of it; they share what they find through
-the table alone, whose check words keep entries whole under concurrent stores
-(`search.tt`). This thread alone decides: it reports, it keeps the deadline and the
-limits, and when its iteration ends (done, stopped or out of time) it stops the
-helpers' iterations and waits for them (each polls its stop slot every POLL_MASK + 1
-nodes), so `stop` and deadlines keep their latency. A searcher's exact solver is
+root iteration to depth d, every helper runs that same root iteration too, and deeper
+ones after it (`_helping`). They share what they find through the table alone, whose
+check words keep entries whole under concurrent stores, and share out the tree there:
+a move another thread is searching comes after a node's other moves (`search.tt`,
+`tt_busy`). This thread alone decides: it reports, keeps the deadline and the limits,
+and when its iteration ends (done, stopped or out of time) it tells the helpers to
+stop, each polling its stop slot every POLL_MASK + 1 nodes, and answers before it waits
+for them, so `stop` and deadlines keep their latency. A searcher's exact solver is
 helped the same way (`search.alphabeta`). The kernels release the interpreter lock, so
 the helpers run in parallel only when compiled: interpreted ones search alone.
 """
@@ -153,16 +154,15 @@ class Deepening:
         if self._pool is not None:
             self._pool.shutdown(wait=False)
         self._helpers = [self._new_helper() for _ in range(count - 1)]
-        # The helpers keep the priority of the thread that starts them: one of lower
-        # priority, preempted while it holds the interpreter lock between two kernel
-        # calls, held up the first thread and the event loop (an arena bot missed its
-        # deadline twice in 100 games).
+        # The helpers keep the priority of the thread that starts them: at a lower one,
+        # a helper preempted while it holds the interpreter lock between two kernel
+        # calls would hold up this thread and the event loop.
         self._pool = (concurrent.futures.ThreadPoolExecutor(count - 1, thread_name_prefix="helper")
                       if count > 1 else None)
 
     @contextlib.contextmanager
-    def _helping(self, task: Callable[[Deepening, int], object]) -> Iterator[None]:
-        """Run task(helper, index) (index from 1) for each helper, in its thread, while
+    def _helping(self, task: Callable[[Deepening], object]) -> Iterator[None]:
+        """Run task(helper) for each helper, in its thread, while
         the body runs in this one; when the body ends, however it ends, tell the
         helpers to stop. They are waited for (`_settle`) before helpers start again
         and when the search ends, not here: the search answers first. Without compiled
@@ -171,10 +171,10 @@ class Deepening:
         helpers = self._helpers if self._kernels is not None and self._kernels.compiled and self._helped() else []
         futures = []
         self._work[SHARED] = len(helpers)
-        for index, helper in enumerate(helpers, 1):
+        for helper in helpers:
             helper._work[STOP] = 0
             helper._work[SHARED] = len(helpers)
-            futures.append(self._pool.submit(task, helper, index))
+            futures.append(self._pool.submit(task, helper))
         try:
             yield
         finally:
@@ -189,7 +189,7 @@ class Deepening:
         for future in futures:
             future.result()
 
-    def _help_iterate(self, main: Deepening, root: Position, moves: list[int], depth: int, index: int) -> None:
+    def _help_iterate(self, main: Deepening, root: Position, moves: list[int], depth: int) -> None:
         """As a helper, search `main`'s root iteration on `moves` to `depth`, and then
         deeper ones, until `main` stops it; only a stop ends it (HARD_ONLY): the
         deadline and limits are `main`'s to keep."""
@@ -308,7 +308,7 @@ class Deepening:
         work[HARD_ONLY] = hard_only
         work[GENERATION] = self.table.generation
         if depth >= HELPER_MIN_DEPTH:
-            with self._helping(lambda helper, index: helper._help_iterate(self, root, moves, depth, index)):
+            with self._helping(lambda helper: helper._help_iterate(self, root, moves, depth)):
                 score, move = self._iterate(root, moves, depth)
         else:
             score, move = self._iterate(root, moves, depth)

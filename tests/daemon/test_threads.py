@@ -71,7 +71,9 @@ def test_sessions_share_the_thread_budget() -> None:
         assert answer.info_lines[0] == BUDGET_CUT
         assert answer.infos[-1].depth == 3
         await first.bestmove("stop")
-        # Given back when the first search ended.
+        # Given back when the first search has ended: it answers first, then waits for
+        # its helpers to stop.
+        await asyncio.sleep(LOAD_SLACK)
         answer = await second.bestmove("go depth 3")
         assert BUDGET_CUT not in answer.info_lines
         await first.close()
