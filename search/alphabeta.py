@@ -36,8 +36,8 @@ from search.tt import (
     entry_move,
     entry_value,
     move_mark,
-    tt_busy,
-    tt_mark,
+    next_move,
+    tt_claim,
     tt_probe,
     tt_store,
     tt_unmark,
@@ -219,32 +219,25 @@ def _search(s, depth, alpha, beta, ply, cells, work, moves):
     best_move = row[0]
     # With other threads on the tree (work[SHARED]), a node DEFER_DEPTH deep or more
     # searches a move another thread is searching (`tt_busy`) after its other moves;
-    # row[count:count + deferred] holds such moves (their scores are spent by then).
+    # row[count:count + deferred] keeps such moves (their scores are spent by then).
     sharing = work[SHARED] != 0 and depth >= DEFER_DEPTH
     deferred = 0
     taken = 0
     i = 0
     while True:
-        if i < count:
-            if i >= first:
-                if count <= SHORT_LIST or i < first + LAZY_PICKS:
-                    _pick(row, count, i)
-                elif i == first + LAZY_PICKS:
-                    sort_by_score(row, count, i)
-            move = row[i]
-            i += 1
-        elif taken < deferred:
-            move = row[count + taken]
-            taken += 1
-        else:
+        if first <= i < count:
+            if count <= SHORT_LIST or i < first + LAZY_PICKS:
+                _pick(row, count, i)
+            elif i == first + LAZY_PICKS:
+                sort_by_score(row, count, i)
+        more, move, i, taken = next_move(row, 0, count, count, i, taken, deferred)
+        if not more:
             break
         mark = move_mark(position, move) if sharing else NO_MARK
-        if sharing:
-            if taken == 0 and i > 1 and tt_busy(cells, mark):
-                row[count + deferred] = move
-                deferred += 1
-                continue
-            tt_mark(cells, mark)
+        if sharing and not tt_claim(cells, mark, taken == 0 and i > 1):
+            row[count + deferred] = move
+            deferred += 1
+            continue
         if i == 1:
             score = -_child(s, move, depth - 1, -beta, -alpha, ply + 1, cells, work, moves)
         else:
@@ -316,9 +309,9 @@ def _probcut(s, depth, beta, ply, cells, work, moves):
 
 
 def root_iteration(s, root_moves, depth, cells, work, moves, bound):
-    """Search every move of `root_moves` (in that order) to `depth` from `s` with the
-    table `cells` and the work block `work` (`search.work`); returns (score, best
-    move), which the table keeps for `s` with `bound` (EXACT, or LOWER when
+    """Search every move of `root_moves` (in that order; the array is used up) to
+    `depth` from `s` with the table `cells` and the work block `work` (`search.work`);
+    returns (score, best move), which the table keeps for `s` with `bound` (EXACT, or LOWER when
     `root_moves` are not all the legal moves). When stopped, work[ABORTED] is set and
     the iteration's best so far is in work[PARTIAL_MOVE] (-1 none) and
     work[PARTIAL_SCORE]."""
@@ -330,30 +323,23 @@ def root_iteration(s, root_moves, depth, cells, work, moves, bound):
     work[PARTIAL_MOVE] = -1
     work[ABORTED] = 0
     # As at every node (`_search`): with other threads on the tree, a move another one
-    # is searching comes after the others.
+    # is searching comes after the others, kept at the front of `root_moves`, whose
+    # moves are spent by then.
     position = key(s)
     sharing = work[SHARED] != 0 and depth >= DEFER_DEPTH
     count = len(root_moves)
-    later = np.empty(count, dtype=np.int64)
     deferred = 0
     taken = 0
     index = 0
     while True:
-        if index < count:
-            move = root_moves[index]
-            index += 1
-        elif taken < deferred:
-            move = later[taken]
-            taken += 1
-        else:
+        more, move, index, taken = next_move(root_moves, 0, count, 0, index, taken, deferred)
+        if not more:
             break
         mark = move_mark(position, move) if sharing else NO_MARK
-        if sharing:
-            if taken == 0 and index > 1 and tt_busy(cells, mark):
-                later[deferred] = move
-                deferred += 1
-                continue
-            tt_mark(cells, mark)
+        if sharing and not tt_claim(cells, mark, taken == 0 and index > 1):
+            root_moves[deferred] = move
+            deferred += 1
+            continue
         if index == 1:
             score = -_child(s, move, depth - 1, -beta, -alpha, ply, cells, work, moves)
         else:

@@ -68,8 +68,8 @@ from search.tt import (
     entry_move,
     entry_value,
     move_mark,
-    tt_busy,
-    tt_mark,
+    next_move,
+    tt_claim,
     tt_probe,
     tt_store,
     tt_unmark,
@@ -283,21 +283,14 @@ def _paranoid(s, depth, alpha, beta, ply, me, salt, cells, work):
     taken = 0
     i = 0
     while True:
-        if i < count:
-            move = work[base + i]
-            i += 1
-        elif taken < deferred:
-            move = work[base + taken]
-            taken += 1
-        else:
+        more, move, i, taken = next_move(work, base, count, base, i, taken, deferred)
+        if not more:
             break
         mark = move_mark(position, move) if sharing else NO_MARK
-        if sharing:
-            if taken == 0 and i > 1 and tt_busy(cells, mark):
-                work[base + deferred] = move
-                deferred += 1
-                continue
-            tt_mark(cells, mark)
+        if sharing and not tt_claim(cells, mark, taken == 0 and i > 1):
+            work[base + deferred] = move
+            deferred += 1
+            continue
         value = _paranoid(play(s, move), depth - 1, alpha, beta, ply + 1, me, salt, cells, work)
         if sharing:
             tt_unmark(cells, mark)

@@ -56,7 +56,7 @@ import numpy as np
 from games.base import ONGOING, Position
 from games.kernel import borrowed, inline_template, kernel
 from search.base import MAX_PLY, Aborted
-from search.tt import BUSY_SHIFT, capacity_for, fresh_memory
+from search.tt import BUSY_SHIFT, capacity_for, fresh_memory, next_move
 from search.work import ABORTED, HARD_ONLY, NODES, POLL, SHARED, STOP, move_rows, must_stop, new_work
 
 #: Below this many moves a node tries its moves in generation order: ordering would
@@ -257,27 +257,20 @@ def _solve(s, alpha, beta, ply, table, work, moves):
     best_move = row[0]
     # With other threads on the tree (work[SHARED]), a node fewer than SHARED_PLIES
     # from the root solves a move another thread is solving after its other moves
-    # (`_busy`); row[count:count + deferred] holds such moves (the scores are spent).
+    # (`_busy`); row[count:count + deferred] keeps such moves (the scores are spent).
     sharing = work[SHARED] != 0 and ply < SHARED_PLIES
     deferred = 0
     taken = 0
     i = 0
     while True:
-        if i < count:
-            move = row[i]
-            i += 1
-        elif taken < deferred:
-            move = row[count + taken]
-            taken += 1
-        else:
+        more, move, i, taken = next_move(row, 0, count, count, i, taken, deferred)
+        if not more:
             break
         mark = position ^ (np.int64(move + 1) * _MOVE_SPREAD) if sharing else np.int64(0)
-        if sharing:
-            if taken == 0 and i > 1 and _busy(table, mark):
-                row[count + deferred] = move
-                deferred += 1
-                continue
-            _mark(table, mark)
+        if sharing and not _claim(table, mark, taken == 0 and i > 1):
+            row[count + deferred] = move
+            deferred += 1
+            continue
         child = play(s, move)
         if i == 1:
             value = -_solve(child, -beta, -alpha, ply + 1, table, work, moves)
@@ -438,10 +431,16 @@ def _busy(table, mark):
 
 
 @kernel(inline=True)
-def _mark(table, mark):
+def _claim(table, mark, may_defer):
+    """Whether this thread solves the move of `mark` now: not where `may_defer` and
+    another thread is solving it (`_busy`); else it is marked, where its slot holds no
+    entry (as `search.tt.tt_claim` does)."""
+    if may_defer and _busy(table, mark):
+        return False
     slot = _busy_slot(table, mark)
     if table[slot, S_MOVE] == EMPTY:
         table[slot, S_CHECK] = mark
+    return True
 
 
 @kernel(inline=True)

@@ -212,6 +212,31 @@ def tt_unmark(cells, mark):
         cells[slot, 0] = _U0
 
 
+@kernel(inline=True)
+def tt_claim(cells, mark, may_defer):
+    """Whether this thread searches the move of `mark` now: not where `may_defer` and
+    another thread is searching it (`tt_busy`); else it is marked (`tt_mark`)."""
+    if may_defer and tt_busy(cells, mark):
+        return False
+    tt_mark(cells, mark)
+    return True
+
+
+@kernel(inline=True)
+def next_move(moves, first, count, later, i, taken, deferred):
+    """The next move of a node whose threads may defer moves (`tt_busy`): its moves
+    moves[first + i] while i < count, then the moves it deferred, moves[later + taken]
+    while taken < deferred (a node keeps them from moves[later] on as it defers them,
+    where the slots are spent). Returns (whether there is one, the move, i, taken), i or
+    taken past it. Every search that defers moves walks its moves so (offsets, not
+    slices: a slice a node cost 5% of one game's node rate)."""
+    if i < count:
+        return True, moves[first + i], i + 1, taken
+    if taken < deferred:
+        return True, moves[later + taken], i, taken + 1
+    return False, np.int64(-1), i, taken
+
+
 @kernel
 def _store_all(cells, pair_keys, pair_data, generation):
     for i in range(len(pair_keys)):
