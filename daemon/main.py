@@ -11,6 +11,7 @@ import ipaddress
 import logging
 import os
 import signal
+import socket
 import ssl
 import stat
 import sys
@@ -152,6 +153,8 @@ class Daemon:
         #: event that closes it to make room.
         self._unauthenticated: dict[object, asyncio.Event] = {}
         self.terminated = asyncio.Event()
+        #: The in-process connections' serving tasks (`open_session`).
+        self._local: set[asyncio.Task] = set()
 
     def _session(self, sink) -> Session:
         return Session(sink, self.core, self.files, self.budget)
@@ -194,11 +197,29 @@ class Daemon:
         async with server:
             await server.serve_forever()
 
+    async def open_session(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        """A session of this daemon for a client in the same process (the web GUI): the
+        client's end of a connected socket pair whose other end is served as a TCP
+        connection is (the same limits, no `auth`: it is no stranger)."""
+        ours, theirs = socket.socketpair()
+        reader, writer = await asyncio.open_connection(sock=theirs, limit=1 << 20)
+        served_reader, served_writer = await asyncio.open_connection(sock=ours, limit=1 << 20)
+        task = asyncio.ensure_future(self._serve(served_reader, served_writer, "in-process",
+                                                 stream_lines(served_reader)))
+        self._local.add(task)
+        task.add_done_callback(self._local.discard)
+        return reader, writer
+
     async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         peer = writer.get_extra_info("peername")
         lines = stream_lines(reader)
         if self.token is not None and not await self._authenticated(lines, reader, writer, peer):
             return
+        await self._serve(reader, writer, peer, lines)
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, peer: object,
+                     lines: AsyncIterator[str | TooLong]) -> None:
+        """Serve one connection as a session, within --max-sessions."""
         if self.tcp_sessions >= self.max_sessions:
             LOG.warning("session refused, %d open already: %s", self.tcp_sessions, peer)
             await refuse(reader, writer, ProtocolError(Code.BUSY, "-", f"{self.tcp_sessions} sessions open,"
@@ -338,6 +359,34 @@ def _loop_factory():
     return uvloop.new_event_loop
 
 
+def serving_core(requested: str | None) -> str:
+    """The core every session runs: `requested` (None: compiled), or the Python core
+    where numba cannot be imported (said on stderr when compiled was asked for)."""
+    core = requested or cores.COMPILED
+    missing = cores.compiled_missing()
+    if missing:
+        if core == cores.COMPILED:
+            print(f"engine: {missing}; searching with the Python core", file=sys.stderr)
+        return cores.PYTHON
+    cores.prepare_compiler()
+    return core
+
+
+def in_process_daemon(core: str | None = None) -> Daemon:
+    """A daemon whose sessions a program of the same process opens (`open_session`), with
+    the defaults of `engine --tcp`: the hash directory, the limits, the searches' lower
+    priority (the loop serves the program too)."""
+    directory = os.environ.get("ENGINE_HASH_DIR")
+    files = HashFiles(Path(directory) if directory else None)
+    try:
+        files.prepare()
+    except OSError as error:
+        LOG.warning("hash directory %s unusable (%s): hash save and load will fail", files.directory,
+                    error.strerror)
+    runner.configure(runner.default_max_searches(), SEARCH_NICENESS, runner.machine_cores())
+    return Daemon(serving_core(core), files, HashBudget(default_budget_mib() << 20))
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_arguments(argv)
     logging.basicConfig(stream=sys.stderr, level=args.log_level.upper(),
@@ -366,14 +415,7 @@ def main(argv: list[str] | None = None) -> int:
     # Serving many sessions, the loop's thread must come first for the system's scheduler:
     # searches yield the cores to it (on stdio the one session's search comes first).
     runner.configure(args.max_searches, SEARCH_NICENESS if args.tcp is not None else 0, args.threads)
-    core = args.core or cores.COMPILED
-    missing = cores.compiled_missing()
-    if missing:
-        if core == cores.COMPILED:
-            print(f"engine: {missing}; searching with the Python core", file=sys.stderr)
-        core = cores.PYTHON
-    else:
-        cores.prepare_compiler()
+    core = serving_core(args.core)
     # Everything imported so far lives as long as the process (numba alone is hundreds
     # of thousands of objects): frozen, no full collection walks it again, as one could
     # in the middle of a turn before the game's loaded code is frozen in turn (such

@@ -369,11 +369,21 @@ class Engine:
             answer = await self._search(go, timeout)
         if ponder and answer.move is not None and answer.ponder is not None:
             after = self._position + ("" if " moves " in f" {self._position} " else " moves")
-            after += f" {answer.move} {answer.ponder}"
-            await self.send(f"position {after}")
-            await self.send(limit.go(ponder=True))
-            self._position, self._pondering = after, (after, go)
+            await self.ponder(limit, position=f"{after} {answer.move} {answer.ponder}")
         return answer
+
+    async def ponder(self, limit: Limit | Mapping[str, int], *, position: str) -> None:
+        """Think on the opponent's time: search `position` (what follows `position`, the
+        one expected after the opponent's move) in pondering mode (`go ponder`), so that
+        a `play` of exactly that position and `limit` answers from this search
+        (`ponderhit`). Any other call stops it first. Returns at once; the `go ponder`
+        is not checked (see `play`)."""
+        await self._settle()
+        position = " ".join(position.split())
+        limit = _limit(limit)
+        await self.send(f"position {position}")
+        await self.send(limit.go(ponder=True))
+        self._position, self._pondering = position, (position, limit.go())
 
     async def eval(self) -> Evaluation:
         """The static evaluation of the session's position (`eval`); raises

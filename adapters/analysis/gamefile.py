@@ -95,9 +95,13 @@ def read_game(path: Path, game: str | None = None) -> Game:
     """The game in `path` (an arena record, a CodinGame replay or a move list); `game`
     names the game of a replay (None: the one whose rules read it). Raises ValueError
     saying what is wrong."""
-    text = path.read_text(encoding="utf-8")
+    return read_game_text(path.read_text(encoding="utf-8"), str(path), game)
+
+
+def read_game_text(text: str, path: str, game: str | None = None) -> Game:
+    """The game in `text`, the content of a game file named `path` (see `read_game`)."""
     if not text.lstrip().startswith("{"):
-        return read_move_list(text, str(path))
+        return read_move_list(text, path)
     try:
         document = json.loads(text)
     except json.JSONDecodeError as error:
@@ -132,6 +136,15 @@ def read_move_list(text: str, where: str) -> Game:
         board, rest = rest[0][len("board "):], rest[1:]
     follower = _following(words[1], params, board)
     for token in " ".join(rest).split():
+        follower.play(token)
+    return follower.game()
+
+
+def played_game(name: str, board: str | None, moves: Sequence[str]) -> Game:
+    """The game `name` from `board` (None: its start position) with `moves` played;
+    raises ValueError saying which move is illegal."""
+    follower = _following(name, {}, board)
+    for token in moves:
         follower.play(token)
     return follower.game()
 

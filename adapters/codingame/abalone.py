@@ -35,6 +35,7 @@ from typing import Callable, Iterable, Sequence
 
 import attrs
 
+from adapters.board import HexBoard
 from adapters.codingame.common import (
     History,
     Turn,
@@ -55,8 +56,7 @@ GAME = find_game("abalone")
 PLAYERS = 2
 FIRST_TURN_MS = 1000
 TURN_MS = 75
-#: The hexagonal board has no 8x8 drawing on the replay page.
-BOARD_STYLE = None
+BOARD_STYLE = HexBoard(colours=(("#222", "#000"), ("#f4f4f4", "#333")))
 ENGINE_OPTIONS: tuple[tuple[str, str], ...] = ()
 #: `myId` by player index: black (player 0) is 2, white 1.
 IDS = "21"

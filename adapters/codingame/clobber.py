@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from adapters.board import SquareBoard
 from adapters.codingame.common import (
-    BoardStyle,
     History,
     Turn,
     TurnFormatError,
@@ -34,7 +34,7 @@ GAME = find_game("clobber")
 PLAYERS = 2
 FIRST_TURN_MS = 1000
 TURN_MS = 150
-BOARD_STYLE = BoardStyle(colours=(("#f4f4f4", "#333"), ("#222", "#000")))
+BOARD_STYLE = SquareBoard(colours=(("#f4f4f4", "#333"), ("#222", "#000")))
 ENGINE_OPTIONS: tuple[tuple[str, str], ...] = ()
 BOARD_SIZE = "8"
 COLOURS = "wb"

@@ -16,6 +16,7 @@ from typing import Callable, Protocol, Sequence
 
 import attrs
 
+from adapters.board import BoardStyle
 from games.base import Game, GameError, Position
 from games.text import quote
 
@@ -146,24 +147,6 @@ def first_token_output(line: str, legal: Sequence[str]) -> str | None:
     return None
 
 
-@attrs.frozen
-class BoardStyle:
-    """How the arena's replay page draws an 8x8 board of the game.
-
-    Attributes:
-        colours: per player (index order), the (fill, stroke) colours of its pieces; a
-            piece is drawn wherever the board text holds the player's name.
-        row1_top: whether the board text's top line is row 1 (else rank 8).
-        felt: one colour for every square, or None for a chequered board.
-        lettered: whether each piece also shows its player's name.
-    """
-
-    colours: tuple[tuple[str, str], ...]
-    row1_top: bool = False
-    felt: str | None = None
-    lettered: bool = False
-
-
 class TurnFormat(Protocol):
     """The names every `adapters.codingame.<game>` module defines.
 
@@ -180,8 +163,8 @@ class TurnFormat(Protocol):
     PLAYERS: int
     FIRST_TURN_MS: int
     TURN_MS: int
-    #: How the replay page draws the board; None where it cannot (not an 8x8 board).
-    BOARD_STYLE: BoardStyle | None
+    #: How the GUI and the replay page draw the board (adapters.board).
+    BOARD_STYLE: BoardStyle
     #: The engine options (NAME, VALUE) the bot plays this game with, before the
     #: user's `--option`s, which may change them.
     ENGINE_OPTIONS: tuple[tuple[str, str], ...]

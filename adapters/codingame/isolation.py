@@ -23,8 +23,8 @@ from typing import Sequence
 
 import attrs
 
+from adapters.board import SquareBoard
 from adapters.codingame.common import (
-    BoardStyle,
     History,
     Turn,
     TurnFormatError,
@@ -45,7 +45,8 @@ GAME = find_game("isolation")
 PLAYERS = 3
 FIRST_TURN_MS = 1000
 TURN_MS = 100
-BOARD_STYLE = BoardStyle(colours=(("#d33", "#600"), ("#3a3", "#050"), ("#36d", "#014")), lettered=True)
+BOARD_STYLE = SquareBoard(colours=(("#d33", "#600"), ("#3a3", "#050"), ("#36d", "#014")), lettered=True,
+                          blocked="#")
 #: The tree search while three are in: against the paranoid bot and a greedy one it
 #: finishes first 109 times in 216 games, the paranoid search 92 (docs/isolation.md).
 ENGINE_OPTIONS = (("MultiPlayerSearch", "mcts"),)

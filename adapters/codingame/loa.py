@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from adapters.board import SquareBoard
 from adapters.codingame.common import (
-    BoardStyle,
     History,
     RANDOM,
     Turn,
@@ -42,7 +42,7 @@ GAME = find_game("loa")
 PLAYERS = 2
 FIRST_TURN_MS = 1000
 TURN_MS = 150
-BOARD_STYLE = BoardStyle(colours=(("#222", "#000"), ("#f4f4f4", "#333")))
+BOARD_STYLE = SquareBoard(colours=(("#222", "#000"), ("#f4f4f4", "#333")))
 ENGINE_OPTIONS: tuple[tuple[str, str], ...] = ()
 COLOURS = "bw"
 PASS = "pass"

@@ -27,8 +27,8 @@ from typing import Sequence
 
 import attrs
 
+from adapters.board import SquareBoard
 from adapters.codingame.common import (
-    BoardStyle,
     History,
     Turn,
     TurnFormatError,
@@ -47,7 +47,7 @@ GAME = find_game("othello")
 PLAYERS = 2
 FIRST_TURN_MS = 2000
 TURN_MS = 150
-BOARD_STYLE = BoardStyle(colours=(("#111", "#000"), ("#f4f4f4", "#333")), row1_top=True, felt="#2e7d32")
+BOARD_STYLE = SquareBoard(colours=(("#111", "#000"), ("#f4f4f4", "#333")), row1_top=True, felt="#2e7d32")
 ENGINE_OPTIONS: tuple[tuple[str, str], ...] = ()
 BOARD_SIZE = "8"
 IDS = "01"

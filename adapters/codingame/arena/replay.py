@@ -2,7 +2,8 @@
 
 The positions are worked out here, with the game's own rules, from the record's start
 position, moves and events; the page embeds them as JSON and draws each with inline SVG
-(no external file, font or script). Buttons and the keys Left, Right, Home, End and
+(no external file, font or script), with the board drawing of the web GUI
+(adapters/gui/static/board.js). Buttons and the keys Left, Right, Home, End and
 Space step through the game; each step shows the move, who played it (the bot and its
 side: its colour, the game's `side_names`) and how long it took.
 `page.html#20` opens at step 20.
@@ -22,13 +23,15 @@ import json
 import re
 
 from adapters.analysis.analyse import expected_points
+from adapters.gui.page import BOARD_SCRIPT
 from adapters.codingame import turn_format
 from games import find_game
 
 
 def frames(record: dict) -> list[dict]:
-    """Every position of the game, with the step that led to it: board rows (the board
-    text's rows, top line first), the move, the seat that played it, its time, a note."""
+    """Every position of the game, with the step that led to it: its board view
+    (adapters.board), the cells that show the move, the move, the seat that played it,
+    its time, a note."""
     fmt = turn_format(record["game"])
     game = fmt.GAME
     state = game.parse_board(record["start"].split())
@@ -38,9 +41,12 @@ def frames(record: dict) -> list[dict]:
     seats = record["seats"]
     sides = find_game(record["game"]).side_names
 
+    style = fmt.BOARD_STYLE
+
     def frame(move: dict | None, note: str = "") -> dict:
         return {
-            "rows": game.format_board(state).split()[0].split("/"),
+            "view": style.view(game.format_board(state).split()[0].split("/"), game.player_names),
+            "last": [] if move is None or move.get("auto") else style.marks(move["move"]),
             "move": None if move is None else move["move"],
             "player": None if move is None else move["player"],
             "ms": None if move is None else move.get("ms"),
@@ -85,12 +91,22 @@ def with_analysis(record: dict, steps: list[dict], analysis: dict) -> list[dict]
     if analysis.get("game") != record["game"] or [ply["played"] for ply in plies] != [
             move["move"] for move in record["moves"]]:
         raise ValueError("the analysis is not of this game: its moves differ from the record's")
+    style = turn_format(record["game"]).BOARD_STYLE
     for frame, ply in zip(steps[1:], plies):
-        frame["engine"] = {"best": ply["best"], "top": [[line["move"], line["score"]] for line in ply["top"]],
-                           "played": ply["played"], "score": ply["played_score"], "loss": ply["loss"],
-                           "lost": ply.get("points_lost"), "mark": ply["mark"], "player": ply["player"],
-                           "points": _round(expected_points(ply.get("played_wdl")))}
+        frame["engine"] = engine_view(ply)
+        frame["best"] = style.marks(ply["best"]) if ply["best"] else []
     return steps
+
+
+def engine_view(ply: dict) -> dict:
+    """The engine's view of a move, as the pages show it, from the move's analysis (an
+    `engine-analyse` ply): the best move and top lines in the position before it, the
+    move's score, its expected points (None without win chances), the expected points it
+    gave up (`lost`), its loss in centi-units, its mark and its player."""
+    return {"best": ply["best"], "top": [[line["move"], line["score"]] for line in ply["top"]],
+            "played": ply["played"], "score": ply["played_score"], "loss": ply["loss"],
+            "lost": ply.get("points_lost"), "mark": ply["mark"], "player": ply["player"],
+            "points": _round(expected_points(ply.get("played_wdl")))}
 
 
 def _round(points: float | None) -> float | None:
@@ -98,15 +114,10 @@ def _round(points: float | None) -> float | None:
 
 
 def replay_data(record: dict, analysis: dict | None = None) -> dict:
-    """What the page embeds: the game, how to draw its board, the seats (the bots) and
-    their sides (the game's `side_names`), the frames (with `analysis`, an
-    `engine-analyse` report of the game, the engine's view of each move) and the result. Raises ValueError for
-    a game the page cannot draw, or an analysis of another game."""
-    fmt = turn_format(record["game"])
-    style = fmt.BOARD_STYLE
-    if style is None:
-        raise ValueError(f"the replay page cannot draw a {record['game']} board")
-    names = fmt.GAME.player_names
+    """What the page embeds: the game, the seats (the bots) and their sides (the game's
+    `side_names`), the frames (with `analysis`, an `engine-analyse` report of the game,
+    the engine's view of each move) and the result. Raises ValueError for an analysis
+    of another game."""
     sides = find_game(record["game"]).side_names
     scores = record["result"]["scores"]
     winner = record["result"]["winner"]
@@ -116,8 +127,6 @@ def replay_data(record: dict, analysis: dict | None = None) -> dict:
                                     zip(record["seats"], record["result"]["ranks"])))
     return {
         "game": record["game"],
-        "style": {"pieces": dict(zip(names, style.colours, strict=True)),
-                  "row1Top": style.row1_top, "felt": style.felt, "lettered": style.lettered},
         "index": record.get("index"),
         "seed": record.get("seed"),
         "seats": record["seats"],
@@ -133,141 +142,16 @@ def replay_page(record: dict, analysis: dict | None = None) -> str:
     data = json.dumps(replay_data(record, analysis), separators=(",", ":")).replace("<", "\\u003c")
     title = html.escape(f"{record['game']} game {record.get('index', '')}: "
                         + " vs ".join(record["seats"]))
-    values = {"TITLE": title, "DATA": data, "SCRIPT": SCRIPT}
+    values = {"TITLE": title, "DATA": data, "SCRIPT": BOARD_SCRIPT + SCRIPT}
     return re.sub(r"__(TITLE|DATA|SCRIPT)__", lambda match: values[match.group(1)], _PAGE)
 
 
-#: The page's script: `renderBoard(data, frame)` returns the SVG text of a position (pure,
-#: so that it can be checked outside a browser); the rest binds buttons and keys.
+#: The page's script, after the board drawing it shares with the web GUI
+#: (adapters/gui/static/board.js): it binds buttons and keys, and shows each step.
 SCRIPT = r"""
 (function () {
   "use strict";
-  var CELL = 48, PAD = 24, SVG = '<svg xmlns="http://www.w3.org/2000/svg"';
-
-  function squareOf(style, name) {
-    var file = name.charCodeAt(0) - 97, rank = parseInt(name.substring(1), 10);
-    if (!(file >= 0 && file < 8 && rank >= 1 && rank <= 8)) return null;
-    return {col: file, row: style.row1Top ? rank - 1 : 8 - rank};
-  }
-
-  function marked(style, move) {
-    if (!move || move === "pass") return [];
-    var names = move.length === 4 ? [move.substring(0, 2), move.substring(2)] : [move];
-    return names.map(function (n) { return squareOf(style, n); }).filter(Boolean);
-  }
-
-  function renderBoard(data, frame) {
-    var style = data.style, size = 8 * CELL + 2 * PAD, out = [];
-    out.push(SVG + ' width="' + size + '" height="' + size +
-             '" viewBox="0 0 ' + size + ' ' + size + '">');
-    var marks = marked(style, frame.move);
-    for (var r = 0; r < 8; r++) {
-      var label = style.row1Top ? r + 1 : 8 - r;
-      out.push('<text x="8" y="' + (PAD + r * CELL + CELL / 2 + 5) + '" font-size="13">' + label + '</text>');
-      for (var c = 0; c < 8; c++) {
-        var x = PAD + c * CELL, y = PAD + r * CELL, ch = frame.rows[r].charAt(c);
-        var fill = style.felt || ((r + c) % 2 ? "#b58863" : "#f0d9b5");
-        if (ch === "#") fill = "#555";
-        out.push('<rect class="cell" x="' + x + '" y="' + y + '" width="' + CELL + '" height="' +
-                 CELL + '" fill="' + fill + '" stroke="#333" stroke-width="0.5"/>');
-        var piece = style.pieces.hasOwnProperty(ch) ? style.pieces[ch] : null;
-        if (piece) {
-          out.push('<circle class="piece" cx="' + (x + CELL / 2) + '" cy="' + (y + CELL / 2) +
-                   '" r="' + (CELL * 0.38) + '" fill="' + piece[0] + '" stroke="' + piece[1] +
-                   '" stroke-width="2"/>');
-          if (style.lettered) {
-            out.push('<text x="' + (x + CELL / 2 - 5) + '" y="' + (y + CELL / 2 + 6) +
-                     '" font-size="17" fill="#fff">' + ch + '</text>');
-          }
-        }
-      }
-    }
-    for (var m = 0; m < marks.length; m++) {
-      out.push('<rect class="mark" x="' + (PAD + marks[m].col * CELL + 2) + '" y="' +
-               (PAD + marks[m].row * CELL + 2) + '" width="' + (CELL - 4) + '" height="' +
-               (CELL - 4) + '" fill="none" stroke="#e91e63" stroke-width="3"/>');
-    }
-    var best = frame.engine ? marked(style, frame.engine.best) : [];
-    for (var b = 0; b < best.length; b++) {
-      out.push('<rect class="best" x="' + (PAD + best[b].col * CELL + 6) + '" y="' +
-               (PAD + best[b].row * CELL + 6) + '" width="' + (CELL - 12) + '" height="' +
-               (CELL - 12) + '" fill="none" stroke="#1e88e5" stroke-width="3" stroke-dasharray="5,3"/>');
-    }
-    for (var f = 0; f < 8; f++) {
-      out.push('<text x="' + (PAD + f * CELL + CELL / 2 - 4) + '" y="' + (size - 6) +
-               '" font-size="13">' + String.fromCharCode(97 + f) + '</text>');
-    }
-    out.push("</svg>");
-    return out.join("");
-  }
-
-  // Where the graph draws scores, as the analysis picture does: an unproven score at its
-  // value, on a scale linear to +-1000 and logarithmic beyond; a proven result on a row of
-  // its own, twice the largest unproven size (at least 1000), beyond every unproven score.
-  function scoreScale(frames) {
-    var largest = 1000;
-    frames.forEach(function (frame) {
-      var parts = frame.engine ? frame.engine.score.split(" ") : [];
-      if (parts[0] === "cp") largest = Math.max(largest, Math.abs(parseInt(parts[1], 10)));
-    });
-    var proven = 2 * largest;
-    function warp(v) {
-      var size = Math.abs(v), warped = size <= 1000 ? size / 1000 : 1 + Math.log10(size / 1000);
-      return v < 0 ? -warped : warped;
-    }
-    return {proven: warp(proven), top: warp(proven * 1.3), boundary: warp(proven / 1.4),
-            height: function (score) {
-              var parts = score.split(" "), value = parseInt(parts[1], 10);
-              return parts[0] === "mate" ? (value > 0 ? warp(proven) : -warp(proven)) : warp(value);
-            }};
-  }
-
-  // The score of each move played, for its player, at the step that shows it; proven
-  // results as filled squares on their rows; the step shown.
-  function renderGraph(data, index) {
-    var plies = data.frames.filter(function (frame) { return frame.engine; });
-    if (!plies.length) return "";
-    var width = 8 * CELL + 2 * PAD, height = 160, left = 40, colours = ["#1565c0", "#e65100", "#2e7d32"];
-    var scale = scoreScale(data.frames);
-    var x = function (k) { return left + (width - left - 10) * k / Math.max(1, data.frames.length - 1); };
-    var y = function (h) { return 10 + (height - 20) * (scale.top - h) / (2 * scale.top); };
-    var out = [SVG + ' width="' + width + '" height="' + height + '">'];
-    [scale.boundary, -scale.boundary].forEach(function (h) {
-      out.push('<line x1="' + left + '" y1="' + y(h) + '" x2="' + width + '" y2="' + y(h) +
-               '" stroke="#ccc" stroke-dasharray="2,3"/>');
-    });
-    out.push('<line x1="' + left + '" y1="' + y(0) + '" x2="' + width + '" y2="' + y(0) + '" stroke="#999"/>');
-    out.push('<text x="2" y="' + (y(0) + 4) + '" font-size="11">0</text>');
-    out.push('<text x="2" y="' + (y(scale.proven) + 4) + '" font-size="11">won</text>');
-    out.push('<text x="2" y="' + (y(-scale.proven) + 4) + '" font-size="11">lost</text>');
-    for (var seat = 0; seat < data.seats.length; seat++) {
-      var points = [];
-      data.frames.forEach(function (frame, k) {
-        if (frame.engine && frame.engine.player === seat) points.push(x(k) + "," + y(scale.height(frame.engine.score)));
-      });
-      if (points.length) {
-        out.push('<polyline class="score" points="' + points.join(" ") + '" fill="none" stroke="' +
-                 colours[seat % 3] + '" stroke-width="1.5"/>');
-      }
-    }
-    data.frames.forEach(function (frame, k) {
-      var e = frame.engine;
-      if (!e) return;
-      if (e.score.split(" ")[0] === "mate") {
-        out.push('<rect class="proven" x="' + (x(k) - 4) + '" y="' + (y(scale.height(e.score)) - 4) +
-                 '" width="8" height="8" fill="' + colours[e.player % 3] + '"/>');
-      }
-      if (e.mark) {
-        out.push('<circle class="' + e.mark + '" cx="' + x(k) + '" cy="' + y(scale.height(e.score)) +
-                 '" r="5" fill="none" stroke="' + (e.mark === "blunder" ? "#d32f2f" : "#fb8c00") +
-                 '" stroke-width="2"/>');
-      }
-    });
-    out.push('<line class="now" x1="' + x(index) + '" y1="5" x2="' + x(index) + '" y2="' + (height - 5) +
-             '" stroke="#555" stroke-dasharray="3,3"/>');
-    out.push("</svg>");
-    return out.join("");
-  }
+  var Board = window.Board;
 
   // Who played a seat's moves: the bot, and its side in words.
   function player(data, seat) {
@@ -303,6 +187,7 @@ SCRIPT = r"""
   function start(document) {
     var data = JSON.parse(document.getElementById("record").textContent);
     var board = document.getElementById("board"), info = document.getElementById("info");
+    var plies = data.frames.map(function (frame) { return frame.engine || null; });
     var index = 0, timer = null;
     document.getElementById("title").textContent = data.game + " \u2014 " + data.seats.join(" vs ") +
       (data.seed === null || data.seed === undefined ? "" : " (seed " + data.seed + ")");
@@ -310,10 +195,11 @@ SCRIPT = r"""
     var graph = document.getElementById("graph"), engine = document.getElementById("engine");
     function show(k) {
       index = Math.max(0, Math.min(data.frames.length - 1, k));
-      board.innerHTML = renderBoard(data, data.frames[index]);
+      var frame = data.frames[index];
+      board.innerHTML = Board.renderBoard(frame.view, {last: frame.last, best: frame.best});
       info.textContent = describe(data, index);
-      graph.innerHTML = renderGraph(data, index);
-      engine.textContent = describeEngine(data, data.frames[index]);
+      graph.innerHTML = Board.renderGraph(plies, index, data.seats.length, frame.view.width * Board.CELL);
+      engine.textContent = describeEngine(data, frame);
     }
     function play() {
       if (timer !== null) { clearInterval(timer); timer = null; return; }
@@ -333,12 +219,13 @@ SCRIPT = r"""
     });
     var hash = typeof location !== "undefined" ? parseInt(location.hash.substring(1), 10) : NaN;
     show(isNaN(hash) ? 0 : hash);
-    return {show: show, data: data, renderBoard: renderBoard, renderGraph: renderGraph};
+    return {show: show, data: data};
   }
 
   if (typeof window !== "undefined") window.replay = start(document);
 })();
 """
+
 
 _PAGE = """<!DOCTYPE html>
 <html lang="en">

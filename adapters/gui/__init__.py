@@ -1,0 +1,1 @@
+"""`engine-gui`: a web GUI that leaves all thinking to the engine."""

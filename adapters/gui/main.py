@@ -1,0 +1,109 @@
+"""`engine-gui`: serve the web GUI, each browser tab a session of the engine.
+
+    engine-gui [--port P] [--host ADDR] [--token FILE] [--engine tcp://HOST:PORT]
+
+By default the engine runs in this process, on the same event loop as the web server
+(a daemon of its own, as `engine --tcp` runs it); with `--engine` every tab is a session
+of the daemon listening there. The server listens on loopback unless `--host` says
+otherwise, which needs `--token`, as the daemon's TCP port does. It prints the address
+to open and opens nothing itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from aiohttp import web
+
+from adapters.gui.server import DEFAULT_MAX_TABS, make_app
+from daemon.main import in_process_daemon, is_loopback, read_token
+from protocol.client import Engine
+
+LOG = logging.getLogger("engine.gui")
+
+
+def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="engine-gui", description="A web GUI of the engine: play, analyse and"
+                                                                   " replay its games in a browser.")
+    parser.add_argument("--port", type=int, default=8080, help="the port to serve on (default 8080; 0 picks one)")
+    parser.add_argument("--host", default="127.0.0.1", metavar="ADDR",
+                        help="the address to listen on (default 127.0.0.1); any other needs --token")
+    parser.add_argument("--token", type=Path, metavar="FILE",
+                        help="a file holding the token (its first line) the browser must bring: the printed"
+                             " address carries it")
+    parser.add_argument("--engine", metavar="tcp://HOST:PORT",
+                        help="use the daemon listening there (engine --tcp PORT) instead of one in this process")
+    parser.add_argument("--engine-token", type=Path, metavar="FILE",
+                        help="the token file of the daemon --engine names, if it asks for one")
+    parser.add_argument("--max-tabs", type=int, default=DEFAULT_MAX_TABS, metavar="N",
+                        help=f"browser tabs served at once (default {DEFAULT_MAX_TABS})")
+    parser.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"))
+    args = parser.parse_args(argv)
+    if not 0 <= args.port <= 65535:
+        parser.error(f"port out of range: {args.port}")
+    if not is_loopback(args.host) and args.token is None:
+        parser.error(f"refusing to listen on {args.host} without --token FILE: anyone who can reach the port"
+                     f" could run searches (docs/gui.md)")
+    if args.engine is not None:
+        address = urlsplit(args.engine)
+        try:
+            port = address.port
+        except ValueError:
+            port = None
+        if address.scheme != "tcp" or not address.hostname or port is None:
+            parser.error(f"--engine takes tcp://HOST:PORT, got {args.engine!r}")
+        args.engine_address = (address.hostname, port)
+    return args
+
+
+async def serve(args: argparse.Namespace, token: str | None, engine_token: str | None) -> None:
+    if args.engine is None:
+        daemon = in_process_daemon()
+
+        async def open_engine() -> Engine:
+            return Engine(*await daemon.open_session())
+    else:
+        async def open_engine() -> Engine:
+            return await Engine.connect(*args.engine_address, token=engine_token)
+
+    runner = web.AppRunner(make_app(open_engine, token, args.max_tabs), access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, args.host, args.port)
+    await site.start()
+    port = runner.addresses[0][1]
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    address = f"http://{host}:{port}/" + (f"?token={token}" if token else "")
+    print(f"engine-gui: open {address}", flush=True)
+    try:
+        await asyncio.Event().wait()
+    finally:
+        await runner.cleanup()
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_arguments(argv)
+    logging.basicConfig(stream=sys.stderr, level=args.log_level.upper(),
+                        format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    try:
+        token = read_token(args.token) if args.token is not None else None
+        engine_token = read_token(args.engine_token) if args.engine_token is not None else None
+    except ValueError as error:
+        print(f"engine-gui: {error}", file=sys.stderr)
+        return 2
+    try:
+        asyncio.run(serve(args, token, engine_token))
+    except KeyboardInterrupt:
+        pass
+    except OSError as error:
+        print(f"engine-gui: cannot serve: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

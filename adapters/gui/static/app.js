@@ -1,0 +1,462 @@
+// The page: what it shows, and the requests it sends to its tab's engine session over a
+// WebSocket (adapters/gui/tab.py says what each does). The page holds the game (its
+// start and every move known, `line`, and the ply shown), so that a lost connection
+// reconnects and shows the same position. Drawing is board.js's, logic logic.js's.
+(function () {
+  "use strict";
+  var Board = window.Board, Logic = window.Logic;
+  var $ = function (id) { return document.getElementById(id); };
+  var saved = {};
+  try { saved = JSON.parse(sessionStorage.getItem("engine-gui") || "{}"); } catch (e) { saved = {}; }
+
+  var S = {
+    games: {}, game: saved.game || null, start: saved.start || null, line: saved.line || [], ply: saved.ply || 0,
+    mode: saved.mode || "play", seat: saved.seat || 0, turns: {}, position: null, selection: [], targets: [],
+    analysing: false, lines: {}, search: null, thinking: false, record: saved.record || null,
+    plies: [], gameSeq: null, seq: 0, socket: null, retry: 0,
+  };
+
+  function save() {
+    try {
+      sessionStorage.setItem("engine-gui", JSON.stringify({game: S.game, start: S.start, line: S.line, ply: S.ply,
+                                                           mode: S.mode, seat: S.seat, record: S.record}));
+    } catch (e) { /* private windows may refuse storage */ }
+  }
+
+  function moves() { return S.line.slice(0, S.ply); }
+
+  // ---- the connection ---------------------------------------------------------------
+
+  function connect() {
+    var scheme = location.protocol === "https:" ? "wss://" : "ws://";
+    var socket = new WebSocket(scheme + location.host + location.pathname.replace(/[^/]*$/, "") + "ws");
+    S.socket = socket;
+    setConnection("connecting\u2026");
+    socket.onopen = function () { S.retry = 0; setConnection(""); };
+    socket.onmessage = function (event) { receive(JSON.parse(event.data)); };
+    socket.onclose = function () {
+      if (S.socket !== socket) return;
+      S.socket = null;
+      S.thinking = false;
+      var wait = Math.min(5000, 500 * Math.pow(2, S.retry++));
+      setConnection("connection lost: reconnecting in " + (wait / 1000) + " s");
+      setTimeout(connect, wait);
+    };
+  }
+
+  function setConnection(text) {
+    $("connection").textContent = text;
+    document.body.classList.toggle("offline", text !== "");
+  }
+
+  function send(op, extra) {
+    var request = {op: op, seq: ++S.seq, game: S.game, start: S.start, moves: moves()};
+    Object.keys(extra || {}).forEach(function (key) { request[key] = extra[key]; });
+    if (S.socket && S.socket.readyState === WebSocket.OPEN) S.socket.send(JSON.stringify(request));
+    return request.seq;
+  }
+
+  function stop() {
+    if (S.socket && S.socket.readyState === WebSocket.OPEN) S.socket.send(JSON.stringify({op: "stop"}));
+  }
+
+  // ---- what the engine answers ------------------------------------------------------
+
+  function receive(msg) {
+    if (msg.type === "hello") return hello(msg);
+    if (msg.type === "error") {
+      S.thinking = false;
+      if (msg.seq === S.gameSeq) endGameAnalysis();
+      say(msg.text, true);
+      render();
+      return;
+    }
+    if (msg.type === "record") return loaded(msg);
+    if (msg.seq === S.gameSeq) return gameAnalysis(msg);
+    if (msg.seq !== S.seq) return;  // an answer to what is no longer shown
+    if (msg.type === "position") return positioned(msg);
+    if (msg.type === "bestmove") {
+      S.thinking = false;
+      S.line = moves().concat([msg.move]);
+      S.ply = S.line.length;
+      save();
+      return;
+    }
+    if (msg.type === "info") {
+      S.lines[msg.multipv] = msg;
+      Object.keys(S.lines).forEach(function (k) { if (S.lines[k].depth < msg.depth - 1) delete S.lines[k]; });
+      S.search = msg;
+      return renderAnalysis();
+    }
+  }
+
+  // The analysis of the whole game: its progress, its end.
+  function gameAnalysis(msg) {
+    if (msg.type === "progress") {
+      $("progress").hidden = false;
+      $("progress").max = msg.total;
+      $("progress").value = msg.done;
+      say("analysing ply " + (msg.done + 1) + " of " + msg.total + "\u2026");
+    } else if (msg.type === "game_analysis") {
+      endGameAnalysis();
+      S.plies = [null].concat(msg.plies);
+      say("analysed " + msg.total + " plies: click the graph to go to a ply");
+      show();
+    } else if (msg.type === "stopped") {
+      endGameAnalysis();
+      say("the analysis of the game was stopped");
+      show();
+    }
+  }
+
+  function endGameAnalysis() {
+    S.gameSeq = null;
+    $("progress").hidden = true;
+    $("analyse-game").textContent = "Analyse the game";
+  }
+
+  function hello(msg) {
+    var select = $("game");
+    select.innerHTML = "";
+    msg.games.forEach(function (game) {
+      S.games[game.name] = game;
+      var option = document.createElement("option");
+      option.value = option.textContent = game.name;
+      select.appendChild(option);
+    });
+    if (!S.games[S.game]) { S.game = msg.games[0].name; S.start = null; S.line = []; S.ply = 0; }
+    select.value = S.game;
+    fillSeats();
+    setMode(S.mode);
+  }
+
+  function positioned(msg) {
+    S.position = msg;
+    S.turns[msg.moves.length] = msg.to_move;
+    S.selection = [];
+    S.targets = Logic.targets(msg.legal, []);
+    $("board-text").value = msg.board_text;
+    $("edit-side").value = msg.board_text.split(" ")[1];
+    render();
+    if (S.mode === "play" && !S.thinking && msg.result === null && msg.to_move !== S.seat) enginePlays();
+  }
+
+  function loaded(msg) {
+    S.game = msg.game;
+    S.start = msg.start;
+    S.line = msg.moves;
+    S.ply = 0;
+    S.plies = [];
+    S.turns = {};
+    S.record = {players: msg.players, stopped: msg.stopped};
+    $("game").value = S.game;
+    fillSeats();
+    say("loaded a " + msg.game + " game of " + msg.moves.length + " plies" + (msg.stopped ? " (" + msg.stopped + ")" : ""));
+    save();
+    show();
+  }
+
+  // ---- requests -------------------------------------------------------------------------
+
+  function show() {
+    S.lines = {};
+    S.search = null;
+    if (S.mode === "analyse" && S.analysing) send("analyse", {multipv: clampInput("multipv", 1, 16)});
+    else send("show");
+    save();
+  }
+
+  function enginePlays() {
+    S.thinking = true;
+    var ponder = $("ponder").checked;
+    send("play", {movetime: clampInput("movetime", 10, 600000), ponder: ponder, human: S.seat});
+    render();
+  }
+
+  function clampInput(id, low, high) {
+    var value = parseInt($(id).value, 10);
+    value = isNaN(value) ? low : Math.max(low, Math.min(high, value));
+    $(id).value = value;
+    return value;
+  }
+
+  function goTo(ply) {
+    if (S.gameSeq !== null) return say("the game is being analysed: stop that first", true);
+    ply = Math.max(0, Math.min(S.line.length, ply));
+    if (ply === S.ply && S.position) return;
+    if (S.thinking) { stop(); S.thinking = false; }
+    S.ply = ply;
+    say("");
+    show();
+  }
+
+  function playMove(move) {
+    var line = moves();
+    if (S.line[S.ply] === move) line = S.line.slice(0, S.ply + 1).concat(S.line.slice(S.ply + 1));
+    else line = line.concat([move]);
+    S.line = line;
+    S.ply += 1;
+    say("");
+    if (S.mode === "play") {
+      save();
+      enginePlays();
+    } else {
+      show();
+    }
+  }
+
+  // ---- input ----------------------------------------------------------------------------
+
+  function clicked(cell) {
+    if (!S.position) return;
+    if ($("edit-mode").checked) return editCell(cell);
+    if (S.mode === "play" && (S.thinking || S.position.to_move !== S.seat)) {
+      return say("wait for the engine's move", true);
+    }
+    var outcome = Logic.click(S.position.legal, S.selection, cell);
+    if (outcome.refused) {
+      S.selection = [];
+      S.targets = Logic.targets(S.position.legal, []);
+      say(cell + " is not a legal move here", true);
+      return render();
+    }
+    if (outcome.move !== null) return playMove(outcome.move);
+    S.selection = outcome.selection;
+    S.targets = outcome.targets;
+    say("");
+    render();
+  }
+
+  function editCell(cell) {
+    var cells = S.position.view.cells, index = -1;
+    for (var i = 0; i < cells.length; i++) if (cells[i][0] === cell) index = i;
+    if (index < 0) return;
+    setBoard(Logic.cycleCell(S.position.board_text, index, S.games[S.game].cycle));
+  }
+
+  function setBoard(text) {
+    S.start = text.trim();
+    S.line = [];
+    S.ply = 0;
+    S.turns = {};
+    S.plies = [];
+    show();
+  }
+
+  function setMode(mode) {
+    if (S.thinking) { stop(); S.thinking = false; }
+    if (mode !== "analyse" && S.analysing) { S.analysing = false; stop(); }
+    S.mode = mode;
+    document.querySelectorAll("button.mode").forEach(function (button) {
+      button.classList.toggle("active", button.getAttribute("data-mode") === mode);
+    });
+    ["play", "analyse", "replay"].forEach(function (name) { $("panel-" + name).hidden = name !== mode; });
+    show();
+    render();
+  }
+
+  function toggleAnalysis() {
+    if (S.mode !== "analyse") { S.analysing = true; setMode("analyse"); return; }
+    S.analysing = !S.analysing;
+    if (S.analysing) show(); else { stop(); S.search = null; }
+    render();
+  }
+
+  function fillSeats() {
+    var game = S.games[S.game], seat = $("seat"), side = $("edit-side");
+    if (!game) return;
+    seat.innerHTML = "";
+    side.innerHTML = "";
+    game.sides.forEach(function (name, index) {
+      var option = document.createElement("option");
+      option.value = index;
+      option.textContent = name;
+      seat.appendChild(option);
+      var choice = document.createElement("option");
+      choice.value = game.names[index];
+      choice.textContent = name;
+      side.appendChild(choice);
+    });
+    if (S.seat >= game.sides.length) S.seat = 0;
+    seat.value = S.seat;
+  }
+
+  // ---- drawing ---------------------------------------------------------------------------
+
+  function say(text, isError) {
+    var box = $("message");
+    box.textContent = text;
+    box.className = isError ? "error" : "";
+  }
+
+  function arrows() {
+    if (S.mode !== "analyse" || !S.position) return [];
+    var paths = {};
+    S.position.legal.forEach(function (entry) { paths[entry.move] = entry.paths[0]; });
+    return Object.keys(S.lines).map(function (rank) {
+      var info = S.lines[rank], path = info.pv.length ? paths[info.pv[0]] : null;
+      if (!path || !path.length) return null;
+      return {from: path[0], to: path[path.length - 1], rank: info.multipv, label: Logic.scoreText(info)};
+    }).filter(Boolean).sort(function (a, b) { return b.rank - a.rank; });
+  }
+
+  function render() {
+    var p = S.position;
+    if (!p) return;
+    var step = S.plies[S.ply];
+    $("board").innerHTML = Board.renderBoard(p.view, {
+      last: p.last, selected: S.selection, targets: S.mode === "play" && S.thinking ? [] : S.targets,
+      arrows: arrows(), best: S.mode === "replay" && S.plies[S.ply + 1] ? bestCells(S.plies[S.ply + 1].best) : []});
+    var width = Math.max(320, Math.min(560, $("left").clientWidth || 480));
+    $("graph").innerHTML = S.plies.length ? Board.renderGraph(S.plies.concat(
+      new Array(Math.max(0, S.line.length + 1 - S.plies.length)).fill(null)), S.ply,
+      S.games[S.game].sides.length, width) : "";
+    $("ply").textContent = "ply " + S.ply + " / " + S.line.length;
+    var sides = p.sides, status;
+    if (p.result !== null) status = "game over: " + p.result;
+    else if (S.mode === "play" && S.thinking) status = "the engine (" + sides[p.to_move] + ") is thinking\u2026";
+    else status = sides[p.to_move] + " to move" + (S.mode === "play" && p.to_move === S.seat ? " (you)" : "");
+    if (p.fields) status += " \u2014 " + p.fields;
+    $("status").textContent = status;
+    $("pass").hidden = !p.legal.some(function (entry) { return entry.move === "pass"; });
+    $("undo").disabled = S.ply === 0;
+    $("redo").disabled = S.ply >= S.line.length;
+    $("analyse-toggle").textContent = S.analysing ? "Stop analysis" : "Start analysis";
+    renderEval(p);
+    renderAnalysis();
+    renderPly(step);
+  }
+
+  function bestCells(move) {
+    var entry = S.position.legal.filter(function (e) { return e.move === move; })[0];
+    return entry && entry.paths.length ? entry.paths[0] : [];
+  }
+
+  function renderEval(p) {
+    var rows = ["<tr><th>total</th><td colspan=\"" + p.sides.length + "\">" + p.eval.total + "</td></tr>",
+                "<tr><th>term</th>" + p.sides.map(function (s) { return "<th>" + Board.escape(s) + "</th>"; }).join("") +
+                "</tr>"];
+    p.eval.terms.forEach(function (term) {
+      rows.push("<tr><td>" + Board.escape(term[0]) + "</td>" + term[1].map(function (v) {
+        return "<td>" + v + "</td>"; }).join("") + "</tr>");
+    });
+    $("eval").innerHTML = rows.join("");
+  }
+
+  function renderAnalysis() {
+    if (S.mode !== "analyse") return;
+    var body = $("lines").querySelector("tbody"), ranks = Object.keys(S.lines).sort(function (a, b) { return a - b; });
+    body.innerHTML = ranks.map(function (rank) {
+      var info = S.lines[rank];
+      return "<tr class=\"pv\"><td>" + rank + "</td><td>" + Logic.scoreText(info) + "</td><td>" +
+        (info.wdl ? (info.wdl[0] / 10).toFixed(1) + " / " + (info.wdl[1] / 10).toFixed(1) + " / " +
+         (info.wdl[2] / 10).toFixed(1) + " %" : "") + "</td><td>" + Board.escape(info.pv.join(" ")) + "</td></tr>";
+    }).join("");
+    var best = S.lines[1] || S.lines[ranks[0]];
+    if (best) {
+      var share = Logic.share(best);
+      $("scorefill").style.width = (100 * share).toFixed(1) + "%";
+      $("scoretext").textContent = Logic.scoreText(best) + " for " + S.position.sides[S.position.to_move];
+    } else {
+      $("scorefill").style.width = "50%";
+      $("scoretext").textContent = "";
+    }
+    var s = S.search;
+    $("search").textContent = s ? "depth " + s.depth + (s.seldepth ? "/" + s.seldepth : "") + " \u00b7 " +
+      (s.nodes || 0).toLocaleString() + " nodes \u00b7 " + (s.nps || 0).toLocaleString() + " nodes/s \u00b7 " +
+      (s.time / 1000).toFixed(1) + " s" : (S.analysing ? "searching\u2026" : "");
+    $("board").innerHTML = Board.renderBoard(S.position.view, {last: S.position.last, selected: S.selection,
+                                                               targets: S.targets, arrows: arrows()});
+  }
+
+  function renderPly(step) {
+    var names = S.record && S.record.players.length ? S.record.players : null;
+    $("players").textContent = names ? names.map(function (name, i) {
+      return (name || "?") + " (" + S.games[S.game].sides[i] + ")"; }).join(" vs ") : "";
+    var e = S.plies[S.ply + 1];
+    $("ply-analysis").textContent = e ? "before " + e.played + ": best " + e.best + ", top " +
+      e.top.map(function (line) { return line[0] + " (" + line[1] + ")"; }).join(", ") + "; " + e.played +
+      " scored " + e.score + (e.mark ? " \u2014 " + e.mark : "") : "";
+  }
+
+  // ---- wiring -------------------------------------------------------------------------------
+
+  $("board").addEventListener("click", function (event) {
+    var target = event.target.closest("[data-cell]");
+    if (target) clicked(target.getAttribute("data-cell"));
+  });
+  $("graph").addEventListener("click", function (event) {
+    var target = event.target.closest("[data-step]");
+    if (target) goTo(parseInt(target.getAttribute("data-step"), 10));
+  });
+  document.querySelectorAll("button.mode").forEach(function (button) {
+    button.addEventListener("click", function () {
+      if (button.getAttribute("data-mode") === "analyse") S.analysing = true;
+      setMode(button.getAttribute("data-mode"));
+    });
+  });
+  $("game").addEventListener("change", function () {
+    if (S.thinking) { stop(); S.thinking = false; }
+    S.game = $("game").value;
+    S.start = null; S.line = []; S.ply = 0; S.turns = {}; S.plies = []; S.record = null;
+    fillSeats();
+    show();
+  });
+  $("seat").addEventListener("change", function () { S.seat = parseInt($("seat").value, 10); show(); });
+  $("new-game").addEventListener("click", function () {
+    if (S.thinking) { stop(); S.thinking = false; }
+    S.start = null; S.line = []; S.ply = 0; S.turns = {}; S.plies = [];
+    if (S.mode !== "play") setMode("play"); else show();
+  });
+  $("from-here").addEventListener("click", function () {
+    if (!S.position || S.position.result !== null) return;
+    S.seat = S.position.to_move;
+    $("seat").value = S.seat;
+    S.line = moves();
+    setMode("play");
+  });
+  $("undo").addEventListener("click", function () {
+    goTo(S.mode === "play" ? Logic.undoPly(S.turns, S.ply, S.seat) : S.ply - 1);
+  });
+  $("redo").addEventListener("click", function () {
+    goTo(S.mode === "play" ? Logic.redoPly(S.turns, S.ply, S.line.length, S.seat) : S.ply + 1);
+  });
+  $("pass").addEventListener("click", function () { playMove("pass"); });
+  $("first").addEventListener("click", function () { goTo(0); });
+  $("prev").addEventListener("click", function () { goTo(S.ply - 1); });
+  $("next").addEventListener("click", function () { goTo(S.ply + 1); });
+  $("last").addEventListener("click", function () { goTo(S.line.length); });
+  $("analyse-toggle").addEventListener("click", toggleAnalysis);
+  $("multipv").addEventListener("change", function () { if (S.analysing) show(); });
+  $("set-board").addEventListener("click", function () { setBoard($("board-text").value); });
+  $("edit-side").addEventListener("change", function () {
+    if (S.position) setBoard(Logic.withSide(S.position.board_text, $("edit-side").value));
+  });
+  $("record-file").addEventListener("change", function () {
+    var file = $("record-file").files[0];
+    if (!file) return;
+    file.text().then(function (text) {
+      if (S.socket) S.socket.send(JSON.stringify({op: "load", seq: ++S.seq, name: file.name, text: text}));
+    });
+  });
+  $("analyse-game").addEventListener("click", function () {
+    if (S.gameSeq !== null) return stop();
+    S.plies = [];
+    S.gameSeq = ++S.seq;
+    var request = {op: "analyse_game", seq: S.gameSeq, game: S.game, start: S.start, moves: S.line,
+                   movetime: clampInput("replay-movetime", 10, 600000), top: 3};
+    if (S.socket) S.socket.send(JSON.stringify(request));
+    $("analyse-game").textContent = "Stop";
+    render();
+  });
+  document.addEventListener("keydown", function (event) {
+    var tag = event.target.tagName;
+    if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return;
+    var keys = {ArrowLeft: function () { $("undo").click(); }, ArrowRight: function () { $("redo").click(); },
+                Home: function () { goTo(0); }, End: function () { goTo(S.line.length); }, " ": toggleAnalysis};
+    if (keys[event.key]) { event.preventDefault(); keys[event.key](); }
+  });
+
+  window.gui = {state: S};
+  connect();
+})();

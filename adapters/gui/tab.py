@@ -1,0 +1,373 @@
+"""One browser tab: its requests, carried out as commands of its own engine session, and
+what the engine answers, as messages for the page.
+
+The page holds the game (`Game`: the game's name, the board text it starts from, the
+moves played) and sends it with each request, so that a tab that reconnects, to this
+server or to a new one, carries on where it was. The engine thinks; this module only
+frames its commands and reads its replies. Requests (JSON objects, `op` naming each):
+
+    show          the position: its board, legal moves, result and evaluation
+    play          the engine moves in the position (`movetime` ms), pondering on the
+                  human's time afterwards when `ponder` is set and `human` is to move
+    analyse       infinite analysis of the position, `multipv` lines
+    stop          stop what is running (a search in play answers at once)
+    load          read a game record (`text`): an arena record, a CodinGame replay or a
+                  move list, as engine-analyse reads them
+    analyse_game  the analysis of every ply of the game (`movetime` ms or `depth`, `top`
+                  lines), as engine-analyse computes it, with its progress
+
+Each request carries a `seq` that its messages repeat, so that the page can drop the
+answers to what it no longer shows. Requests are carried out one at a time, in order;
+a new one first stops a search still running for an older one (analysis goes on until
+then). Messages (`type`): `position`, `info`, `bestmove`, `record`, `progress`,
+`game_analysis`, `stopped`, and `error`, whose `text` says in words what the engine (or
+the request) got wrong.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Any, Awaitable, Callable
+
+import attrs
+
+from adapters.analysis.analyse import analyse_ply, report
+from adapters.analysis.gamefile import Game as RecordedGame
+from adapters.analysis.gamefile import played_game, read_game_text
+from adapters.codingame import turn_format
+from adapters.codingame.arena.replay import engine_view
+from games import find_game
+from protocol.client import Engine, EngineClosed, EngineError, Limit
+from protocol.info import Info
+
+LOG = logging.getLogger("engine.gui")
+
+#: The most moves, and characters of a board text, a request may carry.
+MAX_MOVES = 2000
+MAX_BOARD = 4096
+#: Requests waiting behind the one being carried out; the oldest waiting one is
+#: dropped past this (the page only wants the latest).
+MAX_WAITING = 16
+#: At most this many `info` messages a second go to the page from one analysis (the
+#: rest wait for the next; the last of a search always goes).
+INFO_RATE = 20
+
+#: What an engine error code means, in words, for the page.
+ERROR_WORDS = {
+    "illegal-move": "Illegal move",
+    "bad-position": "The board text is not valid",
+    "bad-value": "Not accepted",
+    "syntax": "Malformed command",
+    "no-game": "No game is selected",
+    "busy": "The engine is busy",
+    "unsupported": "Not supported",
+    "io": "File error",
+    "internal": "The engine failed",
+    "unknown-command": "Unknown command",
+}
+
+
+class RequestError(ValueError):
+    """A request the page should not have sent; its text is shown as it is."""
+
+
+@attrs.frozen
+class Game:
+    """A game as the page holds it: `start` the board text it starts from (None: the
+    game's start position), then `moves`."""
+
+    name: str
+    start: str | None
+    moves: tuple[str, ...]
+
+    @classmethod
+    def of(cls, request: dict) -> "Game":
+        """The game a request names; raises RequestError."""
+        name, start, moves = request.get("game"), request.get("start"), request.get("moves", [])
+        if not isinstance(name, str) or not name.isidentifier():
+            raise RequestError("no game named")
+        if start is not None and (not isinstance(start, str) or len(start) > MAX_BOARD or "\n" in start):
+            raise RequestError("the board text must be one line of at most 4096 characters")
+        if (not isinstance(moves, list) or len(moves) > MAX_MOVES
+                or not all(isinstance(move, str) and move and len(move) <= 64 and move.isprintable()
+                           and " " not in move for move in moves)):
+            raise RequestError(f"the moves must be a list of at most {MAX_MOVES} move tokens")
+        return cls(name, start or None, tuple(moves))
+
+    def position(self, extra: tuple[str, ...] = ()) -> str:
+        """What follows `position` for this game's position (after `extra` moves)."""
+        moves = self.moves + extra
+        text = "startpos" if self.start is None else f"board {self.start}"
+        return f"{text} moves {' '.join(moves)}" if moves else text
+
+
+def error_message(error: EngineError | RequestError | EngineClosed, seq: object) -> dict:
+    """The page's `error` message for what went wrong."""
+    if isinstance(error, EngineError):
+        lead = ERROR_WORDS.get(error.code, "The engine refused it")
+        return {"type": "error", "seq": seq, "code": error.code, "text": f"{lead}: {error.message}",
+                "line": error.line}
+    if isinstance(error, EngineClosed):
+        return {"type": "error", "seq": seq, "code": "closed", "text": "The engine closed the session"}
+    return {"type": "error", "seq": seq, "code": "request", "text": str(error)}
+
+
+def _number(request: dict, key: str, low: int, high: int, default: int | None = None) -> int:
+    value = request.get(key, default)
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise RequestError(f"{key} must be a whole number from {low} to {high}")
+    return value
+
+
+def info_message(info: Info, seq: object) -> dict:
+    """An `info` line as the page reads it."""
+    score = info.score
+    return {"type": "info", "seq": seq, "multipv": info.multipv or 1, "depth": info.depth,
+            "seldepth": info.seldepth, "score": None if score is None else str(score),
+            "cp": None if score is None else score.cp, "mate": None if score is None else score.mate,
+            "wdl": None if info.wdl is None else [info.wdl.win, info.wdl.draw, info.wdl.loss],
+            "margin": info.margin, "nodes": info.nodes, "nps": info.nps, "time": info.time,
+            "hashfull": info.hashfull, "pv": list(info.pv)}
+
+
+class Tab:
+    """One tab's engine session and the requests it carries out (see the module
+    docstring). `send` delivers a message to the page."""
+
+    def __init__(self, engine: Engine, send: Callable[[dict], Awaitable[None]]):
+        self.engine = engine
+        self._send = send
+        self._game: str | None = None
+        self._waiting: asyncio.Queue[dict] = asyncio.Queue()
+        #: A search of the request being carried out runs: a newer request stops it.
+        self._searching = False
+        self._halted = False
+        #: The `position` message of the position that the pondering search expects.
+        self._pondered: tuple[str, dict] | None = None
+        self._worker = asyncio.ensure_future(self._work())
+
+    async def submit(self, request: Any) -> None:
+        """Take a request from the page: `stop` halts the running search at once, any
+        other request halts it and waits its turn."""
+        if not isinstance(request, dict) or not isinstance(request.get("op"), str):
+            await self._send({"type": "error", "seq": None, "code": "request", "text": "not a request"})
+            return
+        await self._halt()
+        if request["op"] == "stop":
+            return
+        if self._waiting.qsize() >= MAX_WAITING:
+            self._waiting.get_nowait()
+        self._waiting.put_nowait(request)
+
+    async def _halt(self) -> None:
+        """Stop the running request's search, if any, and any it would start."""
+        if self._searching and not self._halted:
+            await self.engine.send("stop")
+        self._halted = True
+
+    def _superseded(self) -> bool:
+        """Whether the request being carried out was halted, or another waits."""
+        return self._halted or not self._waiting.empty()
+
+    async def close(self) -> None:
+        """End the worker and the engine session."""
+        self._worker.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._worker
+        await self.engine.close()
+
+    async def _work(self) -> None:
+        while True:
+            request = await self._waiting.get()
+            self._halted = False
+            seq = request.get("seq")
+            try:
+                await self._carry_out(request, seq)
+            except (EngineError, RequestError) as error:
+                await self._send(error_message(error, seq))
+            except EngineClosed as error:
+                await self._send(error_message(error, seq))
+                return
+            except (ConnectionError, OSError) as error:
+                LOG.info("tab's engine session lost: %s", error)
+                await self._send(error_message(EngineClosed(str(error)), seq))
+                return
+            finally:
+                self._searching = False
+
+    async def _carry_out(self, request: dict, seq: object) -> None:
+        op = request["op"]
+        if op == "load":
+            await self._send(self._record(request, seq))
+            return
+        handlers = {"show": self._show, "play": self._play, "analyse": self._analyse,
+                    "analyse_game": self._analyse_game}
+        if op not in handlers:
+            raise RequestError(f"unknown request {op!r}")
+        game = Game.of(request)
+        await self._set_game(game.name)
+        await handlers[op](game, request, seq)
+
+    async def _set_game(self, name: str) -> None:
+        if name == self._game:
+            return
+        self._pondered = None
+        await self.engine.setgame(name)
+        await self.engine.configure({"ShowWDL": True})
+        self._game = name
+
+    # ---- positions ------------------------------------------------------------------
+
+    async def _view(self, game: Game, seq: object, extra: tuple[str, ...] = ()) -> dict:
+        """The `position` message of `game`'s position (after `extra` moves), which the
+        engine's session is left in."""
+        await self.engine.position(game.position(extra))
+        for command in ("d", "moves", "eval"):
+            await self.engine.send(command)
+        lines = await self.engine.ready()
+        return position_message(game, extra, lines, seq)
+
+    async def _show(self, game: Game, request: dict, seq: object) -> None:
+        await self._send(await self._view(game, seq))
+
+    # ---- play -------------------------------------------------------------------------
+
+    async def _play(self, game: Game, request: dict, seq: object) -> None:
+        movetime = _number(request, "movetime", 1, 3_600_000)
+        human = request.get("human")
+        limit = Limit(movetime=movetime)
+        position = game.position()
+        pondered, self._pondered = self._pondered, None
+        if pondered is not None and pondered[0] == position:
+            await self._send({**pondered[1], "seq": seq})
+        else:
+            shown = await self._view(game, seq)
+            await self._send(shown)
+            if shown["result"] is not None:
+                return
+        if self._superseded():
+            return
+        self._searching = True
+        answer = await self.engine.play(limit, position=position)
+        self._searching = False
+        if answer.move is None:
+            return
+        await self._send({"type": "bestmove", "seq": seq, "move": answer.move, "ponder": answer.ponder})
+        after = await self._view(game, seq, (answer.move,))
+        await self._send(after)
+        if (request.get("ponder") and answer.ponder and after["result"] is None
+                and after["to_move"] == human and not self._superseded()):
+            expected = (answer.move, answer.ponder)
+            try:
+                message = await self._view(game, seq, expected)
+            except EngineError:
+                return  # not a legal reply after all: no pondering
+            self._pondered = (game.position(expected), message)
+            await self.engine.ponder(limit, position=game.position(expected))
+
+    # ---- analysis -----------------------------------------------------------------------
+
+    async def _analyse(self, game: Game, request: dict, seq: object) -> None:
+        multipv = _number(request, "multipv", 1, 16, 1)
+        shown = await self._view(game, seq)
+        await self._send(shown)
+        if shown["result"] is not None:
+            return
+        latest: dict[int, dict] = {}
+        sent_at = 0.0
+        loop = asyncio.get_running_loop()
+        self._searching = True
+        async with self.engine.analysis(multipv=multipv) as stream:
+            if self._superseded():
+                await stream.stop()
+            async for info in stream:
+                if info.score is None:
+                    continue
+                message = info_message(info, seq)
+                latest[message["multipv"]] = message
+                if loop.time() - sent_at >= 1 / INFO_RATE:
+                    sent_at = loop.time()
+                    for line in latest.values():
+                        await self._send(line)
+                    latest.clear()
+        for line in latest.values():
+            await self._send(line)
+        await self._send({"type": "stopped", "seq": seq})
+
+    # ---- records ------------------------------------------------------------------------
+
+    def _record(self, request: dict, seq: object) -> dict:
+        text = request.get("text")
+        if not isinstance(text, str):
+            raise RequestError("no record text")
+        try:
+            recorded = read_game_text(text, str(request.get("name") or "the record"))
+        except ValueError as error:
+            raise RequestError(f"Cannot read the record: {error}") from None
+        return record_message(recorded, seq)
+
+    async def _analyse_game(self, game: Game, request: dict, seq: object) -> None:
+        top = _number(request, "top", 1, 8, 3)
+        if "depth" in request:
+            limit = Limit(depth=_number(request, "depth", 1, 64))
+        else:
+            limit = Limit(movetime=_number(request, "movetime", 1, 600_000, 200))
+        try:
+            recorded = played_game(game.name, game.start, game.moves)
+        except ValueError as error:
+            raise RequestError(str(error)) from None
+        rules = find_game(game.name)
+        plies = []
+        self._searching = True
+        for index, (state, played) in enumerate(recorded.plies):
+            if self._superseded():
+                await self._send({"type": "stopped", "seq": seq, "done": index, "total": len(recorded.plies)})
+                return
+            await self._send({"type": "progress", "seq": seq, "done": index, "total": len(recorded.plies)})
+            analysed = await analyse_ply(self.engine, rules.format_board(state), state.to_move, played, limit, top)
+            plies.append({"ply": index + 1, **analysed})
+        self._searching = False
+        document = report(recorded, limit, top, plies)
+        await self._send({"type": "game_analysis", "seq": seq, "total": len(plies),
+                          "plies": [engine_view(ply) for ply in document["plies"]]})
+
+
+def position_message(game: Game, extra: tuple[str, ...], lines: list[str], seq: object) -> dict:
+    """The page's `position` message from the replies to `d`, `moves` and `eval`."""
+    rules = find_game(game.name)
+    style = turn_format(game.name).BOARD_STYLE
+    board_text = next(line for line in lines if line.startswith("board-text "))[len("board-text "):]
+    rows, side, *fields = board_text.split()
+    result = next((line.split()[1:] for line in lines if line.startswith("result ")), None)
+    legal = next(line.split()[1:] for line in lines if line.split()[0] == "moves")
+    words = [line.split() for line in lines if line.startswith("eval ")]
+    total = next((int(fields_[2]) for fields_ in words if fields_[1] == "total"), None)
+    terms = [[fields_[2], [int(value) for value in fields_[3:]]] for fields_ in words if fields_[1] == "term"]
+    return {"type": "position", "seq": seq, "game": game.name, "moves": list(game.moves + extra),
+            "board_text": board_text, "fields": " ".join(fields),
+            "to_move": rules.player_names.index(side) if side in rules.player_names else None,
+            "sides": list(rules.side_names), "view": style.view(rows.split("/"), rules.player_names),
+            "legal": [{"move": move, "paths": style.click_paths(move)} for move in legal],
+            "last": style.marks(extra[-1] if extra else game.moves[-1]) if game.moves + extra else [],
+            "result": None if result is None else result_words(result, rules.player_names, rules.side_names),
+            "eval": {"total": total, "terms": terms}}
+
+
+def result_words(result: list[str], names: tuple[str, ...], sides: tuple[str, ...]) -> str:
+    """`d`'s `result <winner> <reason>` in words: `white wins (no move)`."""
+    winner, reason = result[0], " ".join(result[1:])
+    who = "draw" if winner == "draw" else f"{sides[names.index(winner)]} wins" if winner in names else winner
+    return f"{who} ({reason})" if reason else who
+
+
+def record_message(recorded: RecordedGame, seq: object) -> dict:
+    """The page's `record` message: the game to replay from its start."""
+    rules = find_game(recorded.name)
+    start = recorded.board
+    if start is None and recorded.params:
+        start = rules.format_board(rules.initial_state(dict(recorded.params)))
+    return {"type": "record", "seq": seq, "game": recorded.name, "start": start,
+            "moves": [played for _, played in recorded.plies], "players": list(recorded.players),
+            "stopped": recorded.stopped}
