@@ -39,3 +39,17 @@ ensure_venv() {
     (cd "$root" && "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -e "$spec") >&2
     echo "$want" > "$stamp"
 }
+
+# The browser of the web GUI's tests: Debian's chromium, installed where this user may
+# (root with apt-get) and it is missing; elsewhere those tests skip and say why.
+ensure_browser() {
+    if [ -n "${ENGINE_TEST_BROWSER:-}" ] || command -v chromium >/dev/null 2>&1; then
+        return 0
+    fi
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "installing chromium for the web GUI's tests ..." >&2
+        { DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium \
+            || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; }; } \
+            >/dev/null 2>&1 || echo "could not install chromium: the browser tests will skip" >&2
+    fi
+}

@@ -44,6 +44,11 @@ BLUNDER_POINTS = 0.2
 PROVEN_CP = 10_000
 
 
+#: The options of a session that analyses: win chances, and no opening book (whose
+#: moves come without a search).
+ANALYSIS_OPTIONS = {"ShowWDL": True, "OwnBook": False}
+
+
 def centi(score: Score) -> int:
     """A score in centi-units, a proven result as ±PROVEN_CP."""
     if score.mate is None:
@@ -95,6 +100,14 @@ async def analyse_ply(engine: Engine, board: str, player: int, played: str, limi
     return {"player": player, "board": board, "played": played, "best": best.move,
             "top": [_line(info) for info in lines], "played_score": str(own.score), "played_wdl": _wdl(own),
             "best_score": str(best.score), "loss": loss, "points_lost": points_lost, "mark": mark(points_lost)}
+
+
+async def analyse_afresh(engine: Engine, board: str, player: int, played: str, limit: Limit, top: int) -> dict:
+    """`analyse_ply` from an empty table (`hash clear`), in a session with
+    ANALYSIS_OPTIONS: the same analysis whoever runs it."""
+    await engine.send("hash clear")
+    await engine.ready()
+    return await analyse_ply(engine, board, player, played, limit, top)
 
 
 @attrs.frozen
@@ -149,11 +162,9 @@ class _Session:
         if self.game != (job.game, job.params):
             self.game = None
             await self.engine.setgame(job.game, **dict(job.params))
-            await self.engine.configure({"ShowWDL": True, "OwnBook": False})
+            await self.engine.configure(ANALYSIS_OPTIONS)
             self.game = (job.game, job.params)
-        await self.engine.send("hash clear")  # a fresh table: the same analysis on any worker
-        await self.engine.ready()
-        return await analyse_ply(self.engine, job.board, job.player, job.played, job.limit, job.top)
+        return await analyse_afresh(self.engine, job.board, job.player, job.played, job.limit, job.top)
 
     def close(self) -> None:
         try:

@@ -33,7 +33,7 @@ from typing import Any, Awaitable, Callable
 
 import attrs
 
-from adapters.analysis.analyse import analyse_ply, report
+from adapters.analysis.analyse import ANALYSIS_OPTIONS, analyse_afresh, report
 from adapters.analysis.gamefile import Game as RecordedGame
 from adapters.analysis.gamefile import played_game, read_game_text
 from adapters.codingame import turn_format
@@ -194,6 +194,12 @@ class Tab:
                 LOG.info("tab's engine session lost: %s", error)
                 await self._send(error_message(EngineClosed(str(error)), seq))
                 return
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # noqa: BLE001 - a fault of ours must not end the tab
+                LOG.exception("request %r failed", request.get("op"))
+                await self._send({"type": "error", "seq": seq, "code": "internal",
+                                  "text": f"The GUI failed: {type(error).__name__}: {error}"})
             finally:
                 self._searching = False
 
@@ -320,15 +326,21 @@ class Tab:
             raise RequestError(str(error)) from None
         rules = find_game(game.name)
         plies = []
-        self._searching = True
-        for index, (state, played) in enumerate(recorded.plies):
-            if self._superseded():
-                await self._send({"type": "stopped", "seq": seq, "done": index, "total": len(recorded.plies)})
-                return
-            await self._send({"type": "progress", "seq": seq, "done": index, "total": len(recorded.plies)})
-            analysed = await analyse_ply(self.engine, rules.format_board(state), state.to_move, played, limit, top)
-            plies.append({"ply": index + 1, **analysed})
-        self._searching = False
+        await self.engine.configure(ANALYSIS_OPTIONS)
+        try:
+            self._searching = True
+            for index, (state, played) in enumerate(recorded.plies):
+                if self._superseded():
+                    await self._send({"type": "stopped", "seq": seq, "done": index, "total": len(recorded.plies)})
+                    return
+                await self._send({"type": "progress", "seq": seq, "done": index, "total": len(recorded.plies)})
+                analysed = await analyse_afresh(self.engine, rules.format_board(state), state.to_move, played,
+                                                limit, top)
+                plies.append({"ply": index + 1, **analysed})
+            self._searching = False
+        finally:
+            self._searching = False
+            await self.engine.configure({"OwnBook": True})
         document = report(recorded, limit, top, plies)
         await self._send({"type": "game_analysis", "seq": seq, "total": len(plies),
                           "plies": [engine_view(ply) for ply in document["plies"]]})

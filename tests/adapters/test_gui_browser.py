@@ -1,0 +1,214 @@
+"""The web GUI in a real headless Chromium (Debian's, driven by Playwright), against a
+real `engine-gui` process with its in-process engine: for every game, start a game,
+click a legal move and see the engine answer, see an illegal click refused, run the
+analysis and see its MultiPV marks, load a record, step through it and analyse it.
+
+Screenshots of each step go to $ENGINE_GUI_SCREENSHOTS (default: the test's temporary
+folder). The tests skip, saying why, where no browser or Playwright is installed
+(scripts/test installs Debian's chromium where it may)."""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from adapters.codingame.common import sorted_tokens
+from games import find_game
+
+GAMES = ("clobber", "othello", "loa", "isolation", "abalone")
+#: How long the page may take to show what the engine answers (s): the first request
+#: of a game loads its compiled code.
+WAIT_S = 60
+
+
+def browser_path() -> str | None:
+    return os.environ.get("ENGINE_TEST_BROWSER") or shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.fixture(scope="module")
+def gui():
+    """The address of a running `engine-gui --port 0`."""
+    process = subprocess.Popen([sys.executable, "-m", "adapters.gui.main", "--port", "0", "--log-level", "warning"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = process.stdout.readline()
+    match = re.search(r"http://\S+", line)
+    if match is None:
+        process.kill()
+        pytest.fail(f"engine-gui printed no address: {line!r} {process.stderr.read()}")
+    yield match.group(0)
+    process.terminate()
+    process.wait(10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    executable = browser_path()
+    if executable is None:
+        pytest.skip("no chromium installed (apt-get install chromium, or set ENGINE_TEST_BROWSER):"
+                    " the browser tests did not run")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("Playwright for Python is not installed (pip install playwright): the browser tests did not run")
+    with sync_playwright() as playwright:
+        instance = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+        yield instance
+        instance.close()
+
+
+@pytest.fixture
+def shots(tmp_path: Path) -> Path:
+    folder = Path(os.environ.get("ENGINE_GUI_SCREENSHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def open_page(browser, gui: str, game: str, width: int = 1100, height: int = 820):
+    # The page's Content-Security-Policy forbids `eval`, which Playwright's waits use.
+    page = browser.new_context(viewport={"width": width, "height": height}, bypass_csp=True).new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(gui)
+    page.wait_for_selector("#game option", state="attached", timeout=WAIT_S * 1000)
+    page.select_option("#game", game)
+    page.wait_for_function(f"window.gui.state.position && window.gui.state.position.game === '{game}'",
+                           timeout=WAIT_S * 1000)
+    page.errors = errors
+    return page
+
+
+def state(page, expression: str):
+    return page.evaluate(f"window.gui.state.{expression}")
+
+
+def click_move(page, path: list[str]) -> None:
+    for cell in path:
+        page.click(f".cell[data-cell='{cell}']", force=True)  # a piece may lie on it
+
+
+def random_game(game: str, plies: int, seed: int = 1) -> list[str]:
+    rules = find_game(game)
+    position, moves, rng = rules.initial_state({}), [], random.Random(seed)
+    for _ in range(plies):
+        legal = sorted_tokens(rules, position)
+        if not legal:
+            break
+        move = rng.choice(legal)
+        moves.append(move)
+        position = position.play(rules.parse_move(position, move))
+    return moves
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_play_analyse_and_replay_in_the_browser(browser, gui: str, game: str, shots: Path, tmp_path: Path) -> None:
+    page = open_page(browser, gui, game)
+    page.fill("#movetime", "100")
+    players = len(find_game(game).side_names)
+
+    # Play: a new game with the human on the side to move at the start.
+    first = state(page, "position.to_move")
+    page.select_option("#seat", str(first))
+    page.click("#new-game")
+    page.wait_for_function(f"window.gui.state.position.to_move === {first} && !window.gui.state.thinking",
+                           timeout=WAIT_S * 1000)
+    legal = state(page, "position.legal")
+    page.screenshot(path=str(shots / f"{game}-1-start.png"))
+
+    # An illegal click: a cell no legal move starts from is refused in words, and the
+    # position stays.
+    starts = {entry["paths"][0][0] for entry in legal if entry["paths"] and entry["paths"][0]}
+    cells = [cell[0] for cell in state(page, "position.view.cells")]
+    refused = next(cell for cell in cells if cell not in starts)
+    page.click(f".cell[data-cell='{refused}']", force=True)
+    assert "not a legal move" in page.inner_text("#message")
+    assert state(page, "line.length") == 0
+
+    # A legal move: the engine answers on the board within its time.
+    move = legal[0]
+    click_move(page, move["paths"][0])
+    page.wait_for_function(f"window.gui.state.line.length >= {players} && !window.gui.state.thinking"
+                           f" && window.gui.state.position.moves.length === window.gui.state.line.length",
+                           timeout=WAIT_S * 1000)
+    line = state(page, "line")
+    assert line[0] == move["move"]
+    assert state(page, "position.to_move") == first or state(page, "position.result") is not None
+    page.screenshot(path=str(shots / f"{game}-2-engine-answered.png"))
+
+    # Undo takes back the engine's replies and the move.
+    page.click("#undo")
+    page.wait_for_function("window.gui.state.position.moves.length === 0", timeout=WAIT_S * 1000)
+
+    # Analyse: MultiPV marks on the board, lines in the table.
+    page.click("button[data-mode='analyse']")
+    page.wait_for_function("document.querySelectorAll('#board g.pv-mark').length >= 2", timeout=WAIT_S * 1000)
+    page.wait_for_function("document.querySelectorAll('#lines tr.pv').length >= 2", timeout=WAIT_S * 1000)
+    assert "depth" in page.inner_text("#search")
+    page.screenshot(path=str(shots / f"{game}-3-analysis.png"))
+    page.keyboard.press("Space")  # stops it
+    page.wait_for_function("!window.gui.state.analysing")
+
+    # Replay: load a move list, step through it with the keys, analyse every ply.
+    moves = random_game(game, 6)
+    record = tmp_path / f"{game}.txt"
+    record.write_text(f"setgame {game}\n{' '.join(moves)}\n")
+    page.click("button[data-mode='replay']")
+    page.set_input_files("#record-file", str(record))
+    page.wait_for_function(f"window.gui.state.line.length === {len(moves)}", timeout=WAIT_S * 1000)
+    for ply in range(1, 4):
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function(f"window.gui.state.position.moves.length === {ply}", timeout=WAIT_S * 1000)
+    assert page.inner_text("#ply") == f"ply 3 / {len(moves)}"
+    assert state(page, "position.moves") == moves[:3]
+    page.keyboard.press("End")
+    page.wait_for_function(f"window.gui.state.position.moves.length === {len(moves)}", timeout=WAIT_S * 1000)
+    page.fill("#replay-movetime", "30")
+    page.click("#analyse-game")
+    page.wait_for_selector("#graph svg.graph", timeout=WAIT_S * 1000)
+    assert page.evaluate("window.gui.state.plies.length") == len(moves) + 1
+    page.click("#graph rect.step[data-step='2']")
+    page.wait_for_function("window.gui.state.position.moves.length === 2", timeout=WAIT_S * 1000)
+    assert page.inner_text("#ply-analysis").startswith(f"before {moves[2]}: best ")
+    page.screenshot(path=str(shots / f"{game}-4-replay.png"))
+    assert not page.errors
+    page.close()
+
+
+def test_errors_are_shown_in_words_and_a_lost_connection_comes_back(browser, gui: str, shots: Path) -> None:
+    page = open_page(browser, gui, "othello")
+    page.click("button[data-mode='analyse']")
+    page.click("#analyse-toggle")  # stop: analysis starts with the mode
+    page.click("#position-editor summary")
+    page.fill("#board-text", "......../......../ 0")
+    page.click("#set-board")
+    page.wait_for_function("document.getElementById('message').textContent.length > 0", timeout=WAIT_S * 1000)
+    assert page.inner_text("#message").startswith("The board text is not valid: expected 8 rows")
+    shown = "......../......../......../...10.../...01.../......../......../........ 0"
+    page.fill("#board-text", shown.replace(" 0", " 1"))
+    page.click("#set-board")
+    page.wait_for_function("window.gui.state.position.to_move === 1", timeout=WAIT_S * 1000)
+    # The server forgets the tab: the page reconnects and shows the same position.
+    page.evaluate("window.gui.state.socket.close()")
+    page.wait_for_function("document.getElementById('connection').textContent.startsWith('connection lost')")
+    page.wait_for_function("window.gui.state.socket && window.gui.state.socket.readyState === 1",
+                           timeout=WAIT_S * 1000)
+    page.wait_for_function("window.gui.state.position.board_text.endsWith(' 1')", timeout=WAIT_S * 1000)
+    page.screenshot(path=str(shots / "reconnected.png"))
+    assert not page.errors
+    page.close()
+
+
+def test_the_page_fits_a_phone(browser, gui: str, shots: Path) -> None:
+    page = open_page(browser, gui, "abalone", width=390, height=844)
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, f"the page is {width} px wide in a 390 px window"
+    board = page.query_selector("#board svg").bounding_box()
+    assert board["width"] <= 390 and board["width"] >= 300
+    page.screenshot(path=str(shots / "phone.png"), full_page=True)
+    page.close()
