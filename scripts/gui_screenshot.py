@@ -1,0 +1,65 @@
+"""The README's picture of the web GUI: `engine-gui` analysing an Othello position with
+three lines, in Debian's chromium driven by Playwright (the test extras).
+
+    scripts/gui_screenshot [--out docs/gui-analysis.png] [--seconds 4]
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+#: The position shown: an opening of the expert games.
+MOVES = "f5 d6 c3 d3 c4 f4 f6 f3 e6 e7 c6".split()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "gui-analysis.png")
+    parser.add_argument("--seconds", type=float, default=4.0, help="how long the analysis runs first")
+    args = parser.parse_args()
+    browser = shutil.which("chromium")
+    if browser is None:
+        print("gui_screenshot: no chromium installed (apt-get install chromium)", file=sys.stderr)
+        return 1
+    from playwright.sync_api import sync_playwright
+
+    gui = subprocess.Popen([sys.executable, "-m", "adapters.gui.main", "--port", "0", "--log-level", "warning"],
+                           cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    try:
+        address = re.search(r"http://\S+", gui.stdout.readline()).group(0)
+        with sync_playwright() as playwright:
+            instance = playwright.chromium.launch(executable_path=browser, args=["--no-sandbox"])
+            page = instance.new_context(viewport={"width": 1100, "height": 660}, bypass_csp=True).new_page()
+            page.goto(address)
+            page.wait_for_selector("#game option", state="attached")
+            page.select_option("#game", "othello")
+            page.wait_for_function("window.gui.state.position && window.gui.state.position.game === 'othello'")
+            page.click("button[data-mode='replay']")
+            record = ROOT / "analysis-out" / "gui-screenshot.txt"
+            record.parent.mkdir(exist_ok=True)
+            record.write_text("setgame othello\n" + " ".join(MOVES) + "\n")
+            page.set_input_files("#record-file", str(record))
+            page.wait_for_function(f"window.gui.state.line.length === {len(MOVES)}")
+            page.keyboard.press("End")
+            page.click("button[data-mode='analyse']")
+            page.wait_for_function("document.querySelectorAll('#board g.pv-mark').length >= 3", timeout=60000)
+            time.sleep(args.seconds)
+            page.click("#eval-panel summary")
+            page.screenshot(path=str(args.out))
+            instance.close()
+    finally:
+        gui.terminate()
+        gui.wait(10)
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
