@@ -21,7 +21,8 @@ from urllib.parse import urlsplit
 from aiohttp import web
 
 from adapters.gui.server import DEFAULT_MAX_TABS, make_app
-from daemon.main import in_process_daemon, is_loopback, read_token
+from daemon import cores
+from daemon.main import EXIT_LOAD_WAIT_S, SWITCH_INTERVAL, in_process_daemon, is_loopback, read_token
 from protocol.client import Engine
 
 LOG = logging.getLogger("engine.gui")
@@ -63,6 +64,8 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
 
 async def serve(args: argparse.Namespace, token: str | None, engine_token: str | None) -> None:
     if args.engine is None:
+        # The loop serves the pages and the engine's sessions beside the search threads.
+        sys.setswitchinterval(SWITCH_INTERVAL)
         daemon = in_process_daemon()
 
         async def open_engine() -> Engine:
@@ -102,6 +105,9 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as error:
         print(f"engine-gui: cannot serve: {error}", file=sys.stderr)
         return 1
+    finally:
+        # A load of compiled code cut off by the exit could abort the process.
+        cores.finish_loading(EXIT_LOAD_WAIT_S)
     return 0
 
 

@@ -14,7 +14,6 @@ Safe to expose like the daemon's TCP port:
 from __future__ import annotations
 
 import hmac
-import ipaddress
 import json
 import logging
 from typing import Awaitable, Callable
@@ -25,6 +24,7 @@ from aiohttp import WSMsgType, web
 from adapters.codingame import turn_format
 from adapters.gui.page import FOLDER
 from adapters.gui.tab import Tab
+from daemon.main import is_loopback
 from games import find_game
 from protocol.client import Engine, EngineClosed, EngineError
 
@@ -38,13 +38,8 @@ TABS = web.AppKey("tabs", set)
 
 
 def _is_loopback_host(host: str) -> bool:
-    name = urlsplit(f"//{host}").hostname or ""
-    if name == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(name).is_loopback
-    except ValueError:
-        return False
+    """Whether a request's `Host` (a name or address, and a port) is the loopback."""
+    return is_loopback(urlsplit(f"//{host}").hostname or "")
 
 
 def make_app(open_engine: Callable[[], Awaitable[Engine]], token: str | None = None,
