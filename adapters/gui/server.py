@@ -34,6 +34,7 @@ COOKIE = "engine-gui-token"
 #: The largest message a page may send (a game record to load is the largest).
 MAX_MESSAGE = 4 << 20
 DEFAULT_MAX_TABS = 16
+#: The WebSockets of the tabs served.
 TABS = web.AppKey("tabs", set)
 
 
@@ -87,6 +88,17 @@ def make_app(open_engine: Callable[[], Awaitable[Engine]], token: str | None = N
                                 "text": f"{len(tabs)} tabs are open, engine-gui's limit (--max-tabs)"})
             await ws.close()
             return ws
+        # The tab counts from here, before anything is awaited: a tab that connects while
+        # this one's engine session opens finds it counted.
+        tabs.add(ws)
+        try:
+            await serve_tab(ws)
+        finally:
+            tabs.discard(ws)
+        return ws
+
+    async def serve_tab(ws: web.WebSocketResponse) -> None:
+        """Bridge the WebSocket of a tab to an engine session of its own until either closes."""
         try:
             engine = await open_engine()
             games = (await engine.ask("games", "games"))[-1].split()[1:]
@@ -94,14 +106,13 @@ def make_app(open_engine: Callable[[], Awaitable[Engine]], token: str | None = N
             await ws.send_json({"type": "error", "seq": None, "code": "closed",
                                 "text": f"cannot open an engine session: {error}"})
             await ws.close()
-            return ws
+            return
 
         async def send(message: dict) -> None:
             if not ws.closed:
                 await ws.send_str(json.dumps(message, separators=(",", ":")))
 
         tab = Tab(engine, send)
-        tabs.add(tab)
         try:
             await send({"type": "hello", "games": [game_entry(name) for name in games]})
             async for message in ws:
@@ -109,13 +120,11 @@ def make_app(open_engine: Callable[[], Awaitable[Engine]], token: str | None = N
                     continue
                 try:
                     request = json.loads(message.data)
-                except ValueError:
+                except (ValueError, RecursionError):  # not JSON, or nested too deep to read
                     request = None
                 await tab.submit(request)
         finally:
-            tabs.discard(tab)
             await tab.close()
-        return ws
 
     app = web.Application(middlewares=[guard], client_max_size=MAX_MESSAGE)
     app[TABS] = set()

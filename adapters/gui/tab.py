@@ -312,7 +312,13 @@ class Tab:
             recorded = read_game_text(text, str(request.get("name") or "the record"))
         except ValueError as error:
             raise RequestError(f"Cannot read the record: {error}") from None
-        return record_message(recorded, seq)
+        message = record_message(recorded, seq)
+        try:
+            played_game(recorded.name, message["start"], message["moves"])
+        except ValueError as error:
+            raise RequestError(f"Cannot replay the record as a list of moves: a player leaves the game in it"
+                               f" (a timeout or an invalid action), so {error}") from None
+        return message
 
     async def _analyse_game(self, game: Game, request: dict, seq: object) -> None:
         top = _number(request, "top", 1, 8, 3)

@@ -1,0 +1,132 @@
+"""adapters/board.py against the games' own rules, over random positions of every game
+(30 a game, reached by seeded random play from the start).
+
+What it proves:
+- a view has one cell per character of the board text's rows, in their order, named as
+  the game's notation names that cell (`e2` by file and rank, `x,y` on the hexagonal
+  board), with the index of the player whose piece the character is, and blocked where
+  it is the game's blocked square;
+- a move is entered by clicks without ambiguity: every legal move has a way of clicking
+  it, its paths name cells of the view, no two moves share a path, and no move's path is
+  the beginning of another move's (the GUI plays a move as soon as a path is complete);
+- a path clicks what the rules move: every cell of a path but its last holds one of
+  the mover's pieces (the piece that moves; on the hexagonal board, the ends of the line
+  of marbles), and once the rules play the move the path's last cell holds the mover's
+  piece: where the piece (on the hexagonal board, the first marble clicked) went;
+- on the hexagonal board, that last cell is one cell from the first clicked marble, in
+  the same direction on both ways of clicking a line.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import random
+
+import pytest
+
+from adapters.board import HexBoard
+from adapters.codingame import turn_format
+from adapters.codingame.common import sorted_tokens
+from games import find_game
+from games.base import Position
+
+GAMES = ("clobber", "othello", "loa", "isolation", "abalone")
+POSITIONS = 30
+#: The longest random line played to reach a position.
+MAX_PLIES = 80
+
+
+@functools.cache
+def random_positions(game: str) -> tuple[Position, ...]:
+    """POSITIONS positions of `game`, each after a random number of random moves."""
+    rules, rng = find_game(game), random.Random(game)
+    positions = []
+    for _ in range(POSITIONS):
+        state = rules.initial_state({})
+        for _ in range(rng.randrange(MAX_PLIES)):
+            legal = sorted_tokens(rules, state)
+            if not legal:
+                break
+            state = state.play(rules.parse_move(state, rng.choice(legal)))
+        positions.append(state)
+    return tuple(positions)
+
+
+def rows_of(game: str, state: Position) -> list[str]:
+    return find_game(game).format_board(state).split()[0].split("/")
+
+
+def pieces(game: str, state: Position) -> dict[str, int]:
+    """Each cell of the position's view, by name, and the index of the player whose piece
+    is on it (-1: none)."""
+    rules = find_game(game)
+    view = turn_format(game).BOARD_STYLE.view(rows_of(game, state), rules.player_names)
+    return {name: piece for name, _, _, piece, _ in view["cells"]}
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_view_has_a_cell_for_each_character_of_the_board_text(game: str) -> None:
+    rules, style = find_game(game), turn_format(game).BOARD_STYLE
+    names = rules.player_names
+    for state in random_positions(game):
+        rows = rows_of(game, state)
+        view = style.view(rows, names)
+        characters = [(x, y, char) for y, row in enumerate(rows) for x, char in enumerate(row)]
+        assert len(view["cells"]) == len(characters)
+        for (x, y, char), (name, _, _, piece, blocked) in zip(characters, view["cells"]):
+            if isinstance(style, HexBoard):
+                assert name == f"{x},{y}"
+                assert not blocked
+            else:
+                rank = y + 1 if style.row1_top else len(rows) - y
+                assert name == f"{'abcdefghijklmnopqrstuvwxyz'[x]}{rank}"
+                assert blocked == (char == style.blocked)
+            assert piece == (names.index(char) if char in names else -1), (name, char)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_legal_move_has_click_paths_no_other_move_begins_with(game: str) -> None:
+    rules, style = find_game(game), turn_format(game).BOARD_STYLE
+    for state in random_positions(game):
+        cells = set(pieces(game, state))
+        clicked: dict[tuple[str, ...], str] = {}
+        for move in sorted_tokens(rules, state):
+            paths = style.click_paths(move)
+            assert paths, move
+            for path in paths:
+                assert set(path) <= cells, (move, path)
+                assert clicked.setdefault(tuple(path), move) == move, f"{move} and {clicked[tuple(path)]} share {path}"
+        for path, move in clicked.items():
+            for length in range(len(path)):
+                other = clicked.get(path[:length], move)
+                assert other == move, f"{other}'s path {list(path[:length])} begins {move}'s {list(path)}"
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_click_path_starts_on_a_piece_the_rules_move_and_ends_where_it_goes(game: str) -> None:
+    rules, style = find_game(game), turn_format(game).BOARD_STYLE
+    for state in random_positions(game):
+        mover = state.to_move
+        before = pieces(game, state)
+        for move in sorted_tokens(rules, state):
+            after = pieces(game, state.play(rules.parse_move(state, move)))
+            for path in style.click_paths(move):
+                if not path:
+                    continue  # a pass: nothing to click
+                assert all(before[cell] == mover for cell in path[:-1]), (move, path)
+                assert after[path[-1]] == mover, (move, path)
+
+
+def test_a_hexagonal_click_path_moves_its_first_marble_one_cell_as_the_move_does() -> None:
+    rules, style = find_game("abalone"), turn_format("abalone").BOARD_STYLE
+    for state in random_positions("abalone"):
+        view = style.view(rows_of("abalone", state), rules.player_names)
+        centres = {name: (x, y) for name, x, y, _, _ in view["cells"]}
+        for move in sorted_tokens(rules, state):
+            steps = set()
+            for path in style.click_paths(move):
+                (x1, y1), (x2, y2) = centres[path[0]], centres[path[-1]]
+                assert math.isclose(math.hypot(x2 - x1, y2 - y1), 1), (move, path)
+                steps.add((round(x2 - x1, 6), round(y2 - y1, 6)))
+            assert len(steps) == 1, f"the marbles of {move} would move apart: {steps}"

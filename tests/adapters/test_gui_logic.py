@@ -1,0 +1,170 @@
+"""The web GUI's pure logic (adapters/gui/static/logic.js) run by node, outside a browser
+(tests/data/gui_logic_check.js), on the legal moves and click paths of each game's start
+position as the server sends them (adapters/board.py).
+
+What it proves:
+- clicking a move's path cell by cell plays exactly that move, each click before the
+  last keeping the cells clicked so far and offering the cells that lead on to a move;
+- a cell that no path starts with is refused, with nothing selected, and so is one that
+  leads nowhere from a selection; a click that leads nowhere from the selection but
+  starts another move begins that one instead;
+- Undo and Redo in play go to the plies at which the human is to move; scores read as
+  pawns with a sign or as a win or loss in so many moves; the expected share of the
+  points comes from the win / draw / loss chances, else the score; editing a board
+  cycles one cell's piece and sets the side to move, the rest of the board text kept.
+
+The tests skip, saying so, where node is not installed.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import subprocess
+
+import pytest
+
+from adapters.codingame import turn_format
+from adapters.codingame.common import sorted_tokens
+from games import find_game
+from tests.conftest import DATA, ROOT
+
+GAMES = ("clobber", "othello", "loa", "isolation", "abalone")
+LOGIC = ROOT / "adapters" / "gui" / "static" / "logic.js"
+
+
+def run_logic(data: dict) -> dict:
+    """What gui_logic_check.js prints for `data` (see its header)."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed: the GUI's logic.js was not run")
+    result = subprocess.run([node, str(DATA / "gui_logic_check.js"), str(LOGIC)], input=json.dumps(data),
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def check_calls(cases: list[tuple[str, list, object]]) -> None:
+    """Each of Logic's functions, called with its arguments, gives the result expected."""
+    results = run_logic({"calls": [[name, arguments] for name, arguments, _ in cases]})["calls"]
+    wrong = [(name, arguments, result, expected)
+             for (name, arguments, expected), result in zip(cases, results, strict=True) if result != expected]
+    assert not wrong, "\n".join(f"{name}{arguments} gave {result!r}, not {expected!r}"
+                                 for name, arguments, result, expected in wrong)
+
+
+def start_legal(game: str) -> list[dict]:
+    """The start position's legal moves and their click paths, as the `position` message has them."""
+    rules, style = find_game(game), turn_format(game).BOARD_STYLE
+    state = rules.initial_state({})
+    return [{"move": move, "paths": style.click_paths(move)} for move in sorted_tokens(rules, state)]
+
+
+def start_cells(game: str) -> list[str]:
+    """The names of the start position's cells, as its view has them."""
+    rules = find_game(game)
+    rows = rules.format_board(rules.initial_state({})).split()[0].split("/")
+    return [cell[0] for cell in turn_format(game).BOARD_STYLE.view(rows, rules.player_names)["cells"]]
+
+
+def leading_on(legal: list[dict], selection: list[str]) -> list[str]:
+    """The cells that extend `selection` towards a move, sorted."""
+    return sorted({path[len(selection)] for entry in legal for path in entry["paths"]
+                   if len(path) > len(selection) and path[:len(selection)] == selection})
+
+
+REFUSED = {"move": None, "refused": True, "selection": [], "targets": []}
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_clicking_a_moves_path_plays_exactly_that_move(game: str) -> None:
+    legal = start_legal(game)
+    sequences = [(entry["move"], path) for entry in legal for path in entry["paths"]]
+    assert all(path for _, path in sequences)
+    outcomes = run_logic({"legal": {game: legal},
+                          "clicks": [{"legal": game, "cells": path} for _, path in sequences]})["clicks"]
+    for (move, path), clicked in zip(sequences, outcomes, strict=True):
+        for k, outcome in enumerate(clicked[:-1]):
+            selection = path[:k + 1]
+            assert outcome == {"move": None, "selection": selection, "targets": leading_on(legal, selection)}, move
+        assert clicked[-1] == {"move": move, "selection": [], "targets": []}
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_cell_no_path_starts_with_is_refused(game: str) -> None:
+    legal = start_legal(game)
+    starts = leading_on(legal, [])
+    others = [cell for cell in start_cells(game) if cell not in starts]
+    first = legal[0]["paths"][0]
+    sequences = [[cell] for cell in others]
+    if len(first) > 1:  # a selection, then a click that leads nowhere from it
+        sequences.append([first[0], next(cell for cell in others if cell not in leading_on(legal, first[:1]))])
+    result = run_logic({"legal": {game: legal}, "clicks": [{"legal": game, "cells": cells} for cells in sequences],
+                        "calls": [["targets", [legal, []]]]})
+    assert result["calls"] == [starts]
+    assert others
+    for cells, clicked in zip(sequences, result["clicks"], strict=True):
+        assert clicked[-1] == REFUSED, cells
+
+
+@pytest.mark.parametrize("game", ["clobber", "loa", "abalone"])
+def test_a_click_that_leads_nowhere_from_the_selection_starts_another_move(game: str) -> None:
+    legal = start_legal(game)
+    first = legal[0]["paths"][0][0]
+    other = next(cell for cell in leading_on(legal, []) if cell not in leading_on(legal, [first]) + [first])
+    clicked = run_logic({"legal": {game: legal}, "clicks": [{"legal": game, "cells": [first, other]}]})["clicks"][0]
+    assert clicked[-1] == {"move": None, "selection": [other], "targets": leading_on(legal, [other])}
+
+
+def test_undo_and_redo_go_to_the_plies_at_which_the_human_is_to_move() -> None:
+    two = {str(ply): ply % 2 for ply in range(5)}  # the player to move after each ply
+    three = {str(ply): ply % 3 for ply in range(7)}
+    known_to_ply_1 = {"0": 0, "1": 1}
+    check_calls([
+        ("undoPly", [two, 4, 0], 2), ("undoPly", [two, 3, 0], 2), ("undoPly", [two, 2, 0], 0),
+        ("undoPly", [two, 1, 0], 0), ("undoPly", [two, 0, 0], 0), ("undoPly", [two, 4, 1], 3),
+        ("redoPly", [two, 0, 4, 0], 2), ("redoPly", [two, 2, 4, 0], 4), ("redoPly", [two, 3, 4, 0], 4),
+        ("redoPly", [two, 0, 4, 1], 1), ("redoPly", [two, 4, 4, 0], 4),
+        ("undoPly", [three, 6, 0], 3), ("undoPly", [three, 6, 2], 5),
+        ("redoPly", [three, 0, 6, 0], 3), ("redoPly", [three, 3, 6, 1], 4),
+        # Where who is to move is not known, one ply at a time.
+        ("undoPly", [known_to_ply_1, 4, 0], 3), ("redoPly", [known_to_ply_1, 1, 5, 0], 2),
+    ])
+
+
+def test_scores_read_as_pawns_or_as_a_win_or_loss_in_so_many_moves() -> None:
+    def score(cp=None, mate=None, margin=None) -> list[dict]:
+        return [{"cp": cp, "mate": mate, "margin": margin}]
+
+    check_calls([
+        ("scoreText", score(cp=125), "+1.25"), ("scoreText", score(cp=-40), "-0.40"),
+        ("scoreText", score(cp=0), "0.00"), ("scoreText", score(mate=3), "win in 3"),
+        ("scoreText", score(mate=-2), "loss in 2"), ("scoreText", score(mate=1, margin=6), "win in 1 (+6)"),
+        ("scoreText", score(mate=-4, margin=-2), "loss in 4 (-2)"), ("scoreText", score(), ""),
+    ])
+
+
+def test_the_share_of_the_points_comes_from_the_chances_else_the_score() -> None:
+    def info(wdl=None, cp=None, mate=None) -> dict:
+        return {"wdl": wdl, "cp": cp, "mate": mate}
+
+    cases = [(info(wdl=[500, 200, 300], cp=-300), 0.6), (info(mate=2), 1), (info(mate=-1), 0),
+             (info(cp=0), 0.5), (info(cp=600), 0.5 + 0.5 * math.tanh(1)), (info(), 0.5)]
+    shares = run_logic({"calls": [["share", [given]] for given, _ in cases]})["calls"]
+    for (given, expected), share in zip(cases, shares, strict=True):
+        assert math.isclose(share, expected), (given, share)
+
+
+def test_editing_cycles_one_cells_piece_and_sets_the_side_keeping_the_rest() -> None:
+    square = "wb./..w w"
+    hexagonal = "00000/000000 2 score1=1 score2=0 turn=4"
+    check_calls([
+        ("cycleCell", [square, 2, ".wb"], "wbw/..w w"), ("cycleCell", [square, 1, ".wb"], "w../..w w"),
+        ("cycleCell", [square, 0, ".wb"], "bb./..w w"), ("cycleCell", [square, 3, ".wb"], "wb./w.w w"),
+        ("cycleCell", [square, 6, ".wb"], square),
+        ("cycleCell", [hexagonal, 6, "021"], "00000/020000 2 score1=1 score2=0 turn=4"),
+        ("cycleCell", [hexagonal, 4, "021"], "00002/000000 2 score1=1 score2=0 turn=4"),
+        ("withSide", [square, "b"], "wb./..w b"),
+        ("withSide", [hexagonal, "1"], "00000/000000 1 score1=1 score2=0 turn=4"),
+    ])

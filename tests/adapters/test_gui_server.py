@@ -1,0 +1,359 @@
+"""`engine-gui` as a browser meets it, without a browser: real `python -m
+adapters.gui.main` processes, spoken to over real HTTP and WebSockets by aiohttp's client.
+
+What it proves:
+- the page and its scripts are served, with a Content-Security-Policy;
+- a WebSocket from another site's page (its `Origin`) and any request addressed to a
+  name other than the loopback (DNS rebinding) are refused without a token; with
+  `--token`, nothing is served before the printed address (`?token=...`) sets the
+  HTTP-only, same-site cookie, a wrong token is told so, and the cookie opens the
+  WebSocket;
+- `--host` off the loopback without `--token`, and an `--engine` address without a
+  port, are usage errors (exit status 2, the reason on stderr);
+- over the WebSocket: `hello` lists the five games; `show` gives the position's legal
+  moves (the rules' own) with their click paths; an illegal move and every kind of
+  malformed request get an `error` message and the tab goes on; `play` answers a legal
+  `bestmove`; `load` reads a move list into a `record`; tabs past `--max-tabs`, even
+  opened at once, are told the limit;
+- with `--engine tcp://HOST:PORT`, the tabs are sessions of a real daemon there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import random
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Iterator
+from urllib.parse import urlsplit
+
+import aiohttp
+import pytest
+
+from adapters.codingame import turn_format
+from adapters.codingame.common import sorted_tokens
+from games import find_game
+from tests.conftest import TcpEngine, run
+
+GAMES = ("clobber", "othello", "loa", "isolation", "abalone")
+#: How long a message may take (s): a game's first request loads its compiled code.
+WAIT_S = 60
+GUI = [sys.executable, "-m", "adapters.gui.main", "--port", "0", "--log-level", "warning"]
+
+
+class Gui:
+    """A running `engine-gui --port 0` with `arguments`: `address` is the one it printed
+    (with its token, if any), `base` the server's root, `port` its port."""
+
+    def __init__(self, log: Path, *arguments: str):
+        self.log = log
+        with open(log, "w") as stderr:
+            self.process = subprocess.Popen([*GUI, *arguments], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                            stderr=stderr, text=True)
+        line = self.process.stdout.readline()
+        match = re.fullmatch(r"engine-gui: open (http://\S+)\n", line)
+        if match is None:
+            self.stop()
+            pytest.fail(f"engine-gui printed no address: {line!r}\n{log.read_text()}")
+        self.address = match.group(1)
+        parts = urlsplit(self.address)
+        self.base = f"http://{parts.netloc}/"
+        self.port = parts.port
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+@contextlib.contextmanager
+def running_gui(log: Path, *arguments: str) -> Iterator[Gui]:
+    gui = Gui(log, *arguments)
+    try:
+        yield gui
+    finally:
+        gui.stop()
+
+
+@pytest.fixture(scope="module")
+def gui(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gui]:
+    """An `engine-gui` with its in-process engine and no token."""
+    with running_gui(tmp_path_factory.mktemp("gui") / "stderr.log") as server:
+        yield server
+
+
+def http_session() -> aiohttp.ClientSession:
+    """A client that keeps cookies set for an IP address (the server's is 127.0.0.1)."""
+    return aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True))
+
+
+async def receive(ws: aiohttp.ClientWebSocketResponse) -> dict:
+    return await ws.receive_json(timeout=WAIT_S)
+
+
+async def receive_type(ws: aiohttp.ClientWebSocketResponse, kind: str) -> dict:
+    """The next message of type `kind`, past those of others (an error fails)."""
+    while True:
+        message = await receive(ws)
+        assert message["type"] in (kind, "position", "info"), message
+        if message["type"] == kind:
+            return message
+
+
+@contextlib.asynccontextmanager
+async def tab(http: aiohttp.ClientSession, gui: Gui):
+    """An open WebSocket of a tab, past its `hello`."""
+    async with http.ws_connect(gui.base + "ws") as ws:
+        assert (await receive(ws))["type"] == "hello"
+        yield ws
+
+
+def random_moves(game: str, plies: int, seed: int) -> list[str]:
+    rules = find_game(game)
+    state, moves, rng = rules.initial_state({}), [], random.Random(seed)
+    for _ in range(plies):
+        legal = sorted_tokens(rules, state)
+        if not legal:
+            break
+        moves.append(rng.choice(legal))
+        state = state.play(rules.parse_move(state, moves[-1]))
+    return moves
+
+
+# ---- HTTP ----------------------------------------------------------------------------------
+
+
+def test_the_page_and_its_scripts_are_served_with_a_content_security_policy(gui: Gui) -> None:
+    async def check() -> None:
+        async with http_session() as http:
+            for path, kind in (("", "text/html"), ("static/app.js", "javascript"), ("static/logic.js", "javascript")):
+                async with http.get(gui.base + path) as response:
+                    assert response.status == 200, path
+                    assert kind in response.headers["Content-Type"]
+                    assert "default-src 'self'" in response.headers["Content-Security-Policy"]
+                    assert await response.text()
+
+    run(check())
+
+
+def test_a_websocket_from_another_sites_page_is_refused(gui: Gui) -> None:
+    async def check() -> None:
+        async with http_session() as http:
+            with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+                await http.ws_connect(gui.base + "ws", headers={"Origin": "http://evil.example"})
+            assert refused.value.status == 403
+            # The page's own origin is welcome.
+            async with http.ws_connect(gui.base + "ws", headers={"Origin": gui.base.rstrip("/")}) as ws:
+                assert (await receive(ws))["type"] == "hello"
+
+    run(check())
+
+
+def test_without_a_token_only_requests_to_the_loopback_are_served(gui: Gui) -> None:
+    async def check() -> None:
+        async with http_session() as http:
+            for path in ("", "static/app.js", "ws"):
+                async with http.get(gui.base + path, headers={"Host": f"evil.example:{gui.port}"}) as response:
+                    assert response.status == 403, path
+            async with http.get(gui.base, headers={"Host": f"localhost:{gui.port}"}) as response:
+                assert response.status == 200
+
+    run(check())
+
+
+def test_with_a_token_nothing_is_served_before_the_printed_address_sets_the_cookie(tmp_path: Path) -> None:
+    token = "0123456789abcdef" * 2
+    token_file = tmp_path / "token"
+    token_file.write_text(token + "\n")
+    token_file.chmod(0o600)
+
+    async def check(gui: Gui) -> None:
+        assert gui.address == f"{gui.base}?token={token}"
+        async with http_session() as http:
+            for path in ("", "static/app.js"):
+                async with http.get(gui.base + path) as response:
+                    assert response.status == 403, path
+            with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+                await http.ws_connect(gui.base + "ws")
+            assert refused.value.status == 403
+            async with http.get(gui.base + "?token=wrong") as response:
+                assert response.status == 401
+                assert "wrong token" in await response.text()
+            assert not http.cookie_jar.filter_cookies(gui.base)
+
+            async with http.get(gui.address, allow_redirects=False) as response:
+                assert response.status == 302 and response.headers["Location"] == "/"
+                cookie = response.cookies["engine-gui-token"]
+                assert cookie.value == token and cookie["httponly"] and cookie["samesite"] == "Strict"
+            async with http.get(gui.base) as response:
+                assert response.status == 200
+            async with tab(http, gui) as ws:
+                await ws.send_json({"op": "show", "seq": 1, "game": "othello"})
+                assert (await receive(ws))["type"] == "position"
+
+    with running_gui(tmp_path / "stderr.log", "--token", str(token_file)) as gui:
+        run(check(gui))
+
+
+@pytest.mark.parametrize("arguments, reason", [
+    (["--host", "0.0.0.0"], "refusing to listen on 0.0.0.0 without --token"),
+    (["--engine", "tcp://nohost"], "--engine takes tcp://HOST:PORT"),
+], ids=["host-without-token", "engine-without-port"])
+def test_usage_errors_exit_with_status_2_saying_why(arguments: list[str], reason: str) -> None:
+    result = subprocess.run([*GUI, *arguments], stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 2
+    assert reason in result.stderr
+    assert "engine-gui: open" not in result.stdout
+
+
+# ---- the WebSocket's requests ----------------------------------------------------------------
+
+
+def test_hello_lists_the_five_games_with_their_sides(gui: Gui) -> None:
+    async def check() -> None:
+        async with http_session() as http, http.ws_connect(gui.base + "ws") as ws:
+            hello = await receive(ws)
+        assert hello["type"] == "hello"
+        assert sorted(entry["name"] for entry in hello["games"]) == sorted(GAMES)
+        for entry in hello["games"]:
+            rules = find_game(entry["name"])
+            assert entry["sides"] == list(rules.side_names) and entry["names"] == list(rules.player_names)
+
+    run(check())
+
+
+def test_show_gives_the_rules_legal_moves_with_their_click_paths(gui: Gui) -> None:
+    async def check() -> None:
+        async with http_session() as http, tab(http, gui) as ws:
+            for seq, game in enumerate(GAMES):
+                moves = random_moves(game, 3, seed=seq)
+                await ws.send_json({"op": "show", "seq": seq, "game": game, "moves": moves})
+                shown = await receive(ws)
+                rules, style = find_game(game), turn_format(game).BOARD_STYLE
+                state = rules.initial_state({})
+                for move in moves:
+                    state = state.play(rules.parse_move(state, move))
+                assert shown["type"] == "position" and shown["seq"] == seq and shown["moves"] == moves
+                assert shown["board_text"] == rules.format_board(state)
+                assert shown["to_move"] == state.to_move
+                assert shown["legal"] == [{"move": move, "paths": style.click_paths(move)}
+                                          for move in sorted_tokens(rules, state)]
+                cells = {cell[0] for cell in shown["view"]["cells"]}
+                assert {cell for entry in shown["legal"] for path in entry["paths"] for cell in path} <= cells
+                assert shown["result"] is None
+
+    run(check())
+
+
+def test_an_illegal_move_is_answered_in_words(gui: Gui) -> None:
+    async def check() -> None:
+        async with http_session() as http, tab(http, gui) as ws:
+            await ws.send_json({"op": "show", "seq": 7, "game": "clobber", "moves": ["a1b1"]})
+            error = await receive(ws)
+            assert error["type"] == "error" and error["seq"] == 7 and error["code"] == "illegal-move"
+            assert error["text"].startswith("Illegal move")
+            await ws.send_json({"op": "show", "seq": 8, "game": "clobber", "moves": []})
+            assert (await receive(ws))["type"] == "position"
+
+    run(check())
+
+
+@pytest.mark.parametrize("request_text", [
+    "not JSON",
+    "[1, 2]",
+    "[" * 100_000 + "]" * 100_000,
+    json.dumps({"op": "castle", "seq": 1, "game": "clobber"}),
+    json.dumps({"op": "show", "seq": 1, "game": "clobber", "moves": ["a1a2"] * 5000}),
+    json.dumps({"op": "show", "seq": 1, "game": "no game"}),
+    json.dumps({"op": "play", "seq": 1, "game": "clobber", "movetime": -5}),
+], ids=["text", "list", "nested-too-deep", "unknown-op", "5000-moves", "bad-game-name", "bad-movetime"])
+def test_a_malformed_request_gets_an_error_and_the_tab_goes_on(gui: Gui, request_text: str) -> None:
+    async def check() -> None:
+        async with http_session() as http, tab(http, gui) as ws:
+            await ws.send_str(request_text)
+            error = await receive(ws)
+            assert error["type"] == "error" and error["code"] == "request" and error["text"], error
+            await ws.send_json({"op": "show", "seq": 2, "game": "loa"})
+            shown = await receive(ws)
+            assert shown["type"] == "position" and shown["seq"] == 2
+
+    run(check())
+
+
+def test_play_answers_a_legal_bestmove_in_its_movetime(gui: Gui) -> None:
+    async def check() -> None:
+        async with http_session() as http, tab(http, gui) as ws:
+            await ws.send_json({"op": "play", "seq": 3, "game": "othello", "movetime": 100})
+            shown = await receive_type(ws, "position")
+            answer = await receive_type(ws, "bestmove")
+            assert answer["seq"] == 3
+            assert answer["move"] in {entry["move"] for entry in shown["legal"]}
+            after = await receive_type(ws, "position")
+            assert after["moves"] == [answer["move"]]
+
+    run(check())
+
+
+def test_load_reads_a_move_list_into_a_record(gui: Gui) -> None:
+    moves = random_moves("clobber", 8, seed=5)
+
+    async def check() -> None:
+        async with http_session() as http, tab(http, gui) as ws:
+            await ws.send_json({"op": "load", "seq": 4, "text": f"setgame clobber\n{' '.join(moves)}\n"})
+            record = await receive(ws)
+            assert record["type"] == "record" and record["seq"] == 4
+            assert record["game"] == "clobber" and record["moves"] == moves and record["start"] is None
+            await ws.send_json({"op": "load", "seq": 5, "text": "setgame clobber\na1b1\n"})
+            error = await receive(ws)
+            assert error["type"] == "error" and error["text"].startswith("Cannot read the record")
+
+    run(check())
+
+
+def test_tabs_past_max_tabs_are_told_the_limit_even_when_they_open_at_once(tmp_path: Path) -> None:
+    async def first_message(http: aiohttp.ClientSession, gui: Gui) -> tuple[aiohttp.ClientWebSocketResponse, dict]:
+        ws = await http.ws_connect(gui.base + "ws")
+        return ws, await receive(ws)
+
+    async def check(gui: Gui) -> None:
+        async with http_session() as http:
+            opened = await asyncio.gather(*(first_message(http, gui) for _ in range(3)))
+            messages = [message for _, message in opened]
+            assert sorted(message["type"] for message in messages) == ["error", "error", "hello"], messages
+            for message in messages:
+                if message["type"] == "error":
+                    assert message["code"] == "busy" and "--max-tabs" in message["text"]
+            for ws, _ in opened:
+                await ws.close()
+
+    with running_gui(tmp_path / "stderr.log", "--max-tabs", "1") as gui:
+        run(check(gui))
+
+
+def test_with_engine_the_tabs_are_sessions_of_the_daemon_there(tmp_path: Path) -> None:
+    daemon = TcpEngine()
+
+    async def check(gui: Gui) -> None:
+        async with http_session() as http:
+            async with tab(http, gui) as ws:
+                await ws.send_json({"op": "show", "seq": 1, "game": "isolation"})
+                shown = await receive(ws)
+                assert shown["type"] == "position" and shown["legal"]
+            daemon.stop()
+            async with http.ws_connect(gui.base + "ws") as ws:
+                refused = await receive(ws)
+            assert refused["type"] == "error" and refused["text"].startswith("cannot open an engine session")
+
+    try:
+        with running_gui(tmp_path / "stderr.log", "--engine", f"tcp://127.0.0.1:{daemon.port}") as gui:
+            run(check(gui))
+    finally:
+        daemon.stop()
