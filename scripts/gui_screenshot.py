@@ -46,7 +46,7 @@ def main() -> int:
             page.click("button[data-mode='replay']")
             record = ROOT / "analysis-out" / "gui-screenshot.txt"
             record.parent.mkdir(exist_ok=True)
-            record.write_text("setgame othello\n" + " ".join(args.moves) + "\n")
+            record.write_text(f"setgame {args.game}\n" + " ".join(args.moves) + "\n")
             page.set_input_files("#record-file", str(record))
             page.wait_for_function(f"window.gui.state.line.length === {len(args.moves)}")
             page.keyboard.press("End")
