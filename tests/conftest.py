@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import random
 import re
 import subprocess
 import sys
@@ -14,6 +15,9 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
+
+from adapters.codingame.common import sorted_tokens
+from games import find_game
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).parent / "data"
@@ -81,6 +85,30 @@ def engine_command() -> list[str]:
     return [sys.executable, "-m", "daemon.main"]
 
 
+def stop_process(process: subprocess.Popen) -> None:
+    """Terminate `process` if it still runs, and kill it if it does not end in 10 s."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def random_game(game: str, plies: int, seed: int = 1) -> list[str]:
+    """Up to `plies` random legal moves of `game` from its start (fewer where it ends)."""
+    rules = find_game(game)
+    position, moves, rng = rules.initial_state({}), [], random.Random(seed)
+    for _ in range(plies):
+        legal = sorted_tokens(rules, position)
+        if not legal:
+            break
+        moves.append(rng.choice(legal))
+        position = position.play(rules.parse_move(position, moves[-1]))
+    return moves
+
+
 def run(coroutine):
     """Run a coroutine to completion in a fresh event loop (tests stay synchronous)."""
     return asyncio.run(coroutine)
@@ -130,13 +158,7 @@ class TcpEngine:
             self.log.append(raw.decode("utf-8", "replace"))
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_process(self.process)
 
 
 @pytest.fixture

@@ -10,7 +10,6 @@ folder). The tests skip, saying why, where no browser or Playwright is installed
 from __future__ import annotations
 
 import os
-import random
 import re
 import shutil
 import subprocess
@@ -19,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from adapters.codingame.common import sorted_tokens
 from games import find_game
+from tests.conftest import random_game
 
 GAMES = ("clobber", "othello", "loa", "isolation", "abalone")
 #: How long the page may take to show what the engine answers (s): the first request
@@ -91,19 +90,6 @@ def state(page, expression: str):
 def click_move(page, path: list[str]) -> None:
     for cell in path:
         page.click(f".cell[data-cell='{cell}']", force=True)  # a piece may lie on it
-
-
-def random_game(game: str, plies: int, seed: int = 1) -> list[str]:
-    rules = find_game(game)
-    position, moves, rng = rules.initial_state({}), [], random.Random(seed)
-    for _ in range(plies):
-        legal = sorted_tokens(rules, position)
-        if not legal:
-            break
-        move = rng.choice(legal)
-        moves.append(move)
-        position = position.play(rules.parse_move(position, move))
-    return moves
 
 
 @pytest.mark.parametrize("game", GAMES)

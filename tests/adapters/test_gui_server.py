@@ -23,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import random
 import re
 import subprocess
 import sys
@@ -37,7 +36,7 @@ import pytest
 from adapters.codingame import turn_format
 from adapters.codingame.common import sorted_tokens
 from games import find_game
-from tests.conftest import TcpEngine, run
+from tests.conftest import TcpEngine, random_game, run, stop_process
 
 GAMES = ("clobber", "othello", "loa", "isolation", "abalone")
 #: How long a message may take (s): a game's first request loads its compiled code.
@@ -65,12 +64,7 @@ class Gui:
         self.port = parts.port
 
     def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        stop_process(self.process)
 
 
 @contextlib.contextmanager
@@ -113,18 +107,6 @@ async def tab(http: aiohttp.ClientSession, gui: Gui):
     async with http.ws_connect(gui.base + "ws") as ws:
         assert (await receive(ws))["type"] == "hello"
         yield ws
-
-
-def random_moves(game: str, plies: int, seed: int) -> list[str]:
-    rules = find_game(game)
-    state, moves, rng = rules.initial_state({}), [], random.Random(seed)
-    for _ in range(plies):
-        legal = sorted_tokens(rules, state)
-        if not legal:
-            break
-        moves.append(rng.choice(legal))
-        state = state.play(rules.parse_move(state, moves[-1]))
-    return moves
 
 
 # ---- HTTP ----------------------------------------------------------------------------------
@@ -234,7 +216,7 @@ def test_show_gives_the_rules_legal_moves_with_their_click_paths(gui: Gui) -> No
     async def check() -> None:
         async with http_session() as http, tab(http, gui) as ws:
             for seq, game in enumerate(GAMES):
-                moves = random_moves(game, 3, seed=seq)
+                moves = random_game(game, 3, seed=seq)
                 await ws.send_json({"op": "show", "seq": seq, "game": game, "moves": moves})
                 shown = await receive(ws)
                 rules, style = find_game(game), turn_format(game).BOARD_STYLE
@@ -303,7 +285,7 @@ def test_play_answers_a_legal_bestmove_in_its_movetime(gui: Gui) -> None:
 
 
 def test_load_reads_a_move_list_into_a_record(gui: Gui) -> None:
-    moves = random_moves("clobber", 8, seed=5)
+    moves = random_game("clobber", 8, seed=5)
 
     async def check() -> None:
         async with http_session() as http, tab(http, gui) as ws:
