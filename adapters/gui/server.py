@@ -99,10 +99,13 @@ def make_app(open_engine: Callable[[], Awaitable[Engine]], token: str | None = N
 
     async def serve_tab(ws: web.WebSocketResponse) -> None:
         """Bridge the WebSocket of a tab to an engine session of its own until either closes."""
+        engine = None
         try:
             engine = await open_engine()
             games = (await engine.ask("games", "games"))[-1].split()[1:]
         except (OSError, EngineClosed, EngineError) as error:
+            if engine is not None:
+                await engine.close()
             await ws.send_json({"type": "error", "seq": None, "code": "closed",
                                 "text": f"cannot open an engine session: {error}"})
             await ws.close()

@@ -343,7 +343,6 @@ class Tab:
                 analysed = await analyse_afresh(self.engine, rules.format_board(state), state.to_move, played,
                                                 limit, top)
                 plies.append({"ply": index + 1, **analysed})
-            self._searching = False
         finally:
             self._searching = False
             await self.engine.configure({"OwnBook": True})
