@@ -13,9 +13,11 @@ gives its engine, are checked with a predictable stand-in engine
 
 from __future__ import annotations
 
+import asyncio
 import collections
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -44,14 +46,28 @@ def seats(game: str) -> dict[tuple[int, int], list[dict]]:
     return grouped
 
 
-async def feed(game: str, command: str, records: list[dict]) -> BotProcess:
+async def stand_in_started(log: Path, timeout: float = 60.0) -> None:
+    """Until the stand-in engine writing `log` has read `uci`, which it answers at once:
+    the tests that watch what the adapter does with its engine's answers begin the game
+    then, so that a slow start on a loaded machine (a fallback while there is no engine
+    yet, tested in tests/adapters/test_engine_turns.py) costs them no turn."""
+    deadline = time.monotonic() + timeout
+    while not (log.exists() and "uci" in log.read_text().splitlines()):
+        assert time.monotonic() < deadline, f"the stand-in engine has not read uci in {timeout} s"
+        await asyncio.sleep(0.02)
+
+
+async def feed(game: str, command: str, records: list[dict], engine_log: Path | None = None) -> BotProcess:
     """Send each record's input to a fresh adapter (`command`, run with `--stats`);
     every answer must be a legal move the referee accepts, in time. Returns the finished
-    process (for its stderr)."""
+    process (for its stderr). With `engine_log`, the game begins once the stand-in engine
+    writing it has started (see stand_in_started)."""
     fmt = turn_format(game)
     bot = BotProcess(f"{command} --stats")
     await bot.start()
     try:
+        if engine_log is not None:
+            await stand_in_started(engine_log)
         for index, record in enumerate(records):
             line = await ask_turn(bot, fmt, record["input_lines"], index == 0)
             # The referee's own order of the moves where the record keeps it.
@@ -125,6 +141,7 @@ def test_ponderhit_when_the_opponent_plays_the_expected_reply(tmp_path: Path) ->
         state = game.initial_state({})
         history: list[tuple[int, str]] = []
         try:
+            await stand_in_started(log)
             for turn in range(4):
                 lines = fmt.format_turn(state, 0, turn == 0, history)
                 line = await ask_turn(bot, fmt, lines, turn == 0)
@@ -156,7 +173,7 @@ def test_ponderhit_when_the_opponent_plays_the_expected_reply(tmp_path: Path) ->
 def test_options_reach_the_engine_before_the_game_and_refusals_are_reported(tmp_path: Path) -> None:
     log = tmp_path / "engine.log"
     bot = run(feed("clobber", f"{ADAPTER} clobber --option Hash=8 --engine '{FAKE_ENGINE} predictable {log}'",
-                   first_records("clobber", 2)))
+                   first_records("clobber", 2), engine_log=log))
     commands = log.read_text().splitlines()
     assert commands[:4] == ["setoption name Ponder value true", "setoption name Hash value 8",
                             "setgame clobber", "uci"], commands
