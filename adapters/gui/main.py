@@ -47,6 +47,8 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if not 0 <= args.port <= 65535:
         parser.error(f"port out of range: {args.port}")
+    if args.max_tabs < 1:
+        parser.error(f"--max-tabs must be at least 1, got {args.max_tabs}")
     if not is_loopback(args.host) and args.token is None:
         parser.error(f"refusing to listen on {args.host} without --token FILE: anyone who can reach the port"
                      f" could run searches (docs/gui.md)")

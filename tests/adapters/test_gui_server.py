@@ -187,7 +187,8 @@ def test_with_a_token_nothing_is_served_before_the_printed_address_sets_the_cook
 @pytest.mark.parametrize("arguments, reason", [
     (["--host", "0.0.0.0"], "refusing to listen on 0.0.0.0 without --token"),
     (["--engine", "tcp://nohost"], "--engine takes tcp://HOST:PORT"),
-], ids=["host-without-token", "engine-without-port"])
+    (["--max-tabs", "0"], "--max-tabs must be at least 1, got 0"),
+], ids=["host-without-token", "engine-without-port", "no-tabs"])
 def test_usage_errors_exit_with_status_2_saying_why(arguments: list[str], reason: str) -> None:
     result = subprocess.run([*GUI, *arguments], stdin=subprocess.DEVNULL, capture_output=True, text=True,
                             timeout=60)
