@@ -198,7 +198,7 @@ SCRIPT = r"""
       var frame = data.frames[index];
       board.innerHTML = Board.renderBoard(frame.view, {last: frame.last, best: frame.best});
       info.textContent = describe(data, index);
-      graph.innerHTML = Board.renderGraph(plies, index, data.seats.length, frame.view.width * Board.CELL);
+      graph.innerHTML = Board.renderGraph(plies, index, data.seats, frame.view.width * Board.CELL);
       engine.textContent = describeEngine(data, frame);
     }
     function play() {

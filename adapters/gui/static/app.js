@@ -310,7 +310,7 @@
     var width = Math.max(320, Math.min(560, $("left").clientWidth || 480));
     $("graph").innerHTML = S.plies.length ? Board.renderGraph(S.plies.concat(
       new Array(Math.max(0, S.line.length + 1 - S.plies.length)).fill(null)), S.ply,
-      S.games[S.game].sides.length, width) : "";
+      seatNames(), width) : "";
     $("ply").textContent = "ply " + S.ply + " / " + S.line.length;
     var sides = p.sides, status;
     if (p.result !== null) status = "game over: " + p.result;
@@ -369,10 +369,15 @@
                                                                targets: S.targets, arrows: arrows()});
   }
 
+  // Each seat's side, after the record's name of its player where it has one.
+  function seatNames() {
+    var players = S.record ? S.record.players : [];
+    return S.games[S.game].sides.map(function (side, i) {
+      return players[i] ? players[i] + " (" + side + ")" : side; });
+  }
+
   function renderPly(step) {
-    var names = S.record && S.record.players.length ? S.record.players : null;
-    $("players").textContent = names ? names.map(function (name, i) {
-      return (name || "?") + " (" + S.games[S.game].sides[i] + ")"; }).join(" vs ") : "";
+    $("players").textContent = S.record && S.record.players.length ? seatNames().join(" vs ") : "";
     var e = S.plies[S.ply + 1];
     $("ply-analysis").textContent = e ? "before " + e.played + ": best " + e.best + ", top " +
       e.top.map(function (line) { return line[0] + " (" + line[1] + ")"; }).join(", ") + "; " + e.played +

@@ -124,8 +124,10 @@
   // The score graph of a game's analysis: `plies[k]` is the engine's view of the move that
   // step k shows (null for the start and for unanalysed steps; see replay.engine_view),
   // drawn per player, proven results as squares on their rows, mistakes and blunders
-  // ringed, step `index` marked. Each step's column carries data-step="k" for clicks.
-  function renderGraph(plies, index, players, width) {
+  // ringed, step `index` marked, each player's colour named in a legend (`names`, one a
+  // player). Each step's column carries data-step="k" for clicks.
+  function renderGraph(plies, index, names, width) {
+    var players = names.length;
     var analysed = plies.filter(function (ply) { return ply; });
     if (!analysed.length) return "";
     var height = 160, left = 40, colours = ["#1565c0", "#e65100", "#2e7d32"];
@@ -148,6 +150,14 @@
     out.push('<text x="2" y="' + (y(0) + 4) + '" font-size="11">0</text>');
     out.push('<text x="2" y="' + (y(scale.proven) + 4) + '" font-size="11">won</text>');
     out.push('<text x="2" y="' + (y(-scale.proven) + 4) + '" font-size="11">lost</text>');
+    var key = left + 8;
+    names.forEach(function (name, seat) {
+      out.push('<line x1="' + key + '" y1="6" x2="' + (key + 14) + '" y2="6" stroke="' + colours[seat % 3] +
+               '" stroke-width="2" pointer-events="none"/>');
+      out.push('<text class="legend" x="' + (key + 18) + '" y="10" font-size="11" pointer-events="none">' +
+               esc(name) + "</text>");
+      key += 30 + 7 * String(name).length;
+    });
     for (var seat = 0; seat < players; seat++) {
       var points = [];
       plies.forEach(function (ply, k) {
