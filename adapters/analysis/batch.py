@@ -24,10 +24,13 @@ in the folder the records have in common), with the settings and each record's o
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import json
 import os
+import signal
 import sys
+import threading
 from pathlib import Path
 from typing import Sequence
 
@@ -156,6 +159,24 @@ def write_page(record: Path, analysis: dict, page: Path) -> bool:
     return True
 
 
+@contextlib.contextmanager
+def _holding_ctrl_c():
+    """Hold a SIGINT (Ctrl-C) that arrives in the block until its end, then deliver it
+    to the handler that was there. Outside the main thread, where no handler can be set,
+    the block runs as it is."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda number, _frame: held.append(number))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if held:
+        signal.raise_signal(signal.SIGINT)
+
+
 def _say(text: str) -> None:
     print(f"engine-analyse: {text}", file=sys.stderr)
 
@@ -213,12 +234,14 @@ def run(inputs: Sequence[str], settings: Settings) -> int:
                 status[path] = {"status": "failed", "error": outcome}
                 continue
             analysis = report(game, settings.limit, settings.top, outcome)
-            write_json(outputs[path], analysis)
+            with _holding_ctrl_c():  # saved and counted together, for the Ctrl-C message
+                write_json(outputs[path], analysis)
+                reports[path] = analysis
+                status[path] = {"status": "analysed"}
+            # A page missing after Ctrl-C is written from the saved analysis next run.
             write_page(path, analysis, page_path(path, settings.out))
             if settings.pictures:
                 plot(game, outcome, outputs[path].with_suffix(""))
-            reports[path] = analysis
-            status[path] = {"status": "analysed"}
     except KeyboardInterrupt:
         _say(f"interrupted: {len(reports)} of {readable} records analysed (now or before);"
              " the same command goes on from there")

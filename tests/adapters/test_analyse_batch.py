@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from adapters.analysis.batch import _holding_ctrl_c
 from adapters.analysis.summary import Analysed, phase, summarise, summary_text
 from tests.conftest import DATA
 
@@ -205,3 +206,15 @@ def test_the_summary_counts_per_player_and_phase() -> None:
     text = summary_text(summary)
     assert "2 games, 9 moves analysed" in text and "file:///a.html#3" in text
     assert "  1. 0.500 lost, b.json ply 2: (black) (black, middle game) played m2, best b2 (blunder)" in text
+
+
+def test_ctrl_c_in_a_held_block_comes_at_its_end() -> None:
+    done = []
+    with pytest.raises(KeyboardInterrupt):
+        with _holding_ctrl_c():
+            signal.raise_signal(signal.SIGINT)
+            done.append("saved")
+            done.append("counted")
+        done.append("after")
+    assert done == ["saved", "counted"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
