@@ -16,6 +16,8 @@ from typing import Iterator
 
 import pytest
 
+from adapters.analysis.gamefile import LEAVE
+from adapters.codingame import turn_format
 from adapters.codingame.common import sorted_tokens
 from games import find_game
 
@@ -96,11 +98,16 @@ def stop_process(process: subprocess.Popen) -> None:
             process.wait()
 
 
-def random_game(game: str, plies: int, seed: int = 1) -> list[str]:
-    """Up to `plies` random legal moves of `game` from its start (fewer where it ends)."""
+def random_game(game: str, plies: int, seed: int = 1, leave_at: int | None = None) -> list[str]:
+    """Up to `plies` random legal moves of `game` from its start (fewer where it ends);
+    in a game of more players, with the player to move leaving it (`LEAVE`) after
+    `leave_at` of them."""
     rules = find_game(game)
     position, moves, rng = rules.initial_state({}), [], random.Random(seed)
-    for _ in range(plies):
+    for ply in range(plies):
+        if ply == leave_at:
+            position = turn_format(game).leave(position, position.to_move)
+            moves.append(LEAVE)
         legal = sorted_tokens(rules, position)
         if not legal:
             break

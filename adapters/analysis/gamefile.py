@@ -33,6 +33,10 @@ from games import find_game
 from games.base import GameError, Position
 from games.text import quote
 
+#: The token, in a move list of a game of more players, of the player to move leaving
+#: the game (as after a timeout or a bad action) instead of moving.
+LEAVE = "leave"
+
 
 @attrs.frozen
 class Game:
@@ -47,6 +51,8 @@ class Game:
         players: the players' names by seat (an arena record's bots, a replay's
             CodinGame players), None for a seat the record does not name; empty where it
             names none (a move list).
+        leaves: in a game of more players, how many moves had been played each time
+            the player to move left the game, in order.
     """
 
     name: str
@@ -55,6 +61,15 @@ class Game:
     plies: tuple[tuple[Position, str], ...]
     stopped: str | None = None
     players: tuple[str | None, ...] = ()
+    leaves: tuple[int, ...] = ()
+
+    def line(self) -> list[str]:
+        """The moves in order, with `LEAVE` where a player left: what `played_game`
+        takes to give this game back."""
+        tokens = [played for _, played in self.plies]
+        for count in reversed(self.leaves):
+            tokens.insert(count, LEAVE)
+        return tokens
 
 
 class _Follower:
@@ -65,10 +80,14 @@ class _Follower:
         self.rules = find_game(name)
         self.state = self.rules.parse_board(board.split()) if board else self.rules.initial_state(params)
         self.plies: list[tuple[Position, str]] = []
+        self.leaves: list[int] = []
 
     def play(self, token: str) -> None:
-        """Play `token` for the player to move; raises ValueError saying which move is
-        illegal."""
+        """Play `token` for the player to move (`LEAVE`: see `leave`); raises ValueError
+        saying which move is illegal."""
+        if token == LEAVE:
+            self.leave()
+            return
         try:
             move = self.rules.parse_move(self.state, token)
         except GameError as error:
@@ -83,12 +102,18 @@ class _Follower:
 
     def leave(self) -> None:
         """The player to move leaves the game (a timeout or a bad action in a game of
-        more players)."""
+        more players); raises ValueError in a game of two or one that is over."""
+        where = f"move {len(self.plies) + 1} ({LEAVE})"
+        if turn_format(self.name).PLAYERS <= 2:
+            raise ValueError(f"{where}: only a game of more than two players goes on when a player leaves")
+        if self.state.outcome() is not None:
+            raise ValueError(f"{where}: the game is over")
         self.state = turn_format(self.name).leave(self.state, self.state.to_move)  # type: ignore[attr-defined]
+        self.leaves.append(len(self.plies))
 
     def game(self, stopped: str | None = None, players: Sequence[str | None] = ()) -> Game:
         return Game(self.name, tuple(sorted(self.params.items())), self.board, tuple(self.plies), stopped,
-                    tuple(players))
+                    tuple(players), tuple(self.leaves))
 
 
 def read_game(path: Path, game: str | None = None) -> Game:
@@ -123,7 +148,8 @@ def read_game_text(text: str, path: str, game: str | None = None) -> Game:
 
 def read_move_list(text: str, where: str) -> Game:
     """A move list: `setgame GAME [key=value ...]`, an optional `board <board text>`,
-    then the moves separated by blanks or line ends; `#` starts a comment."""
+    then the moves separated by blanks or line ends; `#` starts a comment. In a game of
+    more players, `leave` for a move is the player to move leaving the game (`LEAVE`)."""
     lines = [line.split("#", 1)[0].strip() for line in text.splitlines()]
     lines = [line for line in lines if line]
     if not lines or not lines[0].startswith("setgame ") or len(lines[0].split()) < 2:
@@ -141,12 +167,22 @@ def read_move_list(text: str, where: str) -> Game:
 
 
 def played_game(name: str, board: str | None, moves: Sequence[str]) -> Game:
-    """The game `name` from `board` (None: its start position) with `moves` played;
-    raises ValueError saying which move is illegal."""
+    """The game `name` from `board` (None: its start position) with `moves` played
+    (`LEAVE` among them: the player to move leaves); raises ValueError saying which
+    move is illegal."""
+    return _played(name, board, moves).game()
+
+
+def position_after(name: str, board: str | None, moves: Sequence[str]) -> Position:
+    """The position `played_game` reaches; raises ValueError as it does."""
+    return _played(name, board, moves).state
+
+
+def _played(name: str, board: str | None, moves: Sequence[str]) -> _Follower:
     follower = _following(name, {}, board)
     for token in moves:
         follower.play(token)
-    return follower.game()
+    return follower
 
 
 def read_record(record: dict) -> Game:

@@ -2,9 +2,10 @@
 what the engine answers, as messages for the page.
 
 The page holds the game (`Game`: the game's name, the board text it starts from, the
-moves played) and sends it with each request, so that a tab that reconnects, to this
-server or to a new one, carries on where it was. The engine thinks; this module only
-frames its commands and reads its replies. Requests (JSON objects, `op` naming each):
+moves played, with `leave` where a player left a recorded game of more players) and
+sends it with each request, so that a tab that reconnects, to this server or to a new
+one, carries on where it was. The engine thinks; this module only frames its commands
+and reads its replies. Requests (JSON objects, `op` naming each):
 
     show          the position: its board, legal moves, result and evaluation
     play          the engine moves in the position (`movetime` ms), pondering on the
@@ -35,7 +36,7 @@ import attrs
 
 from adapters.analysis.analyse import ANALYSIS_OPTIONS, analyse_afresh, report
 from adapters.analysis.gamefile import Game as RecordedGame
-from adapters.analysis.gamefile import played_game, read_game_text
+from adapters.analysis.gamefile import LEAVE, played_game, position_after, read_game_text
 from adapters.codingame import turn_format
 from adapters.codingame.arena.replay import engine_view
 from games import find_game
@@ -76,7 +77,8 @@ class RequestError(ValueError):
 @attrs.frozen
 class Game:
     """A game as the page holds it: `start` the board text it starts from (None: the
-    game's start position), then `moves`."""
+    game's start position), then `moves`, where `LEAVE` is the player to move leaving
+    the game."""
 
     name: str
     start: str | None
@@ -94,12 +96,25 @@ class Game:
                 or not all(isinstance(move, str) and move and len(move) <= 64 and move.isprintable()
                            and " " not in move for move in moves)):
             raise RequestError(f"the moves must be a list of at most {MAX_MOVES} move tokens")
-        return cls(name, start or None, tuple(moves))
+        game = cls(name, start or None, tuple(moves))
+        try:
+            game.position()
+        except ValueError as error:
+            raise RequestError(f"Cannot follow the game: {error}") from None
+        return game
 
     def position(self, extra: tuple[str, ...] = ()) -> str:
-        """What follows `position` for this game's position (after `extra` moves)."""
-        moves = self.moves + extra
-        text = "startpos" if self.start is None else f"board {self.start}"
+        """What follows `position` for this game's position (after `extra` moves). The
+        protocol has no move for a player leaving: past the last `LEAVE` the position
+        starts from the board text after it. Raises ValueError where the moves up to
+        there are not the game's (`Game.of` has checked them)."""
+        start, moves = self.start, self.moves + extra
+        if LEAVE in moves:
+            cut = len(moves) - moves[::-1].index(LEAVE)
+            state = position_after(self.name, start, moves[:cut])
+            start = find_game(self.name).format_board(state)
+            moves = moves[cut:]
+        text = "startpos" if start is None else f"board {start}"
         return f"{text} moves {' '.join(moves)}" if moves else text
 
 
@@ -312,13 +327,7 @@ class Tab:
             recorded = read_game_text(text, str(request.get("name") or "the record"))
         except ValueError as error:
             raise RequestError(f"Cannot read the record: {error}") from None
-        message = record_message(recorded, seq)
-        try:
-            played_game(recorded.name, message["start"], message["moves"])
-        except ValueError as error:
-            raise RequestError(f"Cannot replay the record as a list of moves: a player leaves the game in it"
-                               f" (a timeout or an invalid action), so {error}") from None
-        return message
+        return record_message(recorded, seq)
 
     async def _analyse_game(self, game: Game, request: dict, seq: object) -> None:
         top = _number(request, "top", 1, 8, 3)
@@ -347,8 +356,9 @@ class Tab:
             self._searching = False
             await self.engine.configure({"OwnBook": True})
         document = report(recorded, limit, top, plies)
+        views = iter(document["plies"])  # one a move; a player leaving has none
         await self._send({"type": "game_analysis", "seq": seq, "total": len(plies),
-                          "plies": [engine_view(ply) for ply in document["plies"]]})
+                          "plies": [None if token == LEAVE else engine_view(next(views)) for token in game.moves]})
 
 
 def position_message(game: Game, extra: tuple[str, ...], lines: list[str], seq: object) -> dict:
@@ -361,13 +371,14 @@ def position_message(game: Game, extra: tuple[str, ...], lines: list[str], seq: 
     legal = next(line.split()[1:] for line in lines if line.split()[0] == "moves")
     words = [line.split() for line in lines if line.startswith("eval ")]
     total = next((int(fields_[2]) for fields_ in words if fields_[1] == "total"), None)
+    played = game.moves + extra
     terms = [[fields_[2], [int(value) for value in fields_[3:]]] for fields_ in words if fields_[1] == "term"]
-    return {"type": "position", "seq": seq, "game": game.name, "moves": list(game.moves + extra),
+    return {"type": "position", "seq": seq, "game": game.name, "moves": list(played),
             "board_text": board_text, "fields": " ".join(fields),
             "to_move": rules.player_names.index(side) if side in rules.player_names else None,
             "sides": list(rules.side_names), "view": style.view(rows.split("/"), rules.player_names),
             "legal": [{"move": move, "paths": style.click_paths(move)} for move in legal],
-            "last": style.marks(extra[-1] if extra else game.moves[-1]) if game.moves + extra else [],
+            "last": style.marks(played[-1]) if played and played[-1] != LEAVE else [],
             "result": None if result is None else result_words(result, rules.player_names, rules.side_names),
             "eval": {"total": total, "terms": terms}}
 
@@ -386,5 +397,5 @@ def record_message(recorded: RecordedGame, seq: object) -> dict:
     if start is None and recorded.params:
         start = rules.format_board(rules.initial_state(dict(recorded.params)))
     return {"type": "record", "seq": seq, "game": recorded.name, "start": start,
-            "moves": [played for _, played in recorded.plies], "players": list(recorded.players),
+            "moves": recorded.line(), "players": list(recorded.players),
             "stopped": recorded.stopped}

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from adapters.analysis.gamefile import read_game, read_replay, replay_outputs
+from adapters.analysis.gamefile import LEAVE, played_game, read_game, read_replay, replay_outputs
 from adapters.codingame import formats, turn_format
 from games import find_game
 
@@ -131,6 +131,41 @@ def test_an_arena_record_of_three_players_keeps_its_leaves(tmp_path: Path) -> No
     path = tmp_path / "game-0000.json"
     path.write_text(json.dumps(record))
     assert [token for _, token in read_game(path).plies] == moves
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 2**20), st.integers(1, 12))
+def test_a_game_with_leaves_is_its_line_of_moves_and_leaves(seed: int, leave_at: int) -> None:
+    document, moves, params = random_replay("isolation", seed, leave_at=leave_at)
+    read = read_replay(document, "isolation")
+    line = read.line()
+    assert [token for token in line if token != LEAVE] == moves
+    assert line.count(LEAVE) == len(read.leaves) <= 1
+    start = find_game("isolation").format_board(find_game("isolation").initial_state(params))
+    again = played_game("isolation", start, line)
+    assert again.plies == read.plies and again.leaves == read.leaves
+    assert again.line() == line
+
+
+def test_a_move_list_says_where_a_player_leaves(tmp_path: Path) -> None:
+    document, moves, params = random_replay("isolation", 9, leave_at=3)
+    line = read_replay(document, "isolation").line()
+    assert line[2] == LEAVE
+    path = tmp_path / "game.txt"
+    path.write_text(f"setgame isolation seed={params['seed']}\n{' '.join(line)}\n")
+    read = read_game(path)
+    assert [token for _, token in read.plies] == moves and read.leaves == (2,)
+    # The third player leaves at its first turn: the first is to move, the third is out.
+    before, _ = read.plies[2]
+    assert before.to_move == 0 and find_game("isolation").format_board(before).endswith(" r alive=rg out=b")
+
+
+def test_only_a_player_of_a_game_going_on_of_more_players_can_leave() -> None:
+    with pytest.raises(ValueError, match=r"move 1 \(leave\): only a game of more than two players"):
+        played_game("othello", None, [LEAVE])
+    board = "r.....gb" + "/........" * 7 + " r alive=r out=gb"
+    with pytest.raises(ValueError, match=r"move 1 \(leave\): the game is over"):
+        played_game("isolation", board, [LEAVE])
 
 
 JSON = st.recursive(st.none() | st.booleans() | st.integers(-3, 3) | st.text(max_size=6)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from adapters.analysis.gamefile import LEAVE
 from games import find_game
 from tests.conftest import random_game
 
@@ -140,8 +141,9 @@ def test_play_analyse_and_replay_in_the_browser(browser, gui: str, game: str, sh
     page.keyboard.press("Space")  # stops it
     page.wait_for_function("!window.gui.state.analysing")
 
-    # Replay: load a move list, step through it with the keys, analyse every ply.
-    moves = random_game(game, 6)
+    # Replay: load a move list, step through it with the keys, analyse every ply. In a
+    # game of more players, a player leaves it after three moves.
+    moves = random_game(game, 6, leave_at=3 if players > 2 else None)
     record = tmp_path / f"{game}.txt"
     record.write_text(f"setgame {game}\n{' '.join(moves)}\n")
     page.click("button[data-mode='replay']")
@@ -161,6 +163,10 @@ def test_play_analyse_and_replay_in_the_browser(browser, gui: str, game: str, sh
     page.click("#graph rect.step[data-step='2']")
     page.wait_for_function("window.gui.state.position.moves.length === 2", timeout=WAIT_S * 1000)
     assert page.inner_text("#ply-analysis").startswith(f"before {moves[2]}: best ")
+    if LEAVE in moves:  # a player leaving has no analysis
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function("window.gui.state.position.moves.length === 3", timeout=WAIT_S * 1000)
+        assert page.inner_text("#ply-analysis") == ""
     page.screenshot(path=str(shots / f"{game}-4-replay.png"))
     assert not page.errors
     page.close()

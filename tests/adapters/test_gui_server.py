@@ -33,6 +33,7 @@ from urllib.parse import urlsplit
 import aiohttp
 import pytest
 
+from adapters.analysis.gamefile import LEAVE
 from adapters.codingame import turn_format
 from adapters.codingame.common import sorted_tokens
 from games import find_game
@@ -96,7 +97,7 @@ async def receive_type(ws: aiohttp.ClientWebSocketResponse, kind: str) -> dict:
     """The next message of type `kind`, past those of others (an error fails)."""
     while True:
         message = await receive(ws)
-        assert message["type"] in (kind, "position", "info"), message
+        assert message["type"] in (kind, "position", "info", "progress"), message
         if message["type"] == kind:
             return message
 
@@ -297,6 +298,43 @@ def test_load_reads_a_move_list_into_a_record(gui: Gui) -> None:
             await ws.send_json({"op": "load", "seq": 5, "text": "setgame clobber\na1b1\n"})
             error = await receive(ws)
             assert error["type"] == "error" and error["text"].startswith("Cannot read the record")
+
+    run(check())
+
+
+def test_a_record_where_a_player_leaves_is_replayed_and_analysed(gui: Gui) -> None:
+    rules = find_game("isolation")
+    line = random_game("isolation", 8, seed=3, leave_at=2)  # the third player times out at its first turn
+    moves = [move for move in line if move != LEAVE]
+    start = rules.format_board(rules.initial_state({}))
+    state = rules.parse_board(start.split())
+    for move in line:
+        state = turn_format("isolation").leave(state, state.to_move) if move == LEAVE else \
+            state.play(rules.parse_move(state, move))
+    record = {"game": "isolation", "start": start, "moves": [{"move": move} for move in moves],
+              "events": [{"at": 2, "player": 2, "event": "timeout"}]}
+
+    async def check() -> None:
+        async with http_session() as http, tab(http, gui) as ws:
+            await ws.send_json({"op": "load", "seq": 1, "text": json.dumps(record)})
+            loaded = await receive(ws)
+            assert loaded["type"] == "record" and loaded["moves"] == line and loaded["start"] == start
+            game = {"game": "isolation", "start": start}
+            await ws.send_json({"op": "show", "seq": 2, **game, "moves": line})
+            shown = await receive(ws)
+            assert shown["type"] == "position" and shown["moves"] == line
+            assert shown["board_text"] == rules.format_board(state) and shown["to_move"] == state.to_move
+            assert shown["last"] == turn_format("isolation").BOARD_STYLE.marks(line[-1])
+            await ws.send_json({"op": "show", "seq": 3, **game, "moves": line[:3]})
+            shown = await receive(ws)
+            assert shown["board_text"].endswith(" r alive=rg out=b") and shown["last"] == []
+            await ws.send_json({"op": "analyse_game", "seq": 4, **game, "moves": line, "depth": 1, "top": 1})
+            analysis = await receive_type(ws, "game_analysis")
+            assert len(analysis["plies"]) == len(line) and analysis["plies"][2] is None
+            assert [ply["played"] for ply in analysis["plies"] if ply is not None] == moves
+            await ws.send_json({"op": "show", "seq": 5, "game": "othello", "moves": [LEAVE]})
+            error = await receive(ws)
+            assert error["type"] == "error" and error["text"].startswith("Cannot follow the game: move 1 (leave)")
 
     run(check())
 
