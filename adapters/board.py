@@ -89,6 +89,12 @@ class SquareBoard:
         """The cells that show move `token` on the board once it is played."""
         return SQUARE.findall(token)
 
+    def arrow(self, token: str) -> list[str]:
+        """The arrow that shows move `token` before it is played: its first square and
+        its last (the same square, drawn as a ring, for a move of one); [] for none."""
+        squares = SQUARE.findall(token)
+        return [squares[0], squares[-1]] if squares else []
+
 
 #: The six directions of a hexagonal board in axial steps (q, r), r growing downwards:
 #: east, north-east, north-west, west, south-west, south-east.
@@ -131,23 +137,34 @@ class HexBoard:
         return {"shape": "hex", "width": widest, "height": (len(rows) - 1) * HEX_ROW + 1, "cells": cells,
                 "colours": [list(pair) for pair in self.colours], "letters": None, "felt": None, "labels": []}
 
-    def _step(self, x: int, y: int, direction: int) -> str:
-        """The name of the cell one step from (x, y) in `direction` (it may be off the
-        board: no cell has that name then)."""
+    @staticmethod
+    def _move(token: str) -> tuple[int, int, int, int, int] | None:
+        """The ends and direction of move `token`; None where it is no move token."""
+        try:
+            x1, y1, x2, y2, direction = (int(part) for part in token.split(","))
+        except ValueError:
+            return None
+        return (x1, y1, x2, y2, direction) if 0 <= direction < len(HEX_STEPS) else None
+
+    def _next(self, x: int, y: int, direction: int) -> tuple[int, int]:
+        """The cell one step from (x, y) in `direction` (it may be off the board)."""
         side = self.side
         q, r = x - (side - 1) + max(0, side - 1 - y), y - (side - 1)
         dq, dr = HEX_STEPS[direction]
         q, r = q + dq, r + dr
-        return f"{q + side - 1 - max(0, -r)},{r + side - 1}"
+        return q + side - 1 - max(0, -r), r + side - 1
+
+    def _step(self, x: int, y: int, direction: int) -> str:
+        """The name of the cell one step from (x, y) in `direction` (off the board, no
+        cell has that name)."""
+        return "{},{}".format(*self._next(x, y, direction))
 
     def click_paths(self, token: str) -> list[list[str]]:
         """The ways of clicking move `token`."""
-        try:
-            x1, y1, x2, y2, direction = (int(part) for part in token.split(","))
-        except ValueError:
+        move = self._move(token)
+        if move is None:
             return []
-        if not 0 <= direction < len(HEX_STEPS):
-            return []
+        x1, y1, x2, y2, direction = move
         first, second = f"{x1},{y1}", f"{x2},{y2}"
         if first == second:
             return [[first, self._step(x1, y1, direction)]]
@@ -156,12 +173,29 @@ class HexBoard:
 
     def marks(self, token: str) -> list[str]:
         """The cells that show move `token` once it is played: where its marbles went."""
-        try:
-            x1, y1, x2, y2, direction = (int(part) for part in token.split(","))
-        except ValueError:
+        move = self._move(token)
+        if move is None:
             return []
+        x1, y1, x2, y2, direction = move
         ends = {self._step(x1, y1, direction), self._step(x2, y2, direction)}
         return sorted(ends)
+
+    def arrow(self, token: str) -> list[str]:
+        """The arrow that shows move `token` before it is played: a line moving along
+        itself, from its rear marble to where its lead marble goes; one marble, or a line
+        moving sideways, from the first end to where that marble goes; [] for none."""
+        move = self._move(token)
+        if move is None:
+            return []
+        x1, y1, x2, y2, direction = move
+        ends = ((x1, y1), (x2, y2))
+        for rear, lead in (ends, ends[::-1]):
+            cell = rear
+            for _ in range(2):  # a line is at most three marbles
+                cell = self._next(*cell, direction)
+                if cell == lead:
+                    return ["{},{}".format(*rear), self._step(*lead, direction)]
+        return [f"{x1},{y1}", self._step(x1, y1, direction)]
 
 
 BoardStyle = SquareBoard | HexBoard

@@ -377,7 +377,7 @@ def position_message(game: Game, extra: tuple[str, ...], lines: list[str], seq: 
             "board_text": board_text, "fields": " ".join(fields),
             "to_move": rules.player_names.index(side) if side in rules.player_names else None,
             "sides": list(rules.side_names), "view": style.view(rows.split("/"), rules.player_names),
-            "legal": [{"move": move, "paths": style.click_paths(move)} for move in legal],
+            "legal": [{"move": move, "paths": style.click_paths(move), "arrow": style.arrow(move)} for move in legal],
             "last": style.marks(played[-1]) if played and played[-1] != LEAVE else [],
             "result": None if result is None else result_words(result, rules.player_names, rules.side_names),
             "eval": {"total": total, "terms": terms}}

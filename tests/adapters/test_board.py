@@ -14,7 +14,11 @@ What it proves:
   of marbles), and once the rules play the move the path's last cell holds the mover's
   piece: where the piece (on the hexagonal board, the first marble clicked) went;
 - on the hexagonal board, that last cell is one cell from the first clicked marble, in
-  the same direction on both ways of clicking a line.
+  the same direction on both ways of clicking a line;
+- a move's arrow (the analysis draws it) goes from one of the mover's pieces (or rings
+  the one square of a placement) to a cell the mover holds once the move is played; on
+  the hexagonal board it points the way the marbles move, over the whole line where the
+  line moves along itself, one cell otherwise.
 """
 
 from __future__ import annotations
@@ -130,3 +134,39 @@ def test_a_hexagonal_click_path_moves_its_first_marble_one_cell_as_the_move_does
                 assert math.isclose(math.hypot(x2 - x1, y2 - y1), 1), (move, path)
                 steps.add((round(x2 - x1, 6), round(y2 - y1, 6)))
             assert len(steps) == 1, f"the marbles of {move} would move apart: {steps}"
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_an_arrow_goes_from_a_piece_that_moves_to_where_the_mover_lands(game: str) -> None:
+    rules, style = find_game(game), turn_format(game).BOARD_STYLE
+    for state in random_positions(game):
+        mover, before = state.to_move, pieces(game, state)
+        for move in sorted_tokens(rules, state):
+            arrow = style.arrow(move)
+            if not arrow:
+                assert not any(style.click_paths(move)), move  # a pass
+                continue
+            start, end = arrow
+            assert start == end or before[start] == mover, (move, arrow)
+            assert pieces(game, state.play(rules.parse_move(state, move)))[end] == mover, (move, arrow)
+
+
+def test_a_hexagonal_arrow_spans_a_line_that_moves_along_itself() -> None:
+    rules, style = find_game("abalone"), turn_format("abalone").BOARD_STYLE
+    for state in random_positions("abalone"):
+        view = style.view(rows_of("abalone", state), rules.player_names)
+        centres = {name: (x, y) for name, x, y, _, _ in view["cells"]}
+        inline = 0
+        for move in sorted_tokens(rules, state):
+            path = style.click_paths(move)[0]
+            step = [b - a for a, b in zip(centres[path[0]], centres[path[-1]])]
+            ends = [centres[cell] for cell in path[:-1]]
+            line = [b - a for a, b in zip(ends[0], ends[-1])]
+            along = math.hypot(*line) > 0 and math.isclose(line[0] * step[1] - line[1] * step[0], 0, abs_tol=1e-9)
+            start, end = (centres[cell] for cell in style.arrow(move))
+            arrow = [b - a for a, b in zip(start, end)]
+            length = math.hypot(*line) + 1 if along else 1
+            inline += along
+            assert math.isclose(math.hypot(*arrow), length), (move, arrow, length)
+            assert math.isclose(arrow[0] * step[0] + arrow[1] * step[1], length), (move, arrow, step)
+        assert inline, "some move of a line along itself"

@@ -228,7 +228,7 @@ def test_show_gives_the_rules_legal_moves_with_their_click_paths(gui: Gui) -> No
                 assert shown["type"] == "position" and shown["seq"] == seq and shown["moves"] == moves
                 assert shown["board_text"] == rules.format_board(state)
                 assert shown["to_move"] == state.to_move
-                assert shown["legal"] == [{"move": move, "paths": style.click_paths(move)}
+                assert shown["legal"] == [{"move": move, "paths": style.click_paths(move), "arrow": style.arrow(move)}
                                           for move in sorted_tokens(rules, state)]
                 cells = {cell[0] for cell in shown["view"]["cells"]}
                 assert {cell for entry in shown["legal"] for path in entry["paths"] for cell in path} <= cells

@@ -291,12 +291,12 @@
 
   function arrows() {
     if (S.mode !== "analyse" || !S.position) return [];
-    var paths = {};
-    S.position.legal.forEach(function (entry) { paths[entry.move] = entry.paths[0]; });
+    var ends = {};
+    S.position.legal.forEach(function (entry) { ends[entry.move] = entry.arrow; });
     return Object.keys(S.lines).map(function (rank) {
-      var info = S.lines[rank], path = info.pv.length ? paths[info.pv[0]] : null;
-      if (!path || !path.length) return null;
-      return {from: path[0], to: path[path.length - 1], rank: info.multipv, label: Logic.scoreText(info)};
+      var info = S.lines[rank], arrow = info.pv.length ? ends[info.pv[0]] : null;
+      if (!arrow || !arrow.length) return null;
+      return {from: arrow[0], to: arrow[1], rank: info.multipv, label: Logic.scoreText(info)};
     }).filter(Boolean).sort(function (a, b) { return b.rank - a.rank; });
   }
 
