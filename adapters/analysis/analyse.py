@@ -27,7 +27,7 @@ import multiprocessing.util
 import subprocess
 import sys
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Mapping, Sequence
 
 import attrs
 
@@ -80,6 +80,11 @@ def _wdl(info: Info) -> list[int] | None:
 
 def _line(info: Info) -> dict:
     return {"move": info.move, "score": str(info.score), "wdl": _wdl(info), "pv": list(info.pv)}
+
+
+#: The fields of a position's analysis (`analyse_ply`).
+PLY_FIELDS = frozenset(("player", "board", "played", "best", "top", "played_score", "played_wdl", "best_score",
+                        "loss", "points_lost", "mark"))
 
 
 async def analyse_ply(engine: Engine, board: str, player: int, played: str, limit: Limit, top: int) -> dict:
@@ -224,28 +229,39 @@ def report(game: Game, limit: Limit, top: int, plies: list[dict]) -> dict:
 
 
 def analyse_games(games: Sequence[Game], limit: Limit, top: int, jobs: int, engine: EngineSpec,
-                  ray: str | None = None, progress: bool = True) -> Iterator[tuple[int, list[dict] | str]]:
+                  ray: str | None = None, progress: bool = True, known: Sequence[Mapping[int, dict]] = (),
+                  on_position: Callable[[int, int, dict], None] | None = None
+                  ) -> Iterator[tuple[int, list[dict] | str]]:
     """Analyse every ply of `games` (see `analyse_ply`): the positions of all of them,
     handed out in the order of the games, spread over `jobs` workers (`ray`: as Ray
     tasks on that cluster, see `Runs`), with one progress bar (on stderr) over them all.
+    `known[g]` holds analyses of game g's positions made before (by the index of the
+    position), which are not made again; `on_position(g, index, analysis)` is called
+    with each position's analysis as it comes.
 
     Yields (index of a game, its plies' analyses, each with its `ply` number from 1) as
     each game's last position is done, or (index of a game, what went wrong, at which
-    ply) at the first of its positions that failed; a game without moves at once.
-    Raises OSError when an engine cannot be started or reached."""
+    ply) at the first of its positions that failed; a game with no position left at
+    once. Raises OSError when an engine cannot be started or reached."""
     from tqdm import tqdm
 
+    known = list(known) + [{}] * (len(games) - len(known))
+    results: list[list[dict]] = [[{"ply": index + 1, **known[number][index]} if index in known[number] else {}
+                                  for index in range(len(game.plies))] for number, game in enumerate(games)]
     specs = [PositionJob((number, index), engine, game.name, game.params, find_game(game.name).format_board(position),
                          position.to_move, played, limit, top)
-             for number, game in enumerate(games) for index, (position, played) in enumerate(game.plies)]
-    results: list[list[dict]] = [[{} for _ in game.plies] for game in games]
-    left = [len(game.plies) for game in games]
+             for number, game in enumerate(games) for index, (position, played) in enumerate(game.plies)
+             if index not in known[number]]
+    left = [0] * len(games)
+    for spec in specs:
+        left[spec.key[0]] += 1
     failed: set[int] = set()
-    for number, game in enumerate(games):
-        if not game.plies:
-            yield number, []
-    with tqdm(total=len(specs), unit="pos", disable=not progress, file=sys.stderr, smoothing=0.1) as bar, \
-            Runs(analyse_position, specs, jobs, ray) as runs:
+    for number in range(len(games)):
+        if not left[number]:
+            yield number, results[number]
+    total = sum(len(game.plies) for game in games)
+    with tqdm(total=total, initial=total - len(specs), unit="pos", disable=not progress, file=sys.stderr,
+              smoothing=0.1) as bar, Runs(analyse_position, specs, jobs, ray) as runs:
         try:
             for (number, index), outcome in runs:
                 bar.update()
@@ -256,6 +272,8 @@ def analyse_games(games: Sequence[Game], limit: Limit, top: int, jobs: int, engi
                     failed.add(number)
                     yield number, f"ply {index + 1}: {outcome}"
                     continue
+                if on_position is not None:
+                    on_position(number, index, outcome)
                 results[number][index] = {"ply": index + 1, **outcome}
                 if not left[number]:
                     yield number, results[number]

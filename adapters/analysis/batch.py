@@ -3,12 +3,15 @@
 The records are the files named, the `*.json` files of the folders named, and the files
 a glob pattern matches (quoted, so that the shell leaves it), each once, in that order;
 `engine-analyse`'s own outputs among them (`*-analysis.json`, `*-analysis.png`,
-`*-analysis.svg`, `analysis-summary.json`, replay pages `*.html`) are left out. Each
+`*-analysis.svg`, `*-analysis.partial.jsonl`, `analysis-summary.json`, replay pages
+`*.html`) are left out. Each
 record's analysis goes where the replay page looks for it: `RECORD-analysis.json` beside
 the record, or in the folder `--out`. Every write is atomic (a file is whole or absent),
 and a record whose analysis is there already, of the same moves with the same limit,
-`--top` and thresholds, is not analysed again: so a run stopped (Ctrl-C) goes on where it
-stopped when run again, and only the records it was in the middle of are redone.
+`--top` and thresholds, is not analysed again. Each position's analysis of a record not
+done yet is kept as it comes in `RECORD-analysis.partial.jsonl` (beside the analysis, with
+the moves and settings first), removed once the analysis is written: so a run stopped
+(Ctrl-C) goes on where it stopped when run again, position by position.
 
 The positions of all the records to analyse are jobs of one run of workers (see
 `adapters.analysis.analyse.analyse_games`): the workers stay busy to the last position.
@@ -36,11 +39,12 @@ from typing import Sequence
 
 import attrs
 
-from adapters.analysis.analyse import EngineSpec, analyse_games, failure_text, report
+from adapters.analysis.analyse import PLY_FIELDS, EngineSpec, analyse_games, failure_text, report
 from adapters.analysis.gamefile import Game, read_game
 from adapters.analysis.picture import plot
 from adapters.analysis.summary import Analysed, summarise, summary_text
 from adapters.codingame.arena.replay import replay_page
+from games import find_game
 from games.files import atomic_file
 from protocol.client import Limit
 
@@ -50,6 +54,10 @@ SUMMARY_NAME = "analysis-summary.json"
 GLOB_CHARACTERS = frozenset("*?[")
 #: The exit status of a run stopped by Ctrl-C.
 INTERRUPTED = 130
+#: The end of the name of the file of a record's positions analysed so far.
+PARTIAL_SUFFIX = "-analysis.partial.jsonl"
+#: What an analysis says of the game and the settings it was made with.
+SETTINGS_KEYS = ("game", "params", "start", "limit", "top", "thresholds")
 
 
 @attrs.frozen
@@ -86,7 +94,7 @@ def is_batch(inputs: Sequence[str]) -> bool:
 def is_output(path: Path) -> bool:
     """Whether `path` is one of `engine-analyse`'s outputs rather than a record."""
     return (path.name == SUMMARY_NAME or path.suffix == ".html"
-            or path.name.endswith(("-analysis.json", "-analysis.png", "-analysis.svg")))
+            or path.name.endswith(("-analysis.json", "-analysis.png", "-analysis.svg", PARTIAL_SUFFIX)))
 
 
 def record_paths(inputs: Sequence[str]) -> tuple[list[Path], list[tuple[str, str]]]:
@@ -123,6 +131,13 @@ def page_path(record: Path, out: Path | None) -> Path:
     return (out or record.parent) / f"{record.stem}.html"
 
 
+def _settings(game: Game, limit: Limit, top: int) -> dict:
+    """What an analysis of `game` with `limit` and `top` says of them, as its file has
+    it (lists for tuples)."""
+    wanted = json.loads(json.dumps(report(game, limit, top, [])))
+    return {key: wanted[key] for key in SETTINGS_KEYS}
+
+
 def up_to_date(path: Path, game: Game, limit: Limit, top: int) -> dict | None:
     """The analysis at `path` if it is one of `game`'s moves made with `limit`, `top`
     and the present thresholds, else None (none there, unreadable, or another)."""
@@ -130,12 +145,76 @@ def up_to_date(path: Path, game: Game, limit: Limit, top: int) -> dict | None:
         existing = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    wanted = json.loads(json.dumps(report(game, limit, top, [])))  # as the file has it: lists for tuples
+    wanted = _settings(game, limit, top)
     if not isinstance(existing, dict) or not isinstance(existing.get("plies"), list) or any(
-            existing.get(key) != wanted[key] for key in ("game", "params", "start", "limit", "top", "thresholds")):
+            existing.get(key) != wanted[key] for key in SETTINGS_KEYS):
         return None
     played = [ply.get("played") if isinstance(ply, dict) else None for ply in existing["plies"]]
     return existing if played == [move for _, move in game.plies] else None
+
+
+def partial_path(analysis: Path) -> Path:
+    """Where the positions of the analysis to be written at `analysis` are kept."""
+    return analysis.with_name(analysis.name.removesuffix("-analysis.json") + PARTIAL_SUFFIX)
+
+
+class Partial:
+    """The positions of one record's analysis made so far, kept in a file of JSON lines:
+    first the game's moves and the settings, then `{"index": I, "analysis": A}` a
+    position. A line cut short (the run was stopped while writing it) ends the file's
+    reading; a file of other moves or settings is started afresh."""
+
+    def __init__(self, path: Path, game: Game, limit: Limit, top: int):
+        self.path = path
+        self.head = {"moves": [move for _, move in game.plies], **_settings(game, limit, top)}
+        #: The analyses the file held, by the index of their position.
+        self.known: dict[int, dict] = {}
+        self._entries: list[dict] = []  # what the file holds after its head
+        self._whole = False  # whether the file is just the head and the entries
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except (OSError, ValueError):
+            return
+        if not lines or _json(lines[0]) != self.head:
+            return
+        self._whole = True
+        rules = find_game(game.name)
+        for line in lines[1:]:
+            entry = _json(line)
+            index = entry.get("index") if isinstance(entry, dict) else None
+            analysis = entry.get("analysis") if isinstance(entry, dict) else None
+            if not (isinstance(index, int) and 0 <= index < len(game.plies) and isinstance(analysis, dict)
+                    and set(analysis) == PLY_FIELDS and analysis["played"] == game.plies[index][1]
+                    and analysis["player"] == game.plies[index][0].to_move
+                    and analysis["board"] == rules.format_board(game.plies[index][0])):
+                self._whole = False  # cut short: written again whole at the next position
+                break
+            self.known[index] = analysis
+            self._entries.append(entry)
+
+    def add(self, index: int, analysis: dict) -> None:
+        """Keep the analysis of the position `index` (Ctrl-C waits for the line)."""
+        entry = {"index": index, "analysis": analysis}
+        self._entries.append(entry)
+        lines = [entry] if self._whole else [self.head, *self._entries]
+        with _holding_ctrl_c(), open(self.path, "a" if self._whole else "w", encoding="utf-8") as out:
+            out.write("".join(json.dumps(line) + "\n" for line in lines))
+        self._whole = True
+
+    @property
+    def kept(self) -> int:
+        """How many positions' analyses the file holds."""
+        return len(self._entries) if self._whole else 0
+
+    def remove(self) -> None:
+        self.path.unlink(missing_ok=True)
+
+
+def _json(text: str) -> object:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
 
 
 def write_json(path: Path, document: dict) -> None:
@@ -220,14 +299,21 @@ def run(inputs: Sequence[str], settings: Settings) -> int:
         else:
             reports[path] = existing
             status[path] = {"status": "already analysed"}
+            partial_path(outputs[path]).unlink(missing_ok=True)  # left by a run stopped as it saved
             if not page_path(path, settings.out).exists():
                 write_page(path, existing, page_path(path, settings.out))
     readable = len(reports) + len(todo)
     if reports:
         _say(f"{len(reports)} of {readable} records already analysed with these settings")
+    partials = [Partial(partial_path(outputs[path]), game, settings.limit, settings.top) for path, game in todo]
+    if any(partial.known for partial in partials):
+        _say(f"going on with {sum(len(partial.known) for partial in partials)} positions analysed before,"
+             f" of {sum(bool(partial.known) for partial in partials)} records")
     try:
         for number, outcome in analyse_games([game for _, game in todo], settings.limit, settings.top,
-                                             settings.jobs, settings.engine, settings.ray, settings.progress):
+                                             settings.jobs, settings.engine, settings.ray, settings.progress,
+                                             [partial.known for partial in partials],
+                                             lambda number, index, analysis: partials[number].add(index, analysis)):
             path, game = todo[number]
             if isinstance(outcome, str):
                 _say(f"{path}: {outcome}: skipped")
@@ -238,13 +324,15 @@ def run(inputs: Sequence[str], settings: Settings) -> int:
                 write_json(outputs[path], analysis)
                 reports[path] = analysis
                 status[path] = {"status": "analysed"}
+                partials[number].remove()
             # A page missing after Ctrl-C is written from the saved analysis next run.
             write_page(path, analysis, page_path(path, settings.out))
             if settings.pictures:
                 plot(game, outcome, outputs[path].with_suffix(""))
     except KeyboardInterrupt:
-        _say(f"interrupted: {len(reports)} of {readable} records analysed (now or before);"
-             " the same command goes on from there")
+        kept = sum(partial.kept for (path, _), partial in zip(todo, partials) if path not in reports)
+        _say(f"interrupted: {len(reports)} of {readable} records analysed (now or before), and {kept} positions"
+             " of the others; the same command goes on from there")
         return INTERRUPTED
     except OSError as error:
         _say(failure_text(error))

@@ -14,8 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from adapters.analysis.batch import _holding_ctrl_c
+from adapters.analysis.batch import Partial, _holding_ctrl_c, analysis_path, partial_path
+from adapters.analysis.gamefile import read_game
 from adapters.analysis.summary import Analysed, phase, summarise, summary_text
+from protocol.client import Limit
 from tests.conftest import DATA
 
 ANALYSE = [sys.executable, "-m", "adapters.analysis.main"]
@@ -106,12 +108,52 @@ def test_an_interrupted_batch_leaves_whole_files_and_goes_on(records: list[Path]
     if process.returncode == 0:
         pytest.skip("the batch ended before it could be interrupted")
     assert process.returncode == 130 and "Traceback" not in stderr
-    assert f"interrupted: {len(written)} of 4 records analysed" in stderr
-    assert 1 <= len(written) < 4  # every file there is whole JSON
+    # Every analysis there is whole JSON, and so is every line of the positions kept.
+    kept = [json.loads(line) for path in folder.glob("*.partial.jsonl") for line in path.read_text().splitlines()[1:]]
+    assert f"interrupted: {len(written)} of 4 records analysed (now or before), and {len(kept)} positions" in stderr
+    assert 1 <= len(written) < 4
     assert not [path for path in folder.iterdir() if path.name.startswith(".")]  # no temporary file left
     result = analyse(str(folder), "--depth", "4", "--jobs", "1")
     assert f"{len(written)} of 4 records already analysed" in result.stderr
+    assert not kept or f"going on with {len(kept)} positions analysed before" in result.stderr
     assert len(analyses(folder)) == 4 and {name: analyses(folder)[name] for name in written} == written
+    assert not list(folder.glob("*.partial.jsonl"))
+
+
+def test_a_record_goes_on_from_the_positions_analysed_before(records: list[Path], tmp_path: Path) -> None:
+    """The positions kept of a record not finished are not analysed again; a line cut
+    short, and a file of other settings, are not taken."""
+    whole = tmp_path / "whole"
+    copied(records[:1], whole)
+    analyse(str(whole), "--depth", "2", "--jobs", "1")
+    expected = analyses(whole)[f"{records[0].stem}-analysis.json"]
+    folder = tmp_path / "runs"
+    record, = copied(records[:1], folder)
+    game = read_game(record)
+    partial = Partial(partial_path(analysis_path(record, None)), game, Limit(depth=2), 3)
+    assert not partial.known
+    for ply in expected["plies"][:5]:
+        partial.add(ply["ply"] - 1, {key: value for key, value in ply.items() if key != "ply"})
+    text = partial.path.read_text()
+    head, first, *rest = text.splitlines()
+    marked = json.loads(first)
+    marked["analysis"]["loss"] = 12345  # shows whether the kept analysis was taken
+    partial.path.write_text("\n".join([head, json.dumps(marked), *rest]) + "\n" + rest[0][:40])
+    result = analyse(str(folder), "--depth", "2", "--jobs", "1")
+    assert "going on with 5 positions analysed before, of 1 records" in result.stderr
+    done = analyses(folder)[f"{record.stem}-analysis.json"]
+    assert done["plies"][0]["loss"] == 12345
+    done["plies"][0]["loss"] = expected["plies"][0]["loss"]
+    assert done == expected and not partial.path.exists()
+
+    # A file cut short goes on from its whole lines; one of other settings is not used.
+    partial = Partial(partial.path, game, Limit(depth=2), 3)
+    for ply in expected["plies"][:3]:
+        partial.add(ply["ply"] - 1, {key: value for key, value in ply.items() if key != "ply"})
+    partial.path.write_text(partial.path.read_text()[:-10])
+    assert sorted(Partial(partial.path, game, Limit(depth=2), 3).known) == [0, 1]
+    assert not Partial(partial.path, game, Limit(depth=3), 3).known
+    assert not Partial(partial.path, game, Limit(depth=2), 2).known
 
 
 def test_ray_workers_give_the_analyses_of_local_ones(records: list[Path], tmp_path: Path) -> None:
