@@ -125,3 +125,51 @@ def parse_info(line: str) -> Info | None:
         else:
             index += 1
     return converter.structure(fields, Info)
+
+
+class LineSets:
+    """The lines of one search as its scored `Info`s arrive, kept as whole sets.
+
+    Each completed iteration of a MultiPV search writes one set: `multipv 1` to
+    `multipv n`, all at one depth (n is the smaller of MultiPV and the root moves
+    searched). Lines are compared only within such a set, never with those of another
+    depth: `complete` is the last whole set, best first. A set is whole once it has
+    `expected` lines, where the caller knows how many a set has; else, and for a set
+    that never gets that many, once the next set begins or the search ends (`close`),
+    if it has as many lines as the longest set before it (a shorter one is an
+    unfinished iteration's). A line without `multipv` is a set of its own (MultiPV 1)."""
+
+    def __init__(self, expected: int | None = None):
+        self.expected = expected
+        #: The last whole set, best first; empty before the first.
+        self.complete: tuple[Info, ...] = ()
+        self._longest = 0
+        self._building: list[Info] = []
+
+    def add(self, info: Info) -> bool:
+        """Take the search's next scored line; whether `complete` changed (a set became
+        whole)."""
+        rank = info.multipv or 1
+        changed = False
+        if rank == 1:
+            changed = self._close_building()
+            self._building = [info]
+        elif self._building and rank == len(self._building) + 1 and info.depth == self._building[0].depth:
+            self._building.append(info)
+        else:  # out of order: not a set's line
+            self._building = []
+        if self.expected is not None and len(self._building) >= self.expected:
+            changed = self._close_building() or changed
+        return changed
+
+    def close(self) -> bool:
+        """The search has ended; whether `complete` changed (its last set was whole)."""
+        return self._close_building()
+
+    def _close_building(self) -> bool:
+        building, self._building = self._building, []
+        if not building or len(building) < self._longest:
+            return False
+        self._longest = len(building)
+        self.complete = tuple(building)
+        return True

@@ -427,9 +427,8 @@ class AlphaBeta(Deepening):
             moves.remove(remembered)
             moves.insert(0, remembered)
         solvable = not root_moves and multipv == 1 and self._within_reach(root, stop)
-        best_move, best_score, completed, settled = yield from self._deepen(
+        final, settled = yield from self._deepen(
             root, moves, stop, started, SOLVER_PRELUDE_DEPTH if solvable else MAX_PLY)
-        final = self._report(root, completed, best_score, best_move, started, True)
         if solvable and not settled:
             final = yield from self._solve(root, stop, started, final, final.score, True)
         yield final
@@ -468,7 +467,7 @@ class AlphaBeta(Deepening):
                 try:
                     next(deepening)
                 except StopIteration as done:
-                    guess = done.value[1]
+                    guess = done.value[0].score
                     break
         unproved = SearchReport(0, 0, 0, 0, 0, self.table.hashfull(), ())
         yield (yield from self._solve(root, stop, started, unproved, guess, False))

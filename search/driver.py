@@ -237,60 +237,71 @@ class Deepening:
         return SearchReport(0, 0, self._terminal_score(root), 0, 0, self.table.hashfull(), (), True)
 
     def _deepen(self, root: Position, moves: list[int], stop: StopSignal, started: float,
-                limit: int) -> Generator[SearchReport, None, tuple[int, int, int, bool]]:
+                limit: int) -> Generator[SearchReport, None, tuple[SearchReport, bool]]:
         """Iterative deepening up to `limit`, yielding a report per completed iteration.
 
-        Returns (best move, its score, the last completed depth, settled), settled
-        being True when the search must end here: stopped, out of time or nodes, at
-        `stop.max_depth`, a proven result on every line reported, or a forced move under
-        a deadline.
+        Returns (the search's final report, settled), settled being True when the search
+        must end here: stopped, out of time or nodes, at `stop.max_depth`, a proven result
+        on every line reported, or a forced move under a deadline. The final report is
+        the last completed iteration's, or where one line is reported (MultiPV 1) the
+        unfinished iteration's best move so far when it found one; with MultiPV above 1
+        it carries the last completed iteration's lines again: lines of an unfinished
+        iteration are never reported beside those of a finished one.
         """
         best_move, best_score, completed = moves[0], 0, 0
+        lines: list[tuple[int, int]] = []
         for depth in range(1, limit + 1):
             if stop.max_depth is not None and depth > stop.max_depth and completed:
-                return best_move, best_score, completed, True
-            # The first iteration always completes unless stopped outright, so that every
-            # search reports a searched move whatever its time or node budget; but for the
-            # interpreted stand-in of compiled code still loading (see standing_in).
+                return self._final(root, completed, best_score, best_move, started, lines), True
+            # The first iteration, with all its lines, always completes unless stopped
+            # outright, so that every search reports a searched move and a whole set of
+            # lines whatever its time or node budget; but for the interpreted stand-in
+            # of compiled code still loading (see standing_in).
             first = depth == 1 and not self.searches.standing_in(self._kernels)
             try:
                 score, move = self._iteration(root, moves, depth, hard_only=first)
+                moves.remove(move)
+                moves.insert(0, move)
+                lines = self._lines(root, moves, depth, score, hard_only=first)
             except Aborted:
-                # The unfinished iteration's best so far: its first move searched to the
-                # full depth, or a later one proved better than it.
-                if self._partial is not None:
+                # The unfinished iteration's best so far (its first move searched to the
+                # full depth, or a later one proved better than it) stands alone.
+                if self._partial is not None and self._multipv == 1:
                     best_move, best_score = self._partial
-                return best_move, best_score, completed, True
-            best_move, best_score, completed = move, score, depth
-            moves.remove(move)
-            moves.insert(0, move)
-            try:
-                lines = self._lines(root, moves, depth, score)
-            except Aborted:
-                return best_move, best_score, completed, True
-            (best_score, best_move), others = lines[0], tuple(lines[1:])
+                return self._final(root, completed, best_score, best_move, started, lines), True
+            (best_score, best_move), completed = lines[0], depth
             moves.remove(best_move)
             moves.insert(0, best_move)
-            yield self._report(root, completed, best_score, best_move, started, False, others)
+            yield self._report(root, completed, best_score, best_move, started, False, tuple(lines[1:]))
             # Proven: every line reported, so that MultiPV's other lines are exact too.
             if all(self._proven(line_score, depth) for line_score, _ in lines):
-                return best_move, best_score, completed, True
+                return self._final(root, completed, best_score, best_move, started, lines), True
             # A forced move needs no deeper look when the clock is running.
             if (len(moves) == 1 and stop.deadline_ns is not None) or stop.should_stop(self.nodes):
-                return best_move, best_score, completed, True
-        return best_move, best_score, completed, limit >= MAX_PLY
+                return self._final(root, completed, best_score, best_move, started, lines), True
+        return self._final(root, completed, best_score, best_move, started, lines), limit >= MAX_PLY
 
-    def _lines(self, root: Position, moves: list[int], depth: int, best_score: int) -> list[tuple[int, int]]:
+    def _final(self, root: Position, depth: int, score: int, move: int, started: float,
+               lines: Sequence[tuple[int, int]] = ()) -> SearchReport:
+        """The final report of `move` at `score`, after `depth` completed iterations,
+        with the others of `lines` (the last completed iteration's) where `move` leads
+        them."""
+        others = tuple(lines[1:]) if lines and lines[0][1] == move else ()
+        return self._report(root, depth, score, move, started, True, others)
+
+    def _lines(self, root: Position, moves: list[int], depth: int, best_score: int,
+               hard_only: bool) -> list[tuple[int, int]]:
         """The iteration's lines as (score, move), best first (`best_first`): moves[0]
         at `best_score` (the iteration's best), and with MultiPV the next best root
         moves, up to `_multipv` lines in all, each the best of the moves not listed yet,
-        searched to `depth` with a full window, so its score is exact. Raises Aborted
-        when stopped. The table keeps the best line's root entry in the end."""
+        searched to `depth` with a full window, so its score is exact (`hard_only`: only
+        a stop ends them). Raises Aborted when stopped. The table keeps the best line's
+        root entry in the end."""
         lines = [(best_score, moves[0])]
         remaining = moves[1:]
         try:
             while remaining and len(lines) < self._multipv:
-                score, move = self._iteration(root, remaining, depth, hard_only=False)
+                score, move = self._iteration(root, remaining, depth, hard_only=hard_only)
                 lines.append((score, move))
                 remaining.remove(move)
         finally:

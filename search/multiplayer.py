@@ -664,8 +664,8 @@ class MultiPlayerSearch(Deepening):
         if not moves:
             yield self._finished(root)
             return
-        best_move, best_score, completed, _ = yield from self._deepen(root, moves, stop, started, MAX_PLY)
-        yield self._report(root, completed, best_score, best_move, started, True)
+        final, _ = yield from self._deepen(root, moves, stop, started, MAX_PLY)
+        yield final
 
     def _iterate(self, root: Position, moves: list[int], depth: int) -> tuple[int, int]:
         # The root's moves the kernels may search: all (0), or the ones given.

@@ -59,3 +59,35 @@ def test_multipv_lines_are_best_first_on_a_warm_table(name: str, seed: int, plie
         assert len({pv[0] for _, pv in report.others} | {report.pv[0]}) == len(scores)
     last = next(report for report in reversed(reports) if not report.final)
     assert reports[-1].pv[0] == last.pv[0]
+
+
+@pytest.mark.parametrize("name", sorted(all_games()))
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), plies=st.integers(0, 30), nodes=st.integers(1, 300_000),
+       multipv=st.integers(2, 4))
+def test_a_search_cut_short_reports_whole_sets_and_ends_on_the_last(name: str, seed: int, plies: int, nodes: int,
+                                                                    multipv: int) -> None:
+    """A node limit ends a search inside an iteration (or inside its further lines):
+    every report is a whole set (`multipv` lines, or every root move where fewer), and
+    the final one is the last completed iteration's set again, whose first move is
+    played: lines of an unfinished iteration never stand beside those of a finished one."""
+    game = all_games()[name]
+    rng = random.Random(seed)
+    params = {"seed": str(seed % 1000)} if "seed" in game.parameters else {}
+    line = walk(game, params, rng, plies)
+    position = line[-1]
+    if not position.legal_moves():
+        return
+    expected = min(multipv, len(position.legal_moves()))
+    searcher = new_searcher(game, TranspositionTable(game.name, game.rules.KEY_SCHEME, 1 << 20))
+    stop = StopSignal()
+    stop.arm(None, nodes, None)
+    reports = list(searcher.search(position, stop, None, multipv))
+    assert len(reports) >= 2, "the first iteration completes whatever the limit"
+    for report in reports:
+        assert 1 + len(report.others) == expected, (report.depth, report.final)
+    final, last = reports[-1], reports[-2]
+    assert final.final and not last.final
+    assert final.depth == last.depth
+    assert [final.score, *(score for score, _ in final.others)] == [last.score, *(score for score, _ in last.others)]
+    assert [final.pv[0], *(pv[0] for _, pv in final.others)] == [last.pv[0], *(pv[0] for _, pv in last.others)]
