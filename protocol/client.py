@@ -37,7 +37,7 @@ from typing import Any, AsyncIterator, Awaitable, Mapping, Sequence, TypeVar
 import attrs
 
 from protocol.commands import Go
-from protocol.info import Info, parse_info
+from protocol.info import Info, LineSets, parse_info
 
 T = TypeVar("T")
 
@@ -237,11 +237,27 @@ class Engine:
             _raise_errors(lines)
         return lines
 
-    async def bestmove(self, go: str = "go", timeout: float | None = 60) -> Bestmove:
-        """Send a `go` command (or `ponderhit`, `stop`) and wait for its `bestmove`. A
+    async def bestmove(self, go: str = "go", timeout: float | None = 60,
+                       stop: asyncio.Event | None = None) -> Bestmove:
+        """Send a `go` command (or `ponderhit`, `stop`) and wait for its `bestmove`; with
+        `stop`, send `stop` once that event is set (at once if it already is), so that a
+        caller can end the search whenever it wants, even before its `go` was written. A
         `go` the engine refuses raises EngineError: its error line is its only reply."""
         started = time.monotonic()
-        lines = await self.ask(go, "bestmove", timeout)
+        await self.send(go)
+        reading = asyncio.ensure_future(self.until("bestmove", timeout))
+        try:
+            if stop is not None:
+                stopping = asyncio.ensure_future(stop.wait())
+                try:
+                    await asyncio.wait((reading, stopping), return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    stopping.cancel()
+                if not reading.done():
+                    await self.send("stop")
+            lines = await reading
+        finally:
+            reading.cancel()  # this call was cancelled: read no further
         return parse_bestmove(lines, time.monotonic() - started)
 
     # ---- typed calls ----------------------------------------------------------------
@@ -259,11 +275,12 @@ class Engine:
         await self.send("stop")
         await self.ready(raise_errors=False)
 
-    async def _search(self, go: str, timeout: float | None) -> Bestmove:
-        """The `bestmove` of `go` (or `ponderhit`). A search that outlasts `timeout` is
-        stopped, and all it wrote read, before asyncio.TimeoutError is raised."""
+    async def _search(self, go: str, timeout: float | None, stop: asyncio.Event | None = None) -> Bestmove:
+        """The `bestmove` of `go` (or `ponderhit`), stopped once `stop` is set. A search
+        that outlasts `timeout` is stopped, and all it wrote read, before
+        asyncio.TimeoutError is raised."""
         try:
-            return await self.bestmove(go, timeout)
+            return await self.bestmove(go, timeout, stop)
         except asyncio.TimeoutError:
             await self._stop_search()
             raise
@@ -295,33 +312,34 @@ class Engine:
 
     async def analyse(self, limit: Limit | Mapping[str, int], *, position: str | None = None,
                       multipv: int = 1, searchmoves: Sequence[str] | None = None,
-                      timeout: float | None = 600) -> list[Info]:
+                      timeout: float | None = 600, stop: asyncio.Event | None = None) -> list[Info]:
         """Search the session's position (or `position`, see `position`) to `limit` and
-        return the last iteration's lines, best first: one, or `multipv`. Raises
-        EngineError for a position, option or `go` the engine refuses, and
-        asyncio.TimeoutError (the search stopped) after `timeout` seconds."""
+        return the last whole set of lines, best first: one, or `multipv` (`LineSets`:
+        every line of one completed iteration, at one depth, each `Info` saying it).
+        `stop` set stops the search (see `bestmove`). Raises EngineError for a position,
+        option or `go` the engine refuses, and asyncio.TimeoutError (the search stopped)
+        after `timeout` seconds."""
         if position is not None:
             await self.position(position)
         await self.configure({"MultiPV": multipv})
-        answer = await self._search(_limit(limit).go(searchmoves), timeout)
-        infos = [info for info in answer.infos if info.score is not None]
-        if not infos:
-            return []
-        last = max(info.depth or 0 for info in infos)
-        lines: dict[int, Info] = {}
-        for info in infos:
-            if (info.depth or 0) == last:
-                lines[info.multipv or 1] = info
-        return [lines[rank] for rank in sorted(lines)]
+        answer = await self._search(_limit(limit).go(searchmoves), timeout, stop)
+        lines = LineSets()
+        for info in answer.infos:
+            if info.score is not None:
+                lines.add(info)
+        lines.close()
+        return list(lines.complete)
 
     @contextlib.asynccontextmanager
     async def analysis(self, limit: Limit | Mapping[str, int] | None = None, *, position: str | None = None,
-                       multipv: int = 1,
-                       searchmoves: Sequence[str] | None = None) -> AsyncIterator["AnalysisStream"]:
+                       multipv: int = 1, searchmoves: Sequence[str] | None = None,
+                       stop: asyncio.Event | None = None) -> AsyncIterator["AnalysisStream"]:
         """A search streamed as it goes: iterate the stream for its `Info`s until its
-        limit (none: until `stop`) ends it, or call `stop()`. Leaving the block stops
-        a search still running and reads its `bestmove`. A position or option the
-        engine refuses raises EngineError here, a `go` it refuses from the stream.
+        limit (none: until `stop`) ends it, or call `stop()`, or set the event `stop`
+        (at any time, before the `go` is written too). Leaving the block stops a search
+        still running and reads its `bestmove`. A position or option the engine refuses
+        raises EngineError here, a `go` it refuses from the stream. `LineSets` keeps
+        MultiPV lines as the whole sets to compare.
 
             async with engine.analysis() as stream:
                 async for info in stream:
@@ -333,19 +351,28 @@ class Engine:
         await self.configure({"MultiPV": multipv})
         await self.send((_limit(limit) if limit is not None else Limit()).go(searchmoves))
         stream = AnalysisStream(self)
+        watch = None if stop is None else asyncio.ensure_future(self._stop_when(stop, stream))
         try:
             yield stream
         finally:
+            if watch is not None:
+                watch.cancel()
             await stream.stop()
             async for _ in stream:  # the search's last lines, up to its bestmove
                 pass
 
+    @staticmethod
+    async def _stop_when(stop: asyncio.Event, stream: "AnalysisStream") -> None:
+        await stop.wait()
+        await stream.stop()
+
     async def play(self, limit: Limit | Mapping[str, int], *, position: str | None = None,
-                   ponder: bool = False, timeout: float | None = 600) -> Bestmove:
+                   ponder: bool = False, timeout: float | None = 600,
+                   stop: asyncio.Event | None = None) -> Bestmove:
         """The engine's move (and its ponder move) in the session's position (or
-        `position`) after a search to `limit`. Raises EngineError for a position or
-        `go` the engine refuses, and asyncio.TimeoutError (the search stopped) after
-        `timeout` seconds.
+        `position`) after a search to `limit`, or once `stop` is set (see `bestmove`).
+        Raises EngineError for a position or `go` the engine refuses, and
+        asyncio.TimeoutError (the search stopped) after `timeout` seconds.
 
         With `ponder`, the engine goes on thinking on the opponent's time: it searches
         the position after its move and the expected reply (`go ponder`). A `play` of
@@ -359,14 +386,14 @@ class Engine:
         if self._pondering == (target, go):
             self._pondering = None
             try:
-                answer = await self._search("ponderhit", timeout)
+                answer = await self._search("ponderhit", timeout, stop)
             except EngineError:  # the `go ponder` was refused: no search to hit
-                answer = await self._search(go, timeout)
+                answer = await self._search(go, timeout, stop)
         else:
             if position is not None:
                 await self.position(position)
             await self._settle()
-            answer = await self._search(go, timeout)
+            answer = await self._search(go, timeout, stop)
         if ponder and answer.move is not None and answer.ponder is not None:
             after = self._position + ("" if " moves " in f" {self._position} " else " moves")
             await self.ponder(limit, position=f"{after} {answer.move} {answer.ponder}")

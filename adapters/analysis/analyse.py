@@ -1,8 +1,10 @@
 """What each move of a game lost, by engine sessions searching the position before it.
 
-Each position before a move is searched with the limit, `--top` lines (MultiPV). Where
-the move played is not among them, it is searched alone (`go searchmoves`), so its score
-is exact at the same depth. Every position starts from an empty table (`hash clear`),
+Each position before a move is searched with the limit, `--top` lines (MultiPV), and its
+last whole set of lines is kept: every line of one completed iteration, at one depth
+(`protocol.info.LineSets`). Where the move played is not among them, it is searched
+alone (`go searchmoves`) to that same depth, so that its score compares with theirs: no
+two scores of an analysis come from searches of different depths. Every position starts from an empty table (`hash clear`),
 and the engine searches rather than answering from its opening book: so at a fixed
 depth or node count a position's analysis is the same whichever session searches it and
 whatever it searched before.
@@ -79,40 +81,58 @@ def _wdl(info: Info) -> list[int] | None:
 
 
 def _line(info: Info) -> dict:
-    return {"move": info.move, "score": str(info.score), "wdl": _wdl(info), "pv": list(info.pv)}
+    return {"move": info.move, "score": str(info.score), "wdl": _wdl(info), "pv": list(info.pv), "depth": info.depth}
 
 
 #: The fields of a position's analysis (`analyse_ply`).
-PLY_FIELDS = frozenset(("player", "board", "played", "best", "top", "played_score", "played_wdl", "best_score",
-                        "loss", "points_lost", "mark"))
+PLY_FIELDS = frozenset(("player", "board", "played", "best", "top", "depth", "played_score", "played_wdl",
+                        "best_score", "loss", "points_lost", "mark"))
 
 
-async def analyse_ply(engine: Engine, board: str, player: int, played: str, limit: Limit, top: int) -> dict:
+class Stopped(Exception):
+    """An analysis was stopped before it was done."""
+
+
+async def analyse_ply(engine: Engine, board: str, player: int, played: str, limit: Limit, top: int,
+                      stop: asyncio.Event | None = None) -> dict:
     """The analysis of the position `board` (a board text of the session's game, `player`
-    to move) before `played` (see the module docstring): `loss` in centi-units,
-    `points_lost` in expected points (None where the engine gave no win chances), both
-    at least 0, and the `mark` that `points_lost` earns."""
-    lines = await engine.analyse(limit, position=f"board {board}", multipv=top)
+    to move) before `played` (see the module docstring): the last whole set of `top`
+    lines the search to `limit` completed, all at one `depth`, and the move played
+    valued at that depth too (in the set, or searched alone to it); `loss` in
+    centi-units, `points_lost` in expected points (None where the engine gave no win
+    chances), both at least 0, and the `mark` that `points_lost` earns. Raises Stopped
+    once `stop` is set (the searches it runs stop then)."""
+    lines = await engine.analyse(limit, position=f"board {board}", multipv=top, stop=stop)
+    if stop is not None and stop.is_set():
+        raise Stopped
     if not lines:
         raise ValueError(f"the engine gave no line for the position before {played}")
     best = lines[0]
+    depth = max(1, best.depth or 1)
     own = next((info for info in lines if info.move == played), None)
     if own is None:
-        own = (await engine.analyse(limit, multipv=1, searchmoves=[played]))[0]
+        alone = await engine.analyse(Limit(depth=depth), multipv=1, searchmoves=[played], stop=stop)
+        if stop is not None and stop.is_set():
+            raise Stopped
+        if not alone:
+            raise ValueError(f"the engine gave no line for {played}")
+        own = alone[0]
     loss = max(0, centi(best.score) - centi(own.score)) if best.score and own.score else 0
     best_points, own_points = expected_points(_wdl(best)), expected_points(_wdl(own))
     points_lost = None if best_points is None or own_points is None else round(max(0.0, best_points - own_points), 4)
     return {"player": player, "board": board, "played": played, "best": best.move,
-            "top": [_line(info) for info in lines], "played_score": str(own.score), "played_wdl": _wdl(own),
-            "best_score": str(best.score), "loss": loss, "points_lost": points_lost, "mark": mark(points_lost)}
+            "top": [_line(info) for info in lines], "depth": depth, "played_score": str(own.score),
+            "played_wdl": _wdl(own), "best_score": str(best.score), "loss": loss, "points_lost": points_lost,
+            "mark": mark(points_lost)}
 
 
-async def analyse_afresh(engine: Engine, board: str, player: int, played: str, limit: Limit, top: int) -> dict:
+async def analyse_afresh(engine: Engine, board: str, player: int, played: str, limit: Limit, top: int,
+                         stop: asyncio.Event | None = None) -> dict:
     """`analyse_ply` from an empty table (`hash clear`), in a session with
     ANALYSIS_OPTIONS: the same analysis whoever runs it."""
     await engine.send("hash clear")
     await engine.ready()
-    return await analyse_ply(engine, board, player, played, limit, top)
+    return await analyse_ply(engine, board, player, played, limit, top, stop)
 
 
 @attrs.frozen

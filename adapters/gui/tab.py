@@ -20,9 +20,10 @@ and reads its replies. Requests (JSON objects, `op` naming each):
 Each request carries a `seq` that its messages repeat, so that the page can drop the
 answers to what it no longer shows. Requests are carried out one at a time, in order;
 a new one first stops a search still running for an older one (analysis goes on until
-then). Messages (`type`): `position`, `info`, `bestmove`, `record`, `progress`,
-`game_analysis`, `stopped`, and `error`, whose `text` says in words what the engine (or
-the request) got wrong.
+then). Messages (`type`): `position`, `lines` (the last whole set of an analysis's
+lines, all of one depth: lines of two depths are never compared), `bestmove`,
+`record`, `progress`, `game_analysis`, `stopped`, and `error`, whose `text` says in
+words what the engine (or the request) got wrong.
 """
 
 from __future__ import annotations
@@ -34,14 +35,14 @@ from typing import Any, Awaitable, Callable
 
 import attrs
 
-from adapters.analysis.analyse import ANALYSIS_OPTIONS, analyse_afresh, report
+from adapters.analysis.analyse import ANALYSIS_OPTIONS, Stopped, analyse_afresh, report
 from adapters.analysis.gamefile import Game as RecordedGame
 from adapters.analysis.gamefile import LEAVE, played_game, position_after, read_game_text
 from adapters.codingame import turn_format
 from adapters.codingame.arena.replay import engine_view
 from games import find_game
 from protocol.client import Engine, EngineClosed, EngineError, Limit
-from protocol.info import Info
+from protocol.info import Info, LineSets
 
 LOG = logging.getLogger("engine.gui")
 
@@ -51,9 +52,14 @@ MAX_BOARD = 4096
 #: Requests waiting behind the one being carried out; the oldest waiting one is
 #: dropped past this (the page only wants the latest).
 MAX_WAITING = 16
-#: At most this many `info` messages a second go to the page from one analysis (the
-#: rest wait for the next; the last of a search always goes).
+#: At most this many `lines` messages a second go to the page from one analysis (a
+#: newer set replaces one not sent yet; the last of a search always goes).
 INFO_RATE = 20
+#: How long closing a tab waits for its request to end, and then for its engine session.
+CLOSE_WAIT_S = 10
+#: The options of a session that plays: the opening book on (`ANALYSIS_OPTIONS` has it
+#: off, for analyses the same whoever runs them).
+PLAY_OPTIONS = {"OwnBook": True}
 
 #: What an engine error code means, in words, for the page.
 ERROR_WORDS = {
@@ -136,15 +142,21 @@ def _number(request: dict, key: str, low: int, high: int, default: int | None = 
     return value
 
 
-def info_message(info: Info, seq: object) -> dict:
-    """An `info` line as the page reads it."""
+def line_message(info: Info) -> dict:
+    """A line of an analysis as the page reads it."""
     score = info.score
-    return {"type": "info", "seq": seq, "multipv": info.multipv or 1, "depth": info.depth,
+    return {"multipv": info.multipv or 1, "depth": info.depth,
             "seldepth": info.seldepth, "score": None if score is None else str(score),
             "cp": None if score is None else score.cp, "mate": None if score is None else score.mate,
             "wdl": None if info.wdl is None else [info.wdl.win, info.wdl.draw, info.wdl.loss],
             "margin": info.margin, "nodes": info.nodes, "nps": info.nps, "time": info.time,
             "hashfull": info.hashfull, "pv": list(info.pv)}
+
+
+def lines_message(lines: tuple[Info, ...], seq: object) -> dict:
+    """The page's `lines` message: a whole set of an analysis's lines (`LineSets`), best
+    first, all of one completed depth, each saying its depth."""
+    return {"type": "lines", "seq": seq, "lines": [line_message(info) for info in lines]}
 
 
 class Tab:
@@ -155,48 +167,54 @@ class Tab:
         self.engine = engine
         self._send = send
         self._game: str | None = None
+        #: The options this tab has set in its session, by name (`_configure`).
+        self._options: dict[str, object] = {}
         self._waiting: asyncio.Queue[dict] = asyncio.Queue()
-        #: A search of the request being carried out runs: a newer request stops it.
-        self._searching = False
-        self._halted = False
+        #: Set to halt the request being carried out: it stops its search, whether its
+        #: `go` is written yet or not, and starts none after it.
+        self._halted = asyncio.Event()
         #: The `position` message of the position that the pondering search expects.
         self._pondered: tuple[str, dict] | None = None
         self._worker = asyncio.ensure_future(self._work())
 
     async def submit(self, request: Any) -> None:
-        """Take a request from the page: `stop` halts the running search at once, any
-        other request halts it and waits its turn."""
+        """Take a request from the page: `stop` halts the request being carried out at
+        once, any other request halts it and waits its turn."""
         if not isinstance(request, dict) or not isinstance(request.get("op"), str):
             await self._send({"type": "error", "seq": None, "code": "request", "text": "not a request"})
             return
-        await self._halt()
+        self._halted.set()
         if request["op"] == "stop":
             return
         if self._waiting.qsize() >= MAX_WAITING:
             self._waiting.get_nowait()
         self._waiting.put_nowait(request)
 
-    async def _halt(self) -> None:
-        """Stop the running request's search, if any, and any it would start."""
-        if self._searching and not self._halted:
-            await self.engine.send("stop")
-        self._halted = True
-
     def _superseded(self) -> bool:
         """Whether the request being carried out was halted, or another waits."""
-        return self._halted or not self._waiting.empty()
+        return self._halted.is_set() or not self._waiting.empty()
 
     async def close(self) -> None:
-        """End the worker and the engine session."""
+        """Halt the request being carried out, end the worker and then the engine
+        session (whose `quit` ends a search still running), each within CLOSE_WAIT_S."""
+        self._halted.set()
         self._worker.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self._worker
-        await self.engine.close()
+        try:
+            await asyncio.wait_for(self._worker, CLOSE_WAIT_S)
+        except asyncio.CancelledError:
+            if asyncio.current_task().cancelling():
+                raise
+        except asyncio.TimeoutError:
+            LOG.warning("a closed tab's request did not end within %s s", CLOSE_WAIT_S)
+        try:
+            await asyncio.wait_for(self.engine.close(), CLOSE_WAIT_S)
+        except (asyncio.TimeoutError, ConnectionError, OSError) as error:
+            LOG.warning("a closed tab's engine session did not close: %r", error)
 
     async def _work(self) -> None:
         while True:
             request = await self._waiting.get()
-            self._halted = False
+            self._halted = asyncio.Event()
             seq = request.get("seq")
             try:
                 await self._carry_out(request, seq)
@@ -215,8 +233,8 @@ class Tab:
                 LOG.exception("request %r failed", request.get("op"))
                 await self._send({"type": "error", "seq": seq, "code": "internal",
                                   "text": f"The GUI failed: {type(error).__name__}: {error}"})
-            finally:
-                self._searching = False
+            if asyncio.current_task().cancelling():
+                return  # cancelled while an error of the request's own was being raised
 
     async def _carry_out(self, request: dict, seq: object) -> None:
         op = request["op"]
@@ -236,8 +254,15 @@ class Tab:
             return
         self._pondered = None
         await self.engine.setgame(name)
-        await self.engine.configure({"ShowWDL": True})
+        await self._configure({"ShowWDL": True})
         self._game = name
+
+    async def _configure(self, options: dict[str, object]) -> None:
+        """Set those of `options` that the session does not have yet."""
+        changed = {name: value for name, value in options.items() if self._options.get(name) != value}
+        if changed:
+            await self.engine.configure(changed)
+            self._options.update(changed)
 
     # ---- positions ------------------------------------------------------------------
 
@@ -270,9 +295,8 @@ class Tab:
                 return
         if self._superseded():
             return
-        self._searching = True
-        answer = await self.engine.play(limit, position=position)
-        self._searching = False
+        await self._configure(PLAY_OPTIONS)
+        answer = await self.engine.play(limit, position=position, stop=self._halted)
         if answer.move is None:
             return
         await self._send({"type": "bestmove", "seq": seq, "move": answer.move, "ponder": answer.ponder})
@@ -296,25 +320,19 @@ class Tab:
         await self._send(shown)
         if shown["result"] is not None:
             return
-        latest: dict[int, dict] = {}
-        sent_at = 0.0
+        lines = LineSets(min(multipv, len(shown["legal"])))
+        sent_at, unsent = 0.0, False
         loop = asyncio.get_running_loop()
-        self._searching = True
-        async with self.engine.analysis(multipv=multipv) as stream:
-            if self._superseded():
-                await stream.stop()
+        async with self.engine.analysis(multipv=multipv, stop=self._halted) as stream:
             async for info in stream:
-                if info.score is None:
+                if info.score is None or not lines.add(info):
                     continue
-                message = info_message(info, seq)
-                latest[message["multipv"]] = message
+                unsent = True
                 if loop.time() - sent_at >= 1 / INFO_RATE:
-                    sent_at = loop.time()
-                    for line in latest.values():
-                        await self._send(line)
-                    latest.clear()
-        for line in latest.values():
-            await self._send(line)
+                    sent_at, unsent = loop.time(), False
+                    await self._send(lines_message(lines.complete, seq))
+        if lines.close() or unsent:
+            await self._send(lines_message(lines.complete, seq))
         await self._send({"type": "stopped", "seq": seq})
 
     # ---- records ------------------------------------------------------------------------
@@ -341,20 +359,18 @@ class Tab:
             raise RequestError(str(error)) from None
         rules = find_game(game.name)
         plies = []
-        await self.engine.configure(ANALYSIS_OPTIONS)
-        try:
-            self._searching = True
-            for index, (state, played) in enumerate(recorded.plies):
+        await self._configure(ANALYSIS_OPTIONS)
+        for index, (state, played) in enumerate(recorded.plies):
+            try:
                 if self._superseded():
-                    await self._send({"type": "stopped", "seq": seq, "done": index, "total": len(recorded.plies)})
-                    return
+                    raise Stopped
                 await self._send({"type": "progress", "seq": seq, "done": index, "total": len(recorded.plies)})
                 analysed = await analyse_afresh(self.engine, rules.format_board(state), state.to_move, played,
-                                                limit, top)
-                plies.append({"ply": index + 1, **analysed})
-        finally:
-            self._searching = False
-            await self.engine.configure({"OwnBook": True})
+                                                limit, top, stop=self._halted)
+            except Stopped:
+                await self._send({"type": "stopped", "seq": seq, "done": index, "total": len(recorded.plies)})
+                return
+            plies.append({"ply": index + 1, **analysed})
         document = report(recorded, limit, top, plies)
         views = iter(document["plies"])  # one a move; a player leaving has none
         await self._send({"type": "game_analysis", "seq": seq, "total": len(plies),

@@ -97,7 +97,7 @@ async def receive_type(ws: aiohttp.ClientWebSocketResponse, kind: str) -> dict:
     """The next message of type `kind`, past those of others (an error fails)."""
     while True:
         message = await receive(ws)
-        assert message["type"] in (kind, "position", "info", "progress"), message
+        assert message["type"] in (kind, "position", "lines", "progress"), message
         if message["type"] == kind:
             return message
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from games import find_game
 from protocol.client import Engine, EngineError, Limit, SimpleEngine
 from protocol.format import format_info
-from protocol.info import Info, Score, Wdl, parse_info
+from protocol.info import Info, LineSets, Score, Wdl, parse_info
 from search.base import MATE, SearchReport
 from tests.conftest import TcpEngine, engine_command, move_tokens, run
 
@@ -312,4 +312,62 @@ def test_play_on_the_clock(session) -> None:
             played = f"{first.move} {first.ponder}"
             hit = await engine.play(clocks, position=f"startpos moves {played}")
             assert hit.move in legal_tokens("isolation", played) and hit.elapsed < 2
+    run(scenario())
+
+
+def _info(depth: int, multipv: int | None, move: str) -> Info:
+    return Info(depth=depth, multipv=multipv, score=Score(cp=0), pv=(move,))
+
+
+def test_line_sets_keep_whole_sets_of_one_depth() -> None:
+    # Sets of three: depth 1, depth 2, then line 1 of depth 3 alone at the end.
+    infos = [_info(1, 1, "a"), _info(1, 2, "b"), _info(1, 3, "c"),
+             _info(2, 1, "b"), _info(2, 2, "a"), _info(2, 3, "c"), _info(3, 1, "c")]
+    known, unknown = LineSets(3), LineSets()
+    became = [(known.add(info), unknown.add(info)) for info in infos]
+    assert [k for k, _ in became] == [False, False, True, False, False, True, False]
+    assert [u for _, u in became] == [False, False, False, True, False, False, True]
+    for sets in (known, unknown):  # the set of depth 3 never became whole
+        assert not sets.close() and sets.complete == tuple(infos[3:6])
+    # A line out of its set's order, or of another depth, breaks the set.
+    broken = LineSets(2)
+    for info in (_info(1, 1, "a"), _info(2, 2, "b"), _info(1, 2, "b")):
+        assert not broken.add(info)
+    assert broken.complete == ()
+    # Lines without multipv (MultiPV 1) are sets of one.
+    single = LineSets()
+    for depth in (1, 2, 3):
+        single.add(_info(depth, None, "a"))
+    single.close()
+    assert [info.depth for info in single.complete] == [3]
+
+
+def test_multipv_lines_come_in_whole_sets_of_one_depth() -> None:
+    """A timed MultiPV search writes each completed iteration's lines together, all at
+    one depth, and ends on the last whole set, whose line 1 is `bestmove`: no line of an
+    unfinished iteration (a depth ahead of the others) is written; `analyse` returns
+    that set."""
+    async def scenario() -> None:
+        engine = await Engine.popen(engine_command())
+        try:
+            await engine.setgame("othello")
+            await engine.configure({"OwnBook": False, "MultiPV": 4})
+            for movetime in (150, 400, 900):
+                answer = await engine.bestmove(f"go movetime {movetime}", timeout=30)
+                sets: list[list[Info]] = []
+                for info in answer.infos:
+                    if info.multipv == 1:
+                        sets.append([])
+                    sets[-1].append(info)
+                for lines in sets:
+                    assert [info.multipv for info in lines] == [1, 2, 3, 4], movetime
+                    assert len({info.depth for info in lines}) == 1
+                    assert len({info.move for info in lines}) == 4
+                assert answer.move == sets[-1][0].move
+                assert [info.move for info in sets[-1]] == [info.move for info in sets[-2]]
+            lines = await engine.analyse({"movetime": 400}, multipv=4)
+            assert len(lines) == 4 and len({info.depth for info in lines}) == 1
+            assert {info.move for info in lines} == OTHELLO_OPENINGS
+        finally:
+            await engine.close()
     run(scenario())

@@ -13,7 +13,7 @@
     games: {}, game: saved.game || null, start: saved.start || null, line: saved.line || [], ply: saved.ply || 0,
     mode: saved.mode || "play", seat: saved.seat || 0, turns: {}, position: null, selection: [], targets: [],
     analysing: false, lines: {}, search: null, thinking: false, record: saved.record || null,
-    plies: [], gameSeq: null, seq: 0, socket: null, retry: 0,
+    plies: [], gameSeq: null, seq: 0, socket: null, retry: 0, trial: null,
   };
 
   function save() {
@@ -67,6 +67,16 @@
     if (msg.type === "error") {
       S.thinking = false;
       if (msg.seq === S.gameSeq) endGameAnalysis();
+      if (S.trial && msg.seq === S.trial.seq) return refused(msg);
+      if (msg.seq === S.seq && (!S.position || S.position.game !== S.game)) {
+        // No board of this game to show (a saved game the engine now refuses, say):
+        // back to the game's start rather than an empty page.
+        S.start = null; S.line = []; S.ply = 0; S.turns = {}; S.plies = [];
+        say(msg.text + " \u2014 back to the start of the game", true);
+        show();
+        return;
+      }
+      if (msg.seq === S.seq) S.analysing = false;  // what was asked for does not run
       say(msg.text, true);
       render();
       return;
@@ -74,7 +84,10 @@
     if (msg.type === "record") return loaded(msg);
     if (msg.seq === S.gameSeq) return gameAnalysis(msg);
     if (msg.seq !== S.seq) return;  // an answer to what is no longer shown
-    if (msg.type === "position") return positioned(msg);
+    if (msg.type === "position") {
+      if (S.trial && msg.seq === S.trial.seq) accepted();
+      return positioned(msg);
+    }
     if (msg.type === "bestmove") {
       S.thinking = false;
       S.line = moves().concat([msg.move]);
@@ -82,10 +95,11 @@
       save();
       return;
     }
-    if (msg.type === "info") {
-      S.lines[msg.multipv] = msg;
-      Object.keys(S.lines).forEach(function (k) { if (S.lines[k].depth < msg.depth - 1) delete S.lines[k]; });
-      S.search = msg;
+    if (msg.type === "lines") {
+      // A whole set of lines, all of one completed depth: it replaces the last one.
+      S.lines = {};
+      msg.lines.forEach(function (line) { S.lines[line.multipv] = line; });
+      S.search = msg.lines[0] || null;
       return renderAnalysis();
     }
   }
@@ -234,13 +248,35 @@
     setBoard(Logic.cycleCell(S.position.board_text, index, S.games[S.game].cycle));
   }
 
+  // A board text is tried before it replaces the game: the engine's refusal leaves the
+  // game, its moves and its analysis as they were.
   function setBoard(text) {
+    S.trial = {previous: {start: S.start, line: S.line, ply: S.ply, turns: S.turns, plies: S.plies}};
     S.start = text.trim();
     S.line = [];
     S.ply = 0;
     S.turns = {};
     S.plies = [];
+    S.lines = {};
+    S.search = null;
+    S.trial.seq = send("show");
+  }
+
+  function accepted() {
+    S.trial = null;
+    say("");
+    save();
+    if (S.mode === "analyse" && S.analysing) show();
+  }
+
+  function refused(msg) {
+    var previous = S.trial.previous;
+    S.trial = null;
+    S.start = previous.start; S.line = previous.line; S.ply = previous.ply; S.turns = previous.turns;
+    S.plies = previous.plies;
     show();
+    say(msg.text + " \u2014 the position is unchanged", true);
+    if (S.position) $("board-text").value = S.position.board_text;
   }
 
   function setMode(mode) {
@@ -349,6 +385,7 @@
     body.innerHTML = ranks.map(function (rank) {
       var info = S.lines[rank];
       return "<tr class=\"pv\"><td>" + rank + "</td><td>" + Logic.scoreText(info) + "</td><td>" +
+        (info.depth === null || info.depth === undefined ? "" : info.depth) + "</td><td>" +
         (info.wdl ? (info.wdl[0] / 10).toFixed(1) + " / " + (info.wdl[1] / 10).toFixed(1) + " / " +
          (info.wdl[2] / 10).toFixed(1) + " %" : "") + "</td><td>" + Board.escape(info.pv.join(" ")) + "</td></tr>";
     }).join("");
@@ -401,15 +438,29 @@
     });
   });
   $("game").addEventListener("change", function () {
+    var name = $("game").value;
+    // Keys go to the board, not to a choice that would switch games behind the user's back.
+    $("game").blur();
+    if (S.line.length && !window.confirm("Start a game of " + name + "? The " + S.game + " game shown (" +
+                                         S.line.length + " plies) is dropped.")) {
+      $("game").value = S.game;
+      return;
+    }
     if (S.thinking) { stop(); S.thinking = false; }
-    S.game = $("game").value;
+    say("");
+    S.game = name;
     S.start = null; S.line = []; S.ply = 0; S.turns = {}; S.plies = []; S.record = null;
     fillSeats();
     show();
   });
-  $("seat").addEventListener("change", function () { S.seat = parseInt($("seat").value, 10); show(); });
+  $("seat").addEventListener("change", function () {
+    $("seat").blur();
+    S.seat = parseInt($("seat").value, 10);
+    show();
+  });
   $("new-game").addEventListener("click", function () {
     if (S.thinking) { stop(); S.thinking = false; }
+    say("");
     S.start = null; S.line = []; S.ply = 0; S.turns = {}; S.plies = [];
     if (S.mode !== "play") setMode("play"); else show();
   });
@@ -435,10 +486,12 @@
   $("multipv").addEventListener("change", function () { if (S.analysing) show(); });
   $("set-board").addEventListener("click", function () { setBoard($("board-text").value); });
   $("edit-side").addEventListener("change", function () {
+    $("edit-side").blur();
     if (S.position) setBoard(Logic.withSide(S.position.board_text, $("edit-side").value));
   });
   $("record-file").addEventListener("change", function () {
     var file = $("record-file").files[0];
+    $("record-file").blur();
     if (!file) return;
     file.text().then(function (text) {
       if (S.socket) S.socket.send(JSON.stringify({op: "load", seq: ++S.seq, name: file.name, text: text}));
