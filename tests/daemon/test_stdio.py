@@ -81,6 +81,27 @@ def test_positions_moves_display_and_perft() -> None:
     run(scenario())
 
 
+def test_perft_deeper_than_its_maximum_is_refused_in_words() -> None:
+    """A perft keeps a row of moves per ply: a depth past MAX_DEPTH (the searches' own
+    maximum) is a bad value, not a table of a billion rows that fails inside; the
+    maximum itself counts, and the session goes on."""
+    from search.perft import MAX_DEPTH
+
+    async def scenario():
+        async with StdioEngine() as engine:
+            await engine.send("setgame clobber")
+            await engine.send(f"position board {OVER}")
+            for depth in (MAX_DEPTH + 1, 1_000_000_000):
+                await engine.send(f"perft {depth}")
+                replies = await engine.ready(raise_errors=False)
+                assert replies == [f"error bad-value perft depth must be at most {MAX_DEPTH}, got '{depth}'"]
+            (perft,) = await engine.ask(f"perft {MAX_DEPTH}", "perft")
+            assert perft.startswith(f"perft {MAX_DEPTH} nodes 0 time ")
+            await engine.send("position startpos")
+            assert (await engine.ask("perft 1", "perft"))[0].startswith("perft 1 nodes 112 ")
+    run(scenario())
+
+
 def test_failed_commands_change_nothing() -> None:
     async def scenario():
         async with StdioEngine() as engine:
