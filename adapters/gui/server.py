@@ -7,7 +7,8 @@ Safe to expose like the daemon's TCP port:
 - without one, the server answers only requests addressed to the loopback (a `Host` of
   `localhost` or a loopback address): a page of another site cannot reach it through a
   name that resolves to this machine (DNS rebinding);
-- a WebSocket must come from the page itself (its `Origin` is the server's);
+- a WebSocket must come from the page itself: its `Origin` is the server's (a browser
+  always sends one; a request without it is refused too);
 - messages are at most MAX_MESSAGE bytes, tabs at most `max_tabs` at once.
 """
 
@@ -77,7 +78,10 @@ def make_app(open_engine: Callable[[], Awaitable[Engine]], token: str | None = N
 
     async def socket(request: web.Request) -> web.StreamResponse:
         origin = request.headers.get("Origin")
-        if origin is not None and urlsplit(origin).netloc != request.host:
+        if origin is None:
+            LOG.warning("refused a WebSocket without an Origin from %s", request.remote)
+            raise web.HTTPForbidden(text="a WebSocket must come from the page\n")
+        if urlsplit(origin).netloc != request.host:
             LOG.warning("refused a WebSocket from the page of %s", origin)
             raise web.HTTPForbidden(text="a WebSocket from another site\n")
         ws = web.WebSocketResponse(max_msg_size=MAX_MESSAGE, heartbeat=30)

@@ -3,11 +3,11 @@ adapters.gui.main` processes, spoken to over real HTTP and WebSockets by aiohttp
 
 What it proves:
 - the page and its scripts are served, with a Content-Security-Policy;
-- a WebSocket from another site's page (its `Origin`) and any request addressed to a
-  name other than the loopback (DNS rebinding) are refused without a token; with
-  `--token`, nothing is served before the printed address (`?token=...`) sets the
-  HTTP-only, same-site cookie, a wrong token is told so, and the cookie opens the
-  WebSocket;
+- a WebSocket from another site's page (its `Origin`) or from no page (no `Origin`),
+  and any request addressed to a name other than the loopback (DNS rebinding), are
+  refused without a token; with `--token`, nothing is served before the printed
+  address (`?token=...`) sets the HTTP-only, same-site cookie, a wrong token is told
+  so, and the cookie opens the WebSocket;
 - `--host` off the loopback without `--token`, and an `--engine` address without a
   port, are usage errors (exit status 2, the reason on stderr);
 - over the WebSocket: `hello` lists the five games; `show` gives the position's legal
@@ -62,6 +62,8 @@ class Gui:
         self.address = match.group(1)
         parts = urlsplit(self.address)
         self.base = f"http://{parts.netloc}/"
+        #: The page's origin, which its WebSockets carry.
+        self.origin = f"http://{parts.netloc}"
         self.port = parts.port
 
     def stop(self) -> None:
@@ -102,10 +104,15 @@ async def receive_type(ws: aiohttp.ClientWebSocketResponse, kind: str) -> dict:
             return message
 
 
+def open_socket(http: aiohttp.ClientSession, gui: Gui):
+    """A tab's WebSocket connection, from the page (its `Origin`) as a browser opens it."""
+    return http.ws_connect(gui.base + "ws", origin=gui.origin)
+
+
 @contextlib.asynccontextmanager
 async def tab(http: aiohttp.ClientSession, gui: Gui):
     """An open WebSocket of a tab, past its `hello`."""
-    async with http.ws_connect(gui.base + "ws") as ws:
+    async with open_socket(http, gui) as ws:
         assert (await receive(ws))["type"] == "hello"
         yield ws
 
@@ -139,6 +146,21 @@ def test_a_websocket_from_another_sites_page_is_refused(gui: Gui) -> None:
     run(check())
 
 
+def test_a_websocket_without_an_origin_is_refused(gui: Gui) -> None:
+    """A browser always says which page opens a WebSocket: one that says none does not
+    come from the page."""
+    async def check() -> None:
+        async with http_session() as http:
+            with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+                await http.ws_connect(gui.base + "ws")
+            assert refused.value.status == 403
+            async with tab(http, gui) as ws:
+                await ws.send_json({"op": "show", "seq": 1, "game": "clobber"})
+                assert (await receive(ws))["type"] == "position"
+
+    run(check())
+
+
 def test_without_a_token_only_requests_to_the_loopback_are_served(gui: Gui) -> None:
     async def check() -> None:
         async with http_session() as http:
@@ -164,7 +186,7 @@ def test_with_a_token_nothing_is_served_before_the_printed_address_sets_the_cook
                 async with http.get(gui.base + path) as response:
                     assert response.status == 403, path
             with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
-                await http.ws_connect(gui.base + "ws")
+                await open_socket(http, gui)
             assert refused.value.status == 403
             async with http.get(gui.base + "?token=wrong") as response:
                 assert response.status == 401
@@ -203,7 +225,7 @@ def test_usage_errors_exit_with_status_2_saying_why(arguments: list[str], reason
 
 def test_hello_lists_the_five_games_with_their_sides(gui: Gui) -> None:
     async def check() -> None:
-        async with http_session() as http, http.ws_connect(gui.base + "ws") as ws:
+        async with http_session() as http, open_socket(http, gui) as ws:
             hello = await receive(ws)
         assert hello["type"] == "hello"
         assert sorted(entry["name"] for entry in hello["games"]) == sorted(GAMES)
@@ -341,7 +363,7 @@ def test_a_record_where_a_player_leaves_is_replayed_and_analysed(gui: Gui) -> No
 
 def test_tabs_past_max_tabs_are_told_the_limit_even_when_they_open_at_once(tmp_path: Path) -> None:
     async def first_message(http: aiohttp.ClientSession, gui: Gui) -> tuple[aiohttp.ClientWebSocketResponse, dict]:
-        ws = await http.ws_connect(gui.base + "ws")
+        ws = await open_socket(http, gui)
         return ws, await receive(ws)
 
     async def check(gui: Gui) -> None:
@@ -369,7 +391,7 @@ def test_with_engine_the_tabs_are_sessions_of_the_daemon_there(tmp_path: Path) -
                 shown = await receive(ws)
                 assert shown["type"] == "position" and shown["legal"]
             daemon.stop()
-            async with http.ws_connect(gui.base + "ws") as ws:
+            async with open_socket(http, gui) as ws:
                 refused = await receive(ws)
             assert refused["type"] == "error" and refused["text"].startswith("cannot open an engine session")
 
