@@ -21,6 +21,8 @@ from typing import Awaitable, Callable
 from urllib.parse import urlsplit
 
 from aiohttp import WSMsgType, web
+from aiohttp.http_exceptions import HttpProcessingError
+from aiohttp.log import server_logger
 
 from adapters.codingame import turn_format
 from adapters.gui.page import FOLDER
@@ -35,8 +37,31 @@ COOKIE = "engine-gui-token"
 #: The largest message a page may send (a game record to load is the largest).
 MAX_MESSAGE = 4 << 20
 DEFAULT_MAX_TABS = 16
+#: The characters of a bad request's description that its log line keeps.
+MAX_LOGGED = 200
 #: The WebSockets of the tabs served.
 TABS = web.AppKey("tabs", set)
+
+
+class BadRequestsInOneLine(logging.Filter):
+    """Makes aiohttp's record of a malformed request (two `Host` headers, a header line
+    past its limit: any client can send them, as often as it likes) one WARNING line
+    that says what was wrong, where aiohttp writes an ERROR and a traceback. The client
+    is at fault, not the server: every other record, a fault of ours with its
+    traceback, passes unchanged."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, HttpProcessingError):
+            said = " ".join(str(error.message).split())[:MAX_LOGGED]
+            record.msg, record.args = "bad request: %s (%s)", (
+                "".join(char if char.isprintable() else "?" for char in said), record.getMessage())
+            record.levelno, record.levelname = logging.WARNING, logging.getLevelName(logging.WARNING)
+            record.exc_info = record.exc_text = None
+        return True
+
+
+_BAD_REQUESTS = BadRequestsInOneLine()
 
 
 def _is_loopback_host(host: str) -> bool:
@@ -46,7 +71,9 @@ def _is_loopback_host(host: str) -> bool:
 
 def make_app(open_engine: Callable[[], Awaitable[Engine]], token: str | None = None,
              max_tabs: int = DEFAULT_MAX_TABS) -> web.Application:
-    """The GUI's web application: `open_engine` opens a new engine session for each tab."""
+    """The GUI's web application: `open_engine` opens a new engine session for each tab.
+    aiohttp's server log gets BadRequestsInOneLine."""
+    server_logger.addFilter(_BAD_REQUESTS)
 
     def allowed(request: web.Request) -> bool:
         if token is None:

@@ -173,6 +173,33 @@ def test_without_a_token_only_requests_to_the_loopback_are_served(gui: Gui) -> N
     run(check())
 
 
+def test_malformed_requests_are_answered_400_and_logged_in_one_line(tmp_path: Path) -> None:
+    """Any client can send malformed HTTP as often as it likes: each is refused and
+    logged as one line saying what was wrong, not as an error with a traceback."""
+    malformed = {
+        "Duplicate 'Host' header": b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: 127.0.0.1\r\n\r\n",
+        "Got more than": b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Long: " + b"a" * 100_000 + b"\r\n\r\n",
+    }
+
+    async def check(gui: Gui) -> None:
+        for data in malformed.values():
+            reader, writer = await asyncio.open_connection("127.0.0.1", gui.port)
+            writer.write(data)
+            await writer.drain()
+            assert (await asyncio.wait_for(reader.readline(), WAIT_S)).split()[1] == b"400"
+            writer.close()
+        async with http_session() as http, http.get(gui.base) as response:
+            assert response.status == 200
+
+    with running_gui(tmp_path / "stderr.log", "--log-level", "info") as gui:
+        run(check(gui))
+    log = gui.log.read_text().splitlines()
+    assert not [line for line in log if "Traceback" in line or " ERROR " in line], log
+    for said in malformed:
+        (line,) = [line for line in log if said in line]
+        assert " WARNING bad request: " in line and line.endswith("(Error handling request from 127.0.0.1)")
+
+
 def test_with_a_token_nothing_is_served_before_the_printed_address_sets_the_cookie(tmp_path: Path) -> None:
     token = "0123456789abcdef" * 2
     token_file = tmp_path / "token"
