@@ -9,7 +9,9 @@ Safe to expose like the daemon's TCP port:
   name that resolves to this machine (DNS rebinding);
 - a WebSocket must come from the page itself: its `Origin` is the server's (a browser
   always sends one; a request without it is refused too);
-- messages are at most MAX_MESSAGE bytes, tabs at most `max_tabs` at once.
+- messages are at most MAX_MESSAGE bytes, tabs at most `max_tabs` at once;
+- served over TLS as the daemon is (`--tls-cert`, `--tls-key`: adapters/gui/main.py),
+  the token and its cookie never cross the network in clear text.
 """
 
 from __future__ import annotations

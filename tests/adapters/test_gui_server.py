@@ -24,6 +24,7 @@ import asyncio
 import contextlib
 import json
 import re
+import ssl
 import subprocess
 import sys
 from pathlib import Path
@@ -55,15 +56,15 @@ class Gui:
             self.process = subprocess.Popen([*GUI, *arguments], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                             stderr=stderr, text=True)
         line = self.process.stdout.readline()
-        match = re.fullmatch(r"engine-gui: open (http://\S+)\n", line)
+        match = re.fullmatch(r"engine-gui: open (https?://\S+)\n", line)
         if match is None:
             self.stop()
             pytest.fail(f"engine-gui printed no address: {line!r}\n{log.read_text()}")
         self.address = match.group(1)
         parts = urlsplit(self.address)
-        self.base = f"http://{parts.netloc}/"
         #: The page's origin, which its WebSockets carry.
-        self.origin = f"http://{parts.netloc}"
+        self.origin = f"{parts.scheme}://{parts.netloc}"
+        self.base = self.origin + "/"
         self.port = parts.port
 
     def stop(self) -> None:
@@ -234,11 +235,43 @@ def test_with_a_token_nothing_is_served_before_the_printed_address_sets_the_cook
         run(check(gui))
 
 
+def test_with_tls_the_page_and_its_websockets_are_served_over_https(tmp_path: Path) -> None:
+    """`--tls-cert`/`--tls-key`, as the daemon takes them: the printed address is
+    https://, the page comes over TLS to a client that checks the certificate (one made
+    here for 127.0.0.1), its WebSocket over wss://; plain HTTP gets no page."""
+    key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
+    made = subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key),
+                           "-out", str(cert), "-days", "1", "-subj", "/CN=127.0.0.1",
+                           "-addext", "subjectAltName=IP:127.0.0.1"], capture_output=True, timeout=60)
+    if made.returncode != 0:
+        pytest.skip(f"openssl cannot make a test certificate here: {made.stderr.decode(errors='replace')}")
+    tls = ssl.create_default_context(cafile=str(cert))
+
+    async def check(gui: Gui) -> None:
+        assert gui.address == f"https://127.0.0.1:{gui.port}/"
+        async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(ssl=tls)) as http:
+            async with http.get(gui.base) as response:
+                assert response.status == 200 and "text/html" in response.headers["Content-Type"]
+            async with tab(http, gui) as ws:
+                await ws.send_json({"op": "show", "seq": 1, "game": "clobber"})
+                assert (await receive(ws))["type"] == "position"
+        async with aiohttp.ClientSession() as http:
+            with pytest.raises(aiohttp.ClientError):
+                async with http.get(f"http://127.0.0.1:{gui.port}/") as response:
+                    await response.read()
+
+    with running_gui(tmp_path / "stderr.log", "--tls-cert", str(cert), "--tls-key", str(key)) as gui:
+        run(check(gui))
+
+
 @pytest.mark.parametrize("arguments, reason", [
     (["--host", "0.0.0.0"], "refusing to listen on 0.0.0.0 without --token"),
     (["--engine", "tcp://nohost"], "--engine takes tcp://HOST:PORT"),
     (["--max-tabs", "0"], "--max-tabs must be at least 1, got 0"),
-], ids=["host-without-token", "engine-without-port", "no-tabs"])
+    (["--tls-cert", "cert.pem"], "--tls-cert and --tls-key go together"),
+    (["--tls-cert", "/nonexistent/cert.pem", "--tls-key", "/nonexistent/key.pem"],
+     "engine-gui: cannot use the TLS certificate: "),
+], ids=["host-without-token", "engine-without-port", "no-tabs", "cert-without-key", "no-cert-file"])
 def test_usage_errors_exit_with_status_2_saying_why(arguments: list[str], reason: str) -> None:
     result = subprocess.run([*GUI, *arguments], stdin=subprocess.DEVNULL, capture_output=True, text=True,
                             timeout=60)
