@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import ipaddress
 import logging
+import socket
 import ssl
 import sys
 from pathlib import Path
@@ -78,6 +80,42 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
+def _wildcard_families(host: str) -> tuple[socket.AddressFamily, ...]:
+    """The address families of which a server listening on `host` takes every address
+    (`0.0.0.0`, `::`, or an empty host for both); none for an address or a name."""
+    if not host:
+        return socket.AF_INET, socket.AF_INET6
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:  # a host name
+        return ()
+    if not address.is_unspecified:
+        return ()
+    return (socket.AF_INET,) if address.version == 4 else (socket.AF_INET6,)
+
+
+def hosts_to_open(host: str) -> list[str]:
+    """The hosts of the addresses to print for a server listening on `host`: `host`
+    itself, but for a wildcard, which no browser opens, the machine's host name, the
+    other addresses that name resolves to, and the loopback."""
+    families = _wildcard_families(host)
+    if not families:
+        return [host]
+    name = socket.gethostname()
+    hosts = [name]
+    for family in families:
+        try:
+            found = socket.getaddrinfo(name, None, family, socket.SOCK_STREAM)
+        except OSError:  # a name that does not resolve
+            found = []
+        for *_, address in found:
+            ip = ipaddress.ip_address(address[0])
+            if not (ip.is_loopback or ip.is_link_local):
+                hosts.append(str(ip))
+    hosts += ["127.0.0.1" if family == socket.AF_INET else "::1" for family in families]
+    return list(dict.fromkeys(hosts))
+
+
 async def serve(args: argparse.Namespace, token: str | None, engine_token: str | None,
                 tls: ssl.SSLContext | None) -> None:
     if args.engine is None:
@@ -96,9 +134,10 @@ async def serve(args: argparse.Namespace, token: str | None, engine_token: str |
     site = web.TCPSite(runner, args.host, args.port, ssl_context=tls)
     await site.start()
     port = runner.addresses[0][1]
-    host = f"[{args.host}]" if ":" in args.host else args.host
-    address = f"{'https' if tls else 'http'}://{host}:{port}/" + (f"?token={token}" if token else "")
-    print(f"engine-gui: open {address}", flush=True)
+    first, *others = (f"{'https' if tls else 'http'}://{f'[{host}]' if ':' in host else host}:{port}/"
+                      + (f"?token={token}" if token else "") for host in hosts_to_open(args.host))
+    print("\n".join([f"engine-gui: open {first}", *(f"engine-gui: or open {other}" for other in others)]),
+          flush=True)
     try:
         await asyncio.Event().wait()
     finally:

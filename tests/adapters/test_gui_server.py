@@ -23,10 +23,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import queue
 import re
+import socket
 import ssl
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Iterator
 from urllib.parse import urlsplit
@@ -233,6 +236,34 @@ def test_with_a_token_nothing_is_served_before_the_printed_address_sets_the_cook
 
     with running_gui(tmp_path / "stderr.log", "--token", str(token_file)) as gui:
         run(check(gui))
+
+
+def test_on_a_wildcard_host_the_printed_addresses_are_ones_to_open(tmp_path: Path) -> None:
+    """`--host 0.0.0.0` listens on every address, which no browser opens: what is
+    printed is the machine's host name first, and last the loopback, each with the
+    token; the loopback one opens the page (no other address is tried from here)."""
+    token = "0123456789abcdef" * 2
+    token_file = tmp_path / "token"
+    token_file.write_text(token + "\n")
+    token_file.chmod(0o600)
+    with running_gui(tmp_path / "stderr.log", "--host", "0.0.0.0", "--token", str(token_file)) as gui:
+        assert gui.address == f"http://{socket.gethostname()}:{gui.port}/?token={token}"
+        lines = queue.Queue()
+        threading.Thread(target=lambda: [lines.put(line) for line in gui.process.stdout], daemon=True).start()
+        printed = [f"engine-gui: open {gui.address}"]
+        while "127.0.0.1" not in printed[-1]:
+            printed.append(lines.get(timeout=WAIT_S).rstrip("\n"))
+        assert printed[-1] == f"engine-gui: or open http://127.0.0.1:{gui.port}/?token={token}"
+        assert all(re.fullmatch(rf"engine-gui: (or )?open http://\S+:{gui.port}/\?token={token}", line)
+                   for line in printed), printed
+        assert not any("0.0.0.0" in line for line in printed), printed
+
+        async def check() -> None:
+            async with http_session() as http:
+                async with http.get(printed[-1].split()[-1]) as response:
+                    assert response.status == 200 and "text/html" in response.headers["Content-Type"]
+
+        run(check())
 
 
 def test_with_tls_the_page_and_its_websockets_are_served_over_https(tmp_path: Path) -> None:
