@@ -363,6 +363,27 @@ def test_an_illegal_move_is_answered_in_words(gui: Gui) -> None:
     run(check())
 
 
+def test_a_game_too_long_for_the_engines_line_is_refused_in_words_before_it_is_sent(gui: Gui) -> None:
+    """2000 moves of 64 characters pass the request's own bounds but make a `position`
+    line past the protocol's MAX_LINE_BYTES: the tab says so in words, sends nothing
+    the engine would refuse as a malformed line, and goes on."""
+    from protocol.parse import MAX_LINE_BYTES
+
+    async def check() -> None:
+        async with http_session() as http, tab(http, gui) as ws:
+            for op in ("show", "play", "analyse"):
+                await ws.send_json({"op": op, "seq": 1, "game": "clobber", "moves": ["a1" * 32] * 2000,
+                                    "movetime": 100})
+                error = await receive(ws)
+                assert error["type"] == "error" and error["code"] == "request", error
+                assert error["text"].startswith("the game is too long for the engine: its position line would take ")
+                assert f"more than the {MAX_LINE_BYTES} of a line" in error["text"]
+            await ws.send_json({"op": "show", "seq": 2, "game": "clobber", "moves": ["a2a3"]})
+            assert (await receive(ws))["type"] == "position"
+
+    run(check())
+
+
 @pytest.mark.parametrize("request_text", [
     "not JSON",
     "[1, 2]",
