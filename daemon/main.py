@@ -70,8 +70,7 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--token", type=Path, metavar="FILE",
                         help="a file holding the token every TCP client must send first (auth <token>);"
                              " required to listen on anything but loopback")
-    parser.add_argument("--tls-cert", type=Path, metavar="FILE", help="serve TCP over TLS with this certificate")
-    parser.add_argument("--tls-key", type=Path, metavar="FILE", help="the TLS certificate's private key")
+    add_tls_arguments(parser, "TCP")
     parser.add_argument("--hash-dir", type=Path, metavar="DIR", default=os.environ.get("ENGINE_HASH_DIR") or None,
                         help="where hash files are saved and loaded, by plain name (default:"
                              " $ENGINE_HASH_DIR, else the user's data directory, engine/hash)")
@@ -112,9 +111,21 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     if args.tcp is not None and not is_loopback(args.host) and args.token is None:
         parser.error(f"refusing to listen on {args.host} without --token FILE: anyone who can reach"
                      f" the port could run searches and write files (docs/remote.md)")
+    check_tls_arguments(parser, args)
+    return args
+
+
+def add_tls_arguments(parser: argparse.ArgumentParser, served: str) -> None:
+    """`--tls-cert FILE` and `--tls-key FILE`, to serve `served` over TLS: check them
+    with `check_tls_arguments`, make the context with `tls_context`."""
+    parser.add_argument("--tls-cert", type=Path, metavar="FILE", help=f"serve {served} over TLS with this certificate")
+    parser.add_argument("--tls-key", type=Path, metavar="FILE", help="the TLS certificate's private key")
+
+
+def check_tls_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Exit with a usage error unless `--tls-cert` and `--tls-key` come together."""
     if (args.tls_cert is None) != (args.tls_key is None):
         parser.error("--tls-cert and --tls-key go together")
-    return args
 
 
 def read_token(path: Path) -> str:
@@ -338,11 +349,15 @@ async def refuse(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, err
 
 
 def tls_context(args: argparse.Namespace) -> ssl.SSLContext | None:
-    """The server's TLS context, if --tls-cert was given."""
+    """The server's TLS context, if --tls-cert was given; raises ValueError saying why
+    the certificate or its key cannot be used."""
     if args.tls_cert is None:
         return None
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    context.load_cert_chain(args.tls_cert, args.tls_key)
+    try:
+        context.load_cert_chain(args.tls_cert, args.tls_key)
+    except (OSError, ssl.SSLError) as error:
+        raise ValueError(f"cannot use the TLS certificate: {error}") from None
     return context
 
 
@@ -392,19 +407,12 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(stream=sys.stderr, level=args.log_level.upper(),
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     sys.setswitchinterval(SWITCH_INTERVAL)
-    token = None
-    if args.token is not None:
-        try:
-            token = read_token(args.token)
-        except ValueError as error:
-            print(f"engine: {error}", file=sys.stderr)
-            return 2
-    if args.tls_cert is not None:
-        try:
-            tls_context(args)
-        except (OSError, ssl.SSLError) as error:
-            print(f"engine: cannot use the TLS certificate: {error}", file=sys.stderr)
-            return 2
+    try:
+        token = read_token(args.token) if args.token is not None else None
+        tls_context(args)
+    except ValueError as error:
+        print(f"engine: {error}", file=sys.stderr)
+        return 2
     files = HashFiles(args.hash_dir, args.allow_hash_paths,
                       None if args.max_hash_dir_mib is None else args.max_hash_dir_mib << 20, args.max_hash_files)
     try:

@@ -39,6 +39,7 @@ from games.base import (
     Position,
     UnknownGameError,
 )
+from games.text import quote
 from protocol import commands as c
 from protocol.errors import COMMAND_FIELD_LIMIT, Code, ProtocolError
 from protocol.format import (
@@ -66,6 +67,7 @@ from protocol.options import find_option
 from protocol.parse import parse_line, split_tokens
 from search.base import MAX_PLY, SearchReport
 from search.limits import Limits
+from search.perft import MAX_DEPTH as MAX_PERFT_DEPTH
 from search.tt import HashFileError
 
 LOG = logging.getLogger("engine.session")
@@ -322,6 +324,9 @@ class Session:
             case c.Eval():
                 self._eval()
             case c.Perft(depth):
+                if depth > MAX_PERFT_DEPTH:
+                    raise ProtocolError(Code.BAD_VALUE, name,
+                                        f"depth must be at most {MAX_PERFT_DEPTH}, got {quote(str(depth))}")
                 engine.require_position()
 
                 async def perft(job) -> str:

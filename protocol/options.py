@@ -6,7 +6,7 @@ from typing import Sequence
 
 import attrs
 
-from games.text import quote
+from games.text import NotAnInteger, OutOfRange, parse_integer, quote
 from protocol.errors import Code, ProtocolError
 
 
@@ -46,17 +46,16 @@ class OptionSpec:
         if value is None:
             raise ProtocolError(Code.SYNTAX, "setoption", f"option {quote(self.name)} needs a value")
         if self.kind == "spin":
+            assert self.minimum is not None and self.maximum is not None
             try:
-                number = int(value)
-            except ValueError:
+                return parse_integer(value, self.minimum, self.maximum)
+            except NotAnInteger:
                 raise ProtocolError(Code.BAD_VALUE, "setoption",
                                     f"{self.name} must be an integer, got {quote(value)}") from None
-            assert self.minimum is not None and self.maximum is not None
-            if not self.minimum <= number <= self.maximum:
+            except OutOfRange:
                 raise ProtocolError(Code.BAD_VALUE, "setoption",
                                     f"{self.name} must be in {self.minimum}..{self.maximum},"
-                                    f" got {quote(value)}")
-            return number
+                                    f" got {quote(value)}") from None
         if self.kind == "check":
             if value not in ("true", "false"):
                 raise ProtocolError(Code.BAD_VALUE, "setoption",

@@ -10,7 +10,7 @@ import re
 
 import attrs
 
-from games.text import quote
+from games.text import NotAnInteger, OutOfRange, parse_integer, quote
 from protocol import commands as c
 from protocol.convert import converter
 from protocol.errors import Code, ProtocolError
@@ -70,12 +70,12 @@ def parse_line(line: str) -> c.Command | None:
 def _parse_int(command: str, token: str | None, what: str, minimum: int = 0) -> int:
     if token is None:
         raise ProtocolError(Code.SYNTAX, command, f"{what} needs a value")
-    if not re.fullmatch(r"[+-]?[0-9]+", token):
-        raise ProtocolError(Code.BAD_VALUE, command, f"{what} must be an integer, got {quote(token)}")
-    value = int(token)
-    if value < minimum or value > MAX_INT:
-        raise ProtocolError(Code.BAD_VALUE, command, f"{what} out of range: {quote(token)}")
-    return value
+    try:
+        return parse_integer(token, minimum, MAX_INT)
+    except NotAnInteger:
+        raise ProtocolError(Code.BAD_VALUE, command, f"{what} must be an integer, got {quote(token)}") from None
+    except OutOfRange:
+        raise ProtocolError(Code.BAD_VALUE, command, f"{what} out of range: {quote(token)}") from None
 
 
 def _parse_setgame(name: str, arguments: list[str], line: str) -> c.SetGame:

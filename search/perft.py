@@ -11,7 +11,11 @@ import numpy as np
 
 from games.base import Position
 from games.kernel import kernel
+from search.base import MAX_PLY
 
+#: The deepest perft: as deep as the searches go. A perft keeps a row of moves per ply,
+#: and no count that deep ever ends but in a position that ends sooner.
+MAX_DEPTH = MAX_PLY
 #: The game's kernels these templates call, bound per game.
 BINDS = ("MAX_MOVES", "legal_moves", "play")
 MAX_MOVES = legal_moves = play = move_count = None
@@ -51,8 +55,8 @@ def _leaves(s, depth, moves, ply, halt):
 
 
 def leaves(s, depth, halt):
-    """Leaf count at exactly `depth` plies from the kernel state `s`; a finished
-    position (no move) adds 0 below it. Once `halt[0]` is non-zero (another thread may
+    """Leaf count at exactly `depth` (at most MAX_DEPTH) plies from the kernel state
+    `s`; a finished position (no move) adds 0 below it. Once `halt[0]` is non-zero (another thread may
     set it) the count ends within a few thousand nodes and is -1."""
     moves = np.empty((max(depth, 1) + 1, MAX_MOVES), dtype=np.int64)
     total = _leaves(s, np.int64(depth), moves, np.int64(0), halt)

@@ -1,19 +1,24 @@
 """`engine-gui`: serve the web GUI, each browser tab a session of the engine.
 
-    engine-gui [--port P] [--host ADDR] [--token FILE] [--engine tcp://HOST:PORT]
+    engine-gui [--port P] [--host ADDR] [--token FILE] [--tls-cert FILE --tls-key FILE]
+               [--engine tcp://HOST:PORT]
 
 By default the engine runs in this process, on the same event loop as the web server
 (a daemon of its own, as `engine --tcp` runs it); with `--engine` every tab is a session
 of the daemon listening there. The server listens on loopback unless `--host` says
-otherwise, which needs `--token`, as the daemon's TCP port does. It prints the address
-to open and opens nothing itself.
+otherwise, which needs `--token`, as the daemon's TCP port does, and serves HTTPS with
+`--tls-cert` and `--tls-key` (the daemon's TLS set-up). It prints the address to open
+and opens nothing itself.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import ipaddress
 import logging
+import socket
+import ssl
 import sys
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -22,7 +27,16 @@ from aiohttp import web
 
 from adapters.gui.server import DEFAULT_MAX_TABS, make_app
 from daemon import cores
-from daemon.main import EXIT_LOAD_WAIT_S, SWITCH_INTERVAL, in_process_daemon, is_loopback, read_token
+from daemon.main import (
+    EXIT_LOAD_WAIT_S,
+    SWITCH_INTERVAL,
+    add_tls_arguments,
+    check_tls_arguments,
+    in_process_daemon,
+    is_loopback,
+    read_token,
+    tls_context,
+)
 from protocol.client import Engine
 
 LOG = logging.getLogger("engine.gui")
@@ -37,6 +51,7 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--token", type=Path, metavar="FILE",
                         help="a file holding the token (its first line) the browser must bring: the printed"
                              " address carries it")
+    add_tls_arguments(parser, "HTTP (https://, and wss:// for the page's WebSockets)")
     parser.add_argument("--engine", metavar="tcp://HOST:PORT",
                         help="use the daemon listening there (engine --tcp PORT) instead of one in this process")
     parser.add_argument("--engine-token", type=Path, metavar="FILE",
@@ -49,6 +64,7 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
         parser.error(f"port out of range: {args.port}")
     if args.max_tabs < 1:
         parser.error(f"--max-tabs must be at least 1, got {args.max_tabs}")
+    check_tls_arguments(parser, args)
     if not is_loopback(args.host) and args.token is None:
         parser.error(f"refusing to listen on {args.host} without --token FILE: anyone who can reach the port"
                      f" could run searches (docs/gui.md)")
@@ -64,7 +80,44 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
-async def serve(args: argparse.Namespace, token: str | None, engine_token: str | None) -> None:
+def _wildcard_families(host: str) -> tuple[socket.AddressFamily, ...]:
+    """The address families of which a server listening on `host` takes every address
+    (`0.0.0.0`, `::`, or an empty host for both); none for an address or a name."""
+    if not host:
+        return socket.AF_INET, socket.AF_INET6
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:  # a host name
+        return ()
+    if not address.is_unspecified:
+        return ()
+    return (socket.AF_INET,) if address.version == 4 else (socket.AF_INET6,)
+
+
+def hosts_to_open(host: str) -> list[str]:
+    """The hosts of the addresses to print for a server listening on `host`: `host`
+    itself, but for a wildcard, which no browser opens, the machine's host name, the
+    other addresses that name resolves to, and the loopback."""
+    families = _wildcard_families(host)
+    if not families:
+        return [host]
+    name = socket.gethostname()
+    hosts = [name]
+    for family in families:
+        try:
+            found = socket.getaddrinfo(name, None, family, socket.SOCK_STREAM)
+        except OSError:  # a name that does not resolve
+            found = []
+        for *_, address in found:
+            ip = ipaddress.ip_address(address[0])
+            if not (ip.is_loopback or ip.is_link_local):
+                hosts.append(str(ip))
+    hosts += ["127.0.0.1" if family == socket.AF_INET else "::1" for family in families]
+    return list(dict.fromkeys(hosts))
+
+
+async def serve(args: argparse.Namespace, token: str | None, engine_token: str | None,
+                tls: ssl.SSLContext | None) -> None:
     if args.engine is None:
         # The loop serves the pages and the engine's sessions beside the search threads.
         sys.setswitchinterval(SWITCH_INTERVAL)
@@ -78,12 +131,13 @@ async def serve(args: argparse.Namespace, token: str | None, engine_token: str |
 
     runner = web.AppRunner(make_app(open_engine, token, args.max_tabs), access_log=None)
     await runner.setup()
-    site = web.TCPSite(runner, args.host, args.port)
+    site = web.TCPSite(runner, args.host, args.port, ssl_context=tls)
     await site.start()
     port = runner.addresses[0][1]
-    host = f"[{args.host}]" if ":" in args.host else args.host
-    address = f"http://{host}:{port}/" + (f"?token={token}" if token else "")
-    print(f"engine-gui: open {address}", flush=True)
+    first, *others = (f"{'https' if tls else 'http'}://{f'[{host}]' if ':' in host else host}:{port}/"
+                      + (f"?token={token}" if token else "") for host in hosts_to_open(args.host))
+    print("\n".join([f"engine-gui: open {first}", *(f"engine-gui: or open {other}" for other in others)]),
+          flush=True)
     try:
         await asyncio.Event().wait()
     finally:
@@ -97,11 +151,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         token = read_token(args.token) if args.token is not None else None
         engine_token = read_token(args.engine_token) if args.engine_token is not None else None
+        tls = tls_context(args)
     except ValueError as error:
         print(f"engine-gui: {error}", file=sys.stderr)
         return 2
     try:
-        asyncio.run(serve(args, token, engine_token))
+        asyncio.run(serve(args, token, engine_token, tls))
     except KeyboardInterrupt:
         pass
     except OSError as error:

@@ -7,8 +7,11 @@ Safe to expose like the daemon's TCP port:
 - without one, the server answers only requests addressed to the loopback (a `Host` of
   `localhost` or a loopback address): a page of another site cannot reach it through a
   name that resolves to this machine (DNS rebinding);
-- a WebSocket must come from the page itself (its `Origin` is the server's);
-- messages are at most MAX_MESSAGE bytes, tabs at most `max_tabs` at once.
+- a WebSocket must come from the page itself: its `Origin` is the server's (a browser
+  always sends one; a request without it is refused too);
+- messages are at most MAX_MESSAGE bytes, tabs at most `max_tabs` at once;
+- served over TLS as the daemon is (`--tls-cert`, `--tls-key`: adapters/gui/main.py),
+  the token and its cookie never cross the network in clear text.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from typing import Awaitable, Callable
 from urllib.parse import urlsplit
 
 from aiohttp import WSMsgType, web
+from aiohttp.http_exceptions import HttpProcessingError
+from aiohttp.log import server_logger
 
 from adapters.codingame import turn_format
 from adapters.gui.page import FOLDER
@@ -34,8 +39,31 @@ COOKIE = "engine-gui-token"
 #: The largest message a page may send (a game record to load is the largest).
 MAX_MESSAGE = 4 << 20
 DEFAULT_MAX_TABS = 16
+#: The characters of a bad request's description that its log line keeps.
+MAX_LOGGED = 200
 #: The WebSockets of the tabs served.
 TABS = web.AppKey("tabs", set)
+
+
+class BadRequestsInOneLine(logging.Filter):
+    """Makes aiohttp's record of a malformed request (two `Host` headers, a header line
+    past its limit: any client can send them, as often as it likes) one WARNING line
+    that says what was wrong, where aiohttp writes an ERROR and a traceback. The client
+    is at fault, not the server: every other record, a fault of ours with its
+    traceback, passes unchanged."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, HttpProcessingError):
+            said = " ".join(str(error.message).split())[:MAX_LOGGED]
+            record.msg, record.args = "bad request: %s (%s)", (
+                "".join(char if char.isprintable() else "?" for char in said), record.getMessage())
+            record.levelno, record.levelname = logging.WARNING, logging.getLevelName(logging.WARNING)
+            record.exc_info = record.exc_text = None
+        return True
+
+
+_BAD_REQUESTS = BadRequestsInOneLine()
 
 
 def _is_loopback_host(host: str) -> bool:
@@ -45,7 +73,9 @@ def _is_loopback_host(host: str) -> bool:
 
 def make_app(open_engine: Callable[[], Awaitable[Engine]], token: str | None = None,
              max_tabs: int = DEFAULT_MAX_TABS) -> web.Application:
-    """The GUI's web application: `open_engine` opens a new engine session for each tab."""
+    """The GUI's web application: `open_engine` opens a new engine session for each tab.
+    aiohttp's server log gets BadRequestsInOneLine."""
+    server_logger.addFilter(_BAD_REQUESTS)
 
     def allowed(request: web.Request) -> bool:
         if token is None:
@@ -77,7 +107,10 @@ def make_app(open_engine: Callable[[], Awaitable[Engine]], token: str | None = N
 
     async def socket(request: web.Request) -> web.StreamResponse:
         origin = request.headers.get("Origin")
-        if origin is not None and urlsplit(origin).netloc != request.host:
+        if origin is None:
+            LOG.warning("refused a WebSocket without an Origin from %s", request.remote)
+            raise web.HTTPForbidden(text="a WebSocket must come from the page\n")
+        if urlsplit(origin).netloc != request.host:
             LOG.warning("refused a WebSocket from the page of %s", origin)
             raise web.HTTPForbidden(text="a WebSocket from another site\n")
         ws = web.WebSocketResponse(max_msg_size=MAX_MESSAGE, heartbeat=30)

@@ -43,12 +43,17 @@ from adapters.codingame.arena.replay import engine_view
 from games import find_game
 from protocol.client import Engine, EngineClosed, EngineError, Limit
 from protocol.info import Info, LineSets
+from protocol.parse import MAX_LINE_BYTES
 
 LOG = logging.getLogger("engine.gui")
 
-#: The most moves, and characters of a board text, a request may carry.
+#: The most moves, characters of a move and of a board text, a request may carry.
 MAX_MOVES = 2000
+MAX_MOVE_TOKEN = 64
 MAX_BOARD = 4096
+#: The bytes a `position` line takes for the moves a play adds to the game (the
+#: engine's move and the reply it ponders on).
+PLAY_ROOM = len(" moves") + 2 * (1 + MAX_MOVE_TOKEN)
 #: Requests waiting behind the one being carried out; the oldest waiting one is
 #: dropped past this (the page only wants the latest).
 MAX_WAITING = 16
@@ -92,21 +97,26 @@ class Game:
 
     @classmethod
     def of(cls, request: dict) -> "Game":
-        """The game a request names; raises RequestError."""
+        """The game a request names; raises RequestError, for a game whose `position`
+        line (with the moves a play adds) the engine would refuse as too long too."""
         name, start, moves = request.get("game"), request.get("start"), request.get("moves", [])
         if not isinstance(name, str) or not name.isidentifier():
             raise RequestError("no game named")
         if start is not None and (not isinstance(start, str) or len(start) > MAX_BOARD or "\n" in start):
             raise RequestError("the board text must be one line of at most 4096 characters")
         if (not isinstance(moves, list) or len(moves) > MAX_MOVES
-                or not all(isinstance(move, str) and move and len(move) <= 64 and move.isprintable()
+                or not all(isinstance(move, str) and move and len(move) <= MAX_MOVE_TOKEN and move.isprintable()
                            and " " not in move for move in moves)):
             raise RequestError(f"the moves must be a list of at most {MAX_MOVES} move tokens")
         game = cls(name, start or None, tuple(moves))
         try:
-            game.position()
+            position = game.position()
         except ValueError as error:
             raise RequestError(f"Cannot follow the game: {error}") from None
+        size = len(f"position {position}".encode()) + PLAY_ROOM
+        if size > MAX_LINE_BYTES:
+            raise RequestError(f"the game is too long for the engine: its position line would take {size} bytes"
+                               f" (with room for the engine's move), more than the {MAX_LINE_BYTES} of a line")
         return game
 
     def position(self, extra: tuple[str, ...] = ()) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from games.base import BoardTextError, IllegalMoveError, NotationError, split_fields
-from games.text import quote
+from games.text import parse_integer, quote
 from games.abalone.hexboard import (
     IDENTITY_MASK,
     INDEX_OF,
@@ -27,9 +27,10 @@ _MOVE_SYNTAX = "expected x1,y1,x2,y2,d such as 2,3,3,5,4"
 
 
 def _count(token: str, value: str, high: int) -> int:
-    if not (value.isascii() and value.isdigit()) or int(value) > high:
-        raise BoardTextError(f"bad board field {quote(token)}: expected 0 to {high}")
-    return int(value)
+    try:
+        return parse_integer(value, 0, high)
+    except ValueError:
+        raise BoardTextError(f"bad board field {quote(token)}: expected 0 to {high}") from None
 
 
 def parse_board(tokens: Sequence[str]) -> tuple[int, int, int, int, int, int]:
@@ -96,9 +97,8 @@ def format_board(black: int, white: int, to_move: int, black_score: int, white_s
             f"score1={white_score} score2={black_score} turn={turn}")
 
 
-def _cell(text: str, x_text: str, y_text: str) -> int:
-    """The bit index of the cell `x_text`, `y_text`; raises NotationError."""
-    x, y = int(x_text), int(y_text)
+def _cell(text: str, x: int, y: int) -> int:
+    """The bit index of the cell `x`, `y`; raises NotationError."""
     if y >= len(ROW_LENGTHS) or x >= ROW_LENGTHS[y]:
         raise NotationError(f"bad move {quote(text)}: no cell x={x} y={y} on the board")
     return INDEX_OF[x, y]
@@ -113,15 +113,15 @@ def parse_move(text: str, legal: Sequence[int]) -> int:
     and IllegalMoveError for ends that are not one line of 1 to 3 marbles or a move that
     is not legal.
     """
-    parts = text.split(",")
-    if len(parts) != 5 or not all(part.isascii() and part.isdigit() and len(part) <= 3
-                                  for part in parts):
-        raise NotationError(f"bad move {quote(text)}: {_MOVE_SYNTAX}")
-    direction = int(parts[4])
+    try:
+        # Unpacking raises ValueError too, for more or fewer than five parts.
+        x1, y1, x2, y2, direction = (parse_integer(part, 0, 999) for part in text.split(","))
+    except ValueError:
+        raise NotationError(f"bad move {quote(text)}: {_MOVE_SYNTAX}") from None
     if direction > 5:
         raise NotationError(f"bad move {quote(text)}: direction must be 0 to 5")
-    first = _cell(text, parts[0], parts[1])
-    second = _cell(text, parts[2], parts[3])
+    first = _cell(text, x1, y1)
+    second = _cell(text, x2, y2)
     # On the board |dq| <= 8, so an index difference of one or two steps is only ever
     # made by cells one or two steps apart along that direction.
     difference = second - first

@@ -16,7 +16,7 @@ from games.base import (
     split_fields,
     square_name,
 )
-from games.text import quote
+from games.text import NotAnInteger, OutOfRange, parse_integer, quote
 
 LETTERS = "rgb"
 
@@ -26,12 +26,11 @@ def parse_seed(params: dict[str, str]) -> int:
     check_params("isolation", params, ("seed",))
     text = params.get("seed", "0")
     try:
-        seed = int(text)
-    except ValueError:
+        return parse_integer(text, -(2**63), 2**63 - 1)
+    except NotAnInteger:
         raise BadParameterError(f"seed must be an integer, got {quote(text)}") from None
-    if not -(2**63) <= seed < 2**63:
-        raise BadParameterError(f"seed must fit in 64 bits, got {quote(text)}")
-    return seed
+    except OutOfRange:
+        raise BadParameterError(f"seed must fit in 64 bits, got {quote(text)}") from None
 
 
 def parse_board(tokens: Sequence[str]) -> tuple[int, tuple[int, int, int], int, int, tuple[int, int, int]]:

@@ -14,7 +14,7 @@ from games.base import (
     split_fields,
     square_name,
 )
-from games.text import quote
+from games.text import parse_integer, quote
 from games.loa.rules import MAX_PLIES, PASS
 
 _SIDES = {"b": 0, "w": 1}
@@ -36,9 +36,10 @@ def parse_board(tokens: Sequence[str]) -> tuple[int, int, int, int]:
     ply = 0
     if "ply" in fields:
         text = fields["ply"]
-        if not (text.isascii() and text.isdigit()) or len(text) > 3 or int(text) > MAX_PLIES:
-            raise BoardTextError(f"ply must be an integer in 0..{MAX_PLIES}, got {quote('ply=' + text)}")
-        ply = int(text)
+        try:
+            ply = parse_integer(text, 0, MAX_PLIES)
+        except ValueError:
+            raise BoardTextError(f"ply must be an integer in 0..{MAX_PLIES}, got {quote('ply=' + text)}") from None
     return black, white, side, ply
 
 

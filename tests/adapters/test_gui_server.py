@@ -3,11 +3,11 @@ adapters.gui.main` processes, spoken to over real HTTP and WebSockets by aiohttp
 
 What it proves:
 - the page and its scripts are served, with a Content-Security-Policy;
-- a WebSocket from another site's page (its `Origin`) and any request addressed to a
-  name other than the loopback (DNS rebinding) are refused without a token; with
-  `--token`, nothing is served before the printed address (`?token=...`) sets the
-  HTTP-only, same-site cookie, a wrong token is told so, and the cookie opens the
-  WebSocket;
+- a WebSocket from another site's page (its `Origin`) or from no page (no `Origin`),
+  and any request addressed to a name other than the loopback (DNS rebinding), are
+  refused without a token; with `--token`, nothing is served before the printed
+  address (`?token=...`) sets the HTTP-only, same-site cookie, a wrong token is told
+  so, and the cookie opens the WebSocket;
 - `--host` off the loopback without `--token`, and an `--engine` address without a
   port, are usage errors (exit status 2, the reason on stderr);
 - over the WebSocket: `hello` lists the five games; `show` gives the position's legal
@@ -23,9 +23,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import queue
 import re
+import socket
+import ssl
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Iterator
 from urllib.parse import urlsplit
@@ -55,13 +59,15 @@ class Gui:
             self.process = subprocess.Popen([*GUI, *arguments], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                             stderr=stderr, text=True)
         line = self.process.stdout.readline()
-        match = re.fullmatch(r"engine-gui: open (http://\S+)\n", line)
+        match = re.fullmatch(r"engine-gui: open (https?://\S+)\n", line)
         if match is None:
             self.stop()
             pytest.fail(f"engine-gui printed no address: {line!r}\n{log.read_text()}")
         self.address = match.group(1)
         parts = urlsplit(self.address)
-        self.base = f"http://{parts.netloc}/"
+        #: The page's origin, which its WebSockets carry.
+        self.origin = f"{parts.scheme}://{parts.netloc}"
+        self.base = self.origin + "/"
         self.port = parts.port
 
     def stop(self) -> None:
@@ -102,10 +108,15 @@ async def receive_type(ws: aiohttp.ClientWebSocketResponse, kind: str) -> dict:
             return message
 
 
+def open_socket(http: aiohttp.ClientSession, gui: Gui):
+    """A tab's WebSocket connection, from the page (its `Origin`) as a browser opens it."""
+    return http.ws_connect(gui.base + "ws", origin=gui.origin)
+
+
 @contextlib.asynccontextmanager
 async def tab(http: aiohttp.ClientSession, gui: Gui):
     """An open WebSocket of a tab, past its `hello`."""
-    async with http.ws_connect(gui.base + "ws") as ws:
+    async with open_socket(http, gui) as ws:
         assert (await receive(ws))["type"] == "hello"
         yield ws
 
@@ -139,6 +150,21 @@ def test_a_websocket_from_another_sites_page_is_refused(gui: Gui) -> None:
     run(check())
 
 
+def test_a_websocket_without_an_origin_is_refused(gui: Gui) -> None:
+    """A browser always says which page opens a WebSocket: one that says none does not
+    come from the page."""
+    async def check() -> None:
+        async with http_session() as http:
+            with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+                await http.ws_connect(gui.base + "ws")
+            assert refused.value.status == 403
+            async with tab(http, gui) as ws:
+                await ws.send_json({"op": "show", "seq": 1, "game": "clobber"})
+                assert (await receive(ws))["type"] == "position"
+
+    run(check())
+
+
 def test_without_a_token_only_requests_to_the_loopback_are_served(gui: Gui) -> None:
     async def check() -> None:
         async with http_session() as http:
@@ -149,6 +175,33 @@ def test_without_a_token_only_requests_to_the_loopback_are_served(gui: Gui) -> N
                 assert response.status == 200
 
     run(check())
+
+
+def test_malformed_requests_are_answered_400_and_logged_in_one_line(tmp_path: Path) -> None:
+    """Any client can send malformed HTTP as often as it likes: each is refused and
+    logged as one line saying what was wrong, not as an error with a traceback."""
+    malformed = {
+        "Duplicate 'Host' header": b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: 127.0.0.1\r\n\r\n",
+        "Got more than": b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Long: " + b"a" * 100_000 + b"\r\n\r\n",
+    }
+
+    async def check(gui: Gui) -> None:
+        for data in malformed.values():
+            reader, writer = await asyncio.open_connection("127.0.0.1", gui.port)
+            writer.write(data)
+            await writer.drain()
+            assert (await asyncio.wait_for(reader.readline(), WAIT_S)).split()[1] == b"400"
+            writer.close()
+        async with http_session() as http, http.get(gui.base) as response:
+            assert response.status == 200
+
+    with running_gui(tmp_path / "stderr.log", "--log-level", "info") as gui:
+        run(check(gui))
+    log = gui.log.read_text().splitlines()
+    assert not [line for line in log if "Traceback" in line or " ERROR " in line], log
+    for said in malformed:
+        (line,) = [line for line in log if said in line]
+        assert " WARNING bad request: " in line and line.endswith("(Error handling request from 127.0.0.1)")
 
 
 def test_with_a_token_nothing_is_served_before_the_printed_address_sets_the_cookie(tmp_path: Path) -> None:
@@ -164,7 +217,7 @@ def test_with_a_token_nothing_is_served_before_the_printed_address_sets_the_cook
                 async with http.get(gui.base + path) as response:
                     assert response.status == 403, path
             with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
-                await http.ws_connect(gui.base + "ws")
+                await open_socket(http, gui)
             assert refused.value.status == 403
             async with http.get(gui.base + "?token=wrong") as response:
                 assert response.status == 401
@@ -185,11 +238,71 @@ def test_with_a_token_nothing_is_served_before_the_printed_address_sets_the_cook
         run(check(gui))
 
 
+def test_on_a_wildcard_host_the_printed_addresses_are_ones_to_open(tmp_path: Path) -> None:
+    """`--host 0.0.0.0` listens on every address, which no browser opens: what is
+    printed is the machine's host name first, and last the loopback, each with the
+    token; the loopback one opens the page (no other address is tried from here)."""
+    token = "0123456789abcdef" * 2
+    token_file = tmp_path / "token"
+    token_file.write_text(token + "\n")
+    token_file.chmod(0o600)
+    with running_gui(tmp_path / "stderr.log", "--host", "0.0.0.0", "--token", str(token_file)) as gui:
+        assert gui.address == f"http://{socket.gethostname()}:{gui.port}/?token={token}"
+        lines = queue.Queue()
+        threading.Thread(target=lambda: [lines.put(line) for line in gui.process.stdout], daemon=True).start()
+        printed = [f"engine-gui: open {gui.address}"]
+        while "127.0.0.1" not in printed[-1]:
+            printed.append(lines.get(timeout=WAIT_S).rstrip("\n"))
+        assert printed[-1] == f"engine-gui: or open http://127.0.0.1:{gui.port}/?token={token}"
+        assert all(re.fullmatch(rf"engine-gui: (or )?open http://\S+:{gui.port}/\?token={token}", line)
+                   for line in printed), printed
+        assert not any("0.0.0.0" in line for line in printed), printed
+
+        async def check() -> None:
+            async with http_session() as http:
+                async with http.get(printed[-1].split()[-1]) as response:
+                    assert response.status == 200 and "text/html" in response.headers["Content-Type"]
+
+        run(check())
+
+
+def test_with_tls_the_page_and_its_websockets_are_served_over_https(tmp_path: Path) -> None:
+    """`--tls-cert`/`--tls-key`, as the daemon takes them: the printed address is
+    https://, the page comes over TLS to a client that checks the certificate (one made
+    here for 127.0.0.1), its WebSocket over wss://; plain HTTP gets no page."""
+    key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
+    made = subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key),
+                           "-out", str(cert), "-days", "1", "-subj", "/CN=127.0.0.1",
+                           "-addext", "subjectAltName=IP:127.0.0.1"], capture_output=True, timeout=60)
+    if made.returncode != 0:
+        pytest.skip(f"openssl cannot make a test certificate here: {made.stderr.decode(errors='replace')}")
+    tls = ssl.create_default_context(cafile=str(cert))
+
+    async def check(gui: Gui) -> None:
+        assert gui.address == f"https://127.0.0.1:{gui.port}/"
+        async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(ssl=tls)) as http:
+            async with http.get(gui.base) as response:
+                assert response.status == 200 and "text/html" in response.headers["Content-Type"]
+            async with tab(http, gui) as ws:
+                await ws.send_json({"op": "show", "seq": 1, "game": "clobber"})
+                assert (await receive(ws))["type"] == "position"
+        async with aiohttp.ClientSession() as http:
+            with pytest.raises(aiohttp.ClientError):
+                async with http.get(f"http://127.0.0.1:{gui.port}/") as response:
+                    await response.read()
+
+    with running_gui(tmp_path / "stderr.log", "--tls-cert", str(cert), "--tls-key", str(key)) as gui:
+        run(check(gui))
+
+
 @pytest.mark.parametrize("arguments, reason", [
     (["--host", "0.0.0.0"], "refusing to listen on 0.0.0.0 without --token"),
     (["--engine", "tcp://nohost"], "--engine takes tcp://HOST:PORT"),
     (["--max-tabs", "0"], "--max-tabs must be at least 1, got 0"),
-], ids=["host-without-token", "engine-without-port", "no-tabs"])
+    (["--tls-cert", "cert.pem"], "--tls-cert and --tls-key go together"),
+    (["--tls-cert", "/nonexistent/cert.pem", "--tls-key", "/nonexistent/key.pem"],
+     "engine-gui: cannot use the TLS certificate: "),
+], ids=["host-without-token", "engine-without-port", "no-tabs", "cert-without-key", "no-cert-file"])
 def test_usage_errors_exit_with_status_2_saying_why(arguments: list[str], reason: str) -> None:
     result = subprocess.run([*GUI, *arguments], stdin=subprocess.DEVNULL, capture_output=True, text=True,
                             timeout=60)
@@ -203,7 +316,7 @@ def test_usage_errors_exit_with_status_2_saying_why(arguments: list[str], reason
 
 def test_hello_lists_the_five_games_with_their_sides(gui: Gui) -> None:
     async def check() -> None:
-        async with http_session() as http, http.ws_connect(gui.base + "ws") as ws:
+        async with http_session() as http, open_socket(http, gui) as ws:
             hello = await receive(ws)
         assert hello["type"] == "hello"
         assert sorted(entry["name"] for entry in hello["games"]) == sorted(GAMES)
@@ -245,6 +358,27 @@ def test_an_illegal_move_is_answered_in_words(gui: Gui) -> None:
             assert error["type"] == "error" and error["seq"] == 7 and error["code"] == "illegal-move"
             assert error["text"].startswith("Illegal move")
             await ws.send_json({"op": "show", "seq": 8, "game": "clobber", "moves": []})
+            assert (await receive(ws))["type"] == "position"
+
+    run(check())
+
+
+def test_a_game_too_long_for_the_engines_line_is_refused_in_words_before_it_is_sent(gui: Gui) -> None:
+    """2000 moves of 64 characters pass the request's own bounds but make a `position`
+    line past the protocol's MAX_LINE_BYTES: the tab says so in words, sends nothing
+    the engine would refuse as a malformed line, and goes on."""
+    from protocol.parse import MAX_LINE_BYTES
+
+    async def check() -> None:
+        async with http_session() as http, tab(http, gui) as ws:
+            for op in ("show", "play", "analyse"):
+                await ws.send_json({"op": op, "seq": 1, "game": "clobber", "moves": ["a1" * 32] * 2000,
+                                    "movetime": 100})
+                error = await receive(ws)
+                assert error["type"] == "error" and error["code"] == "request", error
+                assert error["text"].startswith("the game is too long for the engine: its position line would take ")
+                assert f"more than the {MAX_LINE_BYTES} of a line" in error["text"]
+            await ws.send_json({"op": "show", "seq": 2, "game": "clobber", "moves": ["a2a3"]})
             assert (await receive(ws))["type"] == "position"
 
     run(check())
@@ -341,7 +475,7 @@ def test_a_record_where_a_player_leaves_is_replayed_and_analysed(gui: Gui) -> No
 
 def test_tabs_past_max_tabs_are_told_the_limit_even_when_they_open_at_once(tmp_path: Path) -> None:
     async def first_message(http: aiohttp.ClientSession, gui: Gui) -> tuple[aiohttp.ClientWebSocketResponse, dict]:
-        ws = await http.ws_connect(gui.base + "ws")
+        ws = await open_socket(http, gui)
         return ws, await receive(ws)
 
     async def check(gui: Gui) -> None:
@@ -369,7 +503,7 @@ def test_with_engine_the_tabs_are_sessions_of_the_daemon_there(tmp_path: Path) -
                 shown = await receive(ws)
                 assert shown["type"] == "position" and shown["legal"]
             daemon.stop()
-            async with http.ws_connect(gui.base + "ws") as ws:
+            async with open_socket(http, gui) as ws:
                 refused = await receive(ws)
             assert refused["type"] == "error" and refused["text"].startswith("cannot open an engine session")
 

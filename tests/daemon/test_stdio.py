@@ -10,6 +10,7 @@ import time
 import pytest
 
 from games import all_games, find_game
+from games.text import quote
 from protocol.client import EngineError
 from tests.conftest import LOAD_SLACK, StdioEngine, engine_command, move_tokens, run
 
@@ -81,6 +82,27 @@ def test_positions_moves_display_and_perft() -> None:
     run(scenario())
 
 
+def test_perft_deeper_than_its_maximum_is_refused_in_words() -> None:
+    """A perft keeps a row of moves per ply: a depth past MAX_DEPTH (the searches' own
+    maximum) is a bad value, not a table of a billion rows that fails inside; the
+    maximum itself counts, and the session goes on."""
+    from search.perft import MAX_DEPTH
+
+    async def scenario():
+        async with StdioEngine() as engine:
+            await engine.send("setgame clobber")
+            await engine.send(f"position board {OVER}")
+            for depth in (MAX_DEPTH + 1, 1_000_000_000):
+                await engine.send(f"perft {depth}")
+                replies = await engine.ready(raise_errors=False)
+                assert replies == [f"error bad-value perft depth must be at most {MAX_DEPTH}, got '{depth}'"]
+            (perft,) = await engine.ask(f"perft {MAX_DEPTH}", "perft")
+            assert perft.startswith(f"perft {MAX_DEPTH} nodes 0 time ")
+            await engine.send("position startpos")
+            assert (await engine.ask("perft 1", "perft"))[0].startswith("perft 1 nodes 112 ")
+    run(scenario())
+
+
 def test_failed_commands_change_nothing() -> None:
     async def scenario():
         async with StdioEngine() as engine:
@@ -107,6 +129,52 @@ def test_failed_commands_change_nothing() -> None:
                 replies = await engine.ready(raise_errors=False)
                 assert len(replies) == 1 and replies[0].startswith(prefix), (command, replies)
             assert await engine.ask("d", "board-text") == before
+    run(scenario())
+
+
+#: Numbers Python's int() reads that the protocol does not: a sign, digits of other
+#: scripts (Arabic-Indic, full-width), blanks that are not the protocol's separators, `_`.
+ODD_NUMBERS = ("+2", "\u0662", "\uff12", "\u00a02", "2\u2003", "\x0b2", "1_0")
+
+
+def test_numbers_are_ascii_digits_with_a_minus_only_where_negatives_are_allowed() -> None:
+    """Every number a command carries (option values, go limits, perft depths, setgame
+    parameters, board fields) is read one way: ASCII digits, a leading `-` where the
+    value may be negative; any other form is a bad value (a bad position in a board
+    text), and the usual forms still work."""
+    async def refused(engine, command: str) -> str:
+        await engine.send(command)
+        (reply,) = await engine.ready(raise_errors=False)
+        return reply
+
+    async def scenario():
+        async with StdioEngine("--threads", "2") as engine:
+            await engine.send("setgame clobber")
+            for odd in ODD_NUMBERS:
+                shown = quote(odd)
+                for option in ("Threads", "Hash", "MultiPV"):
+                    assert await refused(engine, f"setoption name {option} value {odd}") == \
+                        f"error bad-value setoption {option} must be an integer, got {shown}"
+                assert await refused(engine, f"go depth {odd}") == f"error bad-value go depth must be an integer, got {shown}"
+                assert await refused(engine, f"go movetime {odd}") == \
+                    f"error bad-value go movetime must be an integer, got {shown}"
+                assert await refused(engine, f"perft {odd}") == f"error bad-value perft depth must be an integer, got {shown}"
+                assert await refused(engine, f"setgame isolation seed={odd}") == \
+                    f"error bad-value setgame seed must be an integer, got {shown}"
+            assert await refused(engine, "setoption name MoveOverhead value -0") == \
+                "error bad-value setoption MoveOverhead must be in 0..5000, got '-0'"
+            assert await refused(engine, "go movetime -5") == "error bad-value go movetime out of range: '-5'"
+            assert await engine.ready() == []
+            for command in ("setoption name Threads value 2", "setoption name Hash value 32",
+                            "setoption name MultiPV value 002", "setoption name Threads value 1"):
+                await engine.send(command)
+                assert await engine.ready() == []
+            assert (await engine.ask("perft 02", "perft"))[0].startswith("perft 2 nodes 11848 ")
+            assert (await engine.bestmove("go depth 2 movetime 60000")).move
+            await engine.send("setgame isolation seed=-3")
+            assert await engine.ready() == []
+            await engine.send("setgame isolation seed=3")
+            assert (await engine.ask("d", "board-text"))[-1].startswith("board-text ")
     run(scenario())
 
 
