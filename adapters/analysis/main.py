@@ -15,6 +15,8 @@ GAME_FILE is one of (see `adapters.analysis.gamefile`):
 - a move list: a first line `setgame GAME [key=value ...]`, an optional line
   `board <board text>` (else the start position), then the moves in the game's notation
   (CodinGame's), separated by blanks or line ends; `#` starts a comment.
+An arena record and a move list name their own game: a `--game` naming another is an
+error.
 
 It writes PREFIX.json (per ply: the move played, the engine's best, the top lines with
 their scores and win chances, what the move lost and a mark; see
@@ -46,6 +48,7 @@ from adapters.analysis.batch import INTERRUPTED, SUMMARY_NAME, Settings, is_batc
 from adapters.analysis.batch import run as batch_run
 from adapters.analysis.gamefile import read_game
 from adapters.analysis.picture import plot
+from adapters.codingame import game_name
 from adapters.codingame.arena.pool import ray_argument
 from games.files import atomic_file
 from protocol.client import Limit
@@ -55,7 +58,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="engine-analyse", description=__doc__.split("\n\n")[0])
     parser.add_argument("inputs", nargs="+", metavar="GAME_FILE",
                         help="a game record; several, folders of them or glob patterns: a batch")
-    parser.add_argument("--game", help="the game of a CodinGame replay (default: the one whose rules read it)")
+    parser.add_argument("--game", type=game_name,
+                        help="the game of a CodinGame replay (default: the one whose rules read it); a record"
+                             " of another game is an error")
     limits = parser.add_mutually_exclusive_group()
     limits.add_argument("--depth", type=int)
     limits.add_argument("--movetime", type=int, metavar="MS")

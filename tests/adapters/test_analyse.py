@@ -188,6 +188,20 @@ def test_a_bad_game_file_says_what_is_wrong(tmp_path: Path) -> None:
     gone = analyse(str(path), "--connect", "127.0.0.1:1")
     assert gone.returncode == 2 and "engine-analyse: ConnectionRefusedError" in gone.stderr
     assert "Traceback" not in gone.stderr
+    path.write_bytes(b"setgame clobber\n\xff\n")
+    unreadable = analyse(str(path))
+    assert unreadable.returncode == 2 and f"engine-analyse: {path}: not UTF-8 text (byte 0xff" in unreadable.stderr
+    path.write_text(f"setgame clobber\n{moves[0]}\n")
+    other = analyse(str(path), "--game", "othello")
+    assert other.returncode == 2 and f"engine-analyse: {path}: a game of clobber, not of othello" in other.stderr
+
+
+def test_an_unknown_game_is_a_usage_error_listing_the_games(tmp_path: Path) -> None:
+    path = tmp_path / "game.txt"
+    path.write_text(f"setgame clobber\n{clobber_game(1, 3)[1][0]}\n")
+    result = analyse(str(path), "--game", "chess")
+    assert result.returncode == 2 and "usage: engine-analyse" in result.stderr
+    assert "argument --game:" in result.stderr and ", ".join(formats()) in result.stderr
 
 
 def test_a_codingame_replay_is_analysed_without_naming_its_game(tmp_path: Path) -> None:

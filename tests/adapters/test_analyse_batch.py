@@ -179,15 +179,19 @@ def test_broken_records_are_named_and_skipped(records: list[Path], tmp_path: Pat
     record["moves"][3]["move"] = record["moves"][0]["move"]
     illegal.write_text(json.dumps(record))
     (folder / "notes.json").write_text("{not json")
+    (folder / "deep.json").write_text('{"game": "clobber", "moves": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    (folder / "latin.json").write_bytes(b'{"game": "clobber", "seats": ["\xe9"], "moves": []}')
     result = analyse(str(folder), str(tmp_path / "missing.json"), "--depth", "1", "--jobs", "2", code=1)
     assert f"{illegal}: move 4" in result.stderr and f"{folder / 'notes.json'}: not JSON" in result.stderr
+    assert f"{folder / 'deep.json'}: its JSON is nested too deep to read: skipped" in result.stderr
+    assert f"{folder / 'latin.json'}: not UTF-8 text (byte 0xe9 at offset 31): skipped" in result.stderr
     assert f"{tmp_path / 'missing.json'}: no such file or folder" in result.stderr
-    assert "3 of 4 records or inputs failed" in result.stderr
+    assert "5 of 6 records or inputs failed" in result.stderr and "Traceback" not in result.stderr
     assert list(analyses(folder)) == [good.stem + "-analysis.json"] and "1 game," in result.stdout
     summary = json.loads((folder / "analysis-summary.json").read_text())
     assert {entry["record"]: entry["status"] for entry in summary["records"]} == {
         str(tmp_path / "missing.json"): "failed", str(illegal): "failed", str(folder / "notes.json"): "failed",
-        str(good): "analysed"}
+        str(folder / "deep.json"): "failed", str(folder / "latin.json"): "failed", str(good): "analysed"}
     clash = tmp_path / "other"
     copied(records[:1], clash)
     result = analyse(str(folder / good.name), str(clash), "--depth", "1", "--out", str(tmp_path / "out"), code=2)
