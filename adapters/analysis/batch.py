@@ -30,7 +30,9 @@ from __future__ import annotations
 import contextlib
 import glob
 import json
+import math
 import os
+import re
 import signal
 import sys
 import threading
@@ -39,7 +41,7 @@ from typing import Sequence
 
 import attrs
 
-from adapters.analysis.analyse import PLY_FIELDS, EngineSpec, analyse_games, failure_text, report
+from adapters.analysis.analyse import PLY_FIELDS, EngineSpec, analyse_games, failure_text, mark, report
 from adapters.analysis.gamefile import Game, read_game
 from adapters.analysis.picture import plot
 from adapters.analysis.summary import Analysed, summarise, summary_text
@@ -58,6 +60,8 @@ INTERRUPTED = 130
 PARTIAL_SUFFIX = "-analysis.partial.jsonl"
 #: What an analysis says of the game and the settings it was made with.
 SETTINGS_KEYS = ("game", "params", "start", "limit", "top", "thresholds")
+#: A score as an analysis writes it (`cp N` or `mate N`).
+SCORE_TEXT = re.compile(r"(cp|mate) -?[0-9]+")
 
 
 @attrs.frozen
@@ -142,15 +146,63 @@ def up_to_date(path: Path, game: Game, limit: Limit, top: int) -> dict | None:
     """The analysis at `path` if it is one of `game`'s moves made with `limit`, `top`
     and the present thresholds, else None (none there, unreadable, or another)."""
     try:
-        existing = json.loads(path.read_text(encoding="utf-8"))
+        existing = _json(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     wanted = _settings(game, limit, top)
     if not isinstance(existing, dict) or not isinstance(existing.get("plies"), list) or any(
             existing.get(key) != wanted[key] for key in SETTINGS_KEYS):
         return None
-    played = [ply.get("played") if isinstance(ply, dict) else None for ply in existing["plies"]]
-    return existing if played == [move for _, move in game.plies] else None
+    plies = existing["plies"]
+    if len(plies) != len(game.plies) or not all(
+            isinstance(ply, dict) and ply.get("ply") == index + 1
+            and is_analysis_of({key: value for key, value in ply.items() if key != "ply"}, game, index)
+            for index, ply in enumerate(plies)):
+        return None
+    return existing
+
+
+def is_analysis_of(analysis: object, game: Game, index: int) -> bool:
+    """Whether `analysis` is the analysis of the position before move `index` of `game`
+    (its player, board and move) with every field (`PLY_FIELDS`) of the type and shape
+    `analyse_ply` gives it: what an analysis read back from a file must be to be taken."""
+    if not _well_formed(analysis):
+        return False
+    position, played = game.plies[index]
+    return (analysis["played"] == played and analysis["player"] == position.to_move
+            and analysis["board"] == find_game(game.name).format_board(position))
+
+
+def _well_formed(analysis: object) -> bool:
+    return (isinstance(analysis, dict) and set(analysis) == PLY_FIELDS and _count(analysis["player"])
+            and all(isinstance(analysis[key], str) for key in ("board", "played", "best"))
+            and isinstance(analysis["top"], list) and bool(analysis["top"]) and all(map(_line, analysis["top"]))
+            and _score(analysis["played_score"]) and _score(analysis["best_score"])
+            and _wdl(analysis["played_wdl"]) and _count(analysis["loss"])
+            and (analysis["points_lost"] is None or _points(analysis["points_lost"]))
+            and analysis["mark"] == mark(analysis["points_lost"]))
+
+
+def _line(line: object) -> bool:
+    return (isinstance(line, dict) and set(line) == {"move", "score", "wdl", "pv"} and isinstance(line["move"], str)
+            and _score(line["score"]) and _wdl(line["wdl"])
+            and isinstance(line["pv"], list) and all(isinstance(move, str) for move in line["pv"]))
+
+
+def _count(value: object) -> bool:
+    return type(value) is int and value >= 0
+
+
+def _points(value: object) -> bool:
+    return type(value) in (int, float) and math.isfinite(value) and 0 <= value <= 1
+
+
+def _score(value: object) -> bool:
+    return isinstance(value, str) and SCORE_TEXT.fullmatch(value) is not None
+
+
+def _wdl(value: object) -> bool:
+    return value is None or (isinstance(value, list) and len(value) == 3 and all(map(_count, value)))
 
 
 def partial_path(analysis: Path) -> Path:
@@ -161,7 +213,8 @@ def partial_path(analysis: Path) -> Path:
 class Partial:
     """The positions of one record's analysis made so far, kept in a file of JSON lines:
     first the game's moves and the settings, then `{"index": I, "analysis": A}` a
-    position. A line cut short (the run was stopped while writing it) ends the file's
+    position. A line that is not such an entry (cut short as the run was stopped while
+    writing it, or with a field not of its type, see `is_analysis_of`) ends the file's
     reading; a file of other moves or settings is started afresh."""
 
     def __init__(self, path: Path, game: Game, limit: Limit, top: int):
@@ -178,16 +231,12 @@ class Partial:
         if not lines or _json(lines[0]) != self.head:
             return
         self._whole = True
-        rules = find_game(game.name)
         for line in lines[1:]:
             entry = _json(line)
             index = entry.get("index") if isinstance(entry, dict) else None
             analysis = entry.get("analysis") if isinstance(entry, dict) else None
-            if not (isinstance(index, int) and 0 <= index < len(game.plies) and isinstance(analysis, dict)
-                    and set(analysis) == PLY_FIELDS and analysis["played"] == game.plies[index][1]
-                    and analysis["player"] == game.plies[index][0].to_move
-                    and analysis["board"] == rules.format_board(game.plies[index][0])):
-                self._whole = False  # cut short: written again whole at the next position
+            if not (_count(index) and index < len(game.plies) and is_analysis_of(analysis, game, index)):
+                self._whole = False  # written again whole at the next position
                 break
             self.known[index] = analysis
             self._entries.append(entry)
@@ -211,9 +260,10 @@ class Partial:
 
 
 def _json(text: str) -> object:
+    """The JSON value `text` holds, None where it holds none (or one nested too deep)."""
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
 
 

@@ -156,6 +156,39 @@ def test_a_record_goes_on_from_the_positions_analysed_before(records: list[Path]
     assert not Partial(partial.path, game, Limit(depth=2), 2).known
 
 
+def test_a_kept_position_of_other_types_is_analysed_again(records: list[Path], tmp_path: Path) -> None:
+    """A line of the positions kept whose fields are not of their types is not taken,
+    as a line cut short is not: that position is analysed again; and so is a record
+    whose analysis has such a position."""
+    whole = tmp_path / "whole"
+    copied(records[:1], whole)
+    analyse(str(whole), "--depth", "1", "--jobs", "1")
+    expected = analyses(whole)[f"{records[0].stem}-analysis.json"]
+    record, = copied(records[:1], tmp_path / "runs")
+    game = read_game(record)
+    path = partial_path(analysis_path(record, None))
+    bad = {"loss": "abc", "top": 5, "points_lost": [1], "played_wdl": [1, 2], "best_score": "cp x",
+           "mark": "blunder"}  # the last: no mark its points lost earn
+    for key, value in bad.items():
+        partial = Partial(path, game, Limit(depth=1), 3)
+        partial.remove()
+        partial = Partial(path, game, Limit(depth=1), 3)
+        plies = [{field: entry for field, entry in ply.items() if field != "ply"} for ply in expected["plies"][:3]]
+        plies[1][key] = value
+        for index, ply in enumerate(plies):
+            partial.add(index, ply)
+        assert sorted(Partial(path, game, Limit(depth=1), 3).known) == [0], key
+    result = analyse(str(tmp_path / "runs"), "--depth", "1", "--jobs", "1")
+    assert "going on with 1 positions analysed before, of 1 records" in result.stderr
+    assert analyses(tmp_path / "runs")[f"{record.stem}-analysis.json"] == expected and not path.exists()
+    written = analysis_path(record, None)
+    changed = json.loads(written.read_text())
+    changed["plies"][-1]["loss"] = "abc"
+    written.write_text(json.dumps(changed))
+    result = analyse(str(tmp_path / "runs"), "--depth", "1", "--jobs", "1")
+    assert "already analysed" not in result.stderr and json.loads(written.read_text()) == expected
+
+
 def test_ray_workers_give_the_analyses_of_local_ones(records: list[Path], tmp_path: Path) -> None:
     pytest.importorskip("ray")
     copied(records[:2], tmp_path / "runs")
