@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from adapters.analysis.analyse import BLUNDER_POINTS, MISTAKE_POINTS, analyse_ply, expected_points, mark
+from adapters.analysis.analyse import (BLUNDER_POINTS, HANDSHAKE_TIMEOUT_S, MISTAKE_POINTS, analyse_ply,
+                                      expected_points, mark)
 from adapters.analysis.gamefile import Game, read_replay
 from adapters.analysis.picture import player_labels, plot, score_heights
 from adapters.codingame import formats, turn_format
@@ -186,7 +187,7 @@ def test_a_bad_game_file_says_what_is_wrong(tmp_path: Path) -> None:
     assert "the first line must be setgame" in analyse(str(path)).stderr
     path.write_text(f"setgame clobber\n{moves[0]}\n")
     gone = analyse(str(path), "--connect", "127.0.0.1:1")
-    assert gone.returncode == 2 and "engine-analyse: ConnectionRefusedError" in gone.stderr
+    assert gone.returncode == 2 and "engine-analyse: the engine at 127.0.0.1:1 cannot be reached: " in gone.stderr
     assert "Traceback" not in gone.stderr
     path.write_bytes(b"setgame clobber\n\xff\n")
     unreadable = analyse(str(path))
@@ -202,6 +203,21 @@ def test_an_unknown_game_is_a_usage_error_listing_the_games(tmp_path: Path) -> N
     result = analyse(str(path), "--game", "chess")
     assert result.returncode == 2 and "usage: engine-analyse" in result.stderr
     assert "argument --game:" in result.stderr and ", ".join(formats()) in result.stderr
+
+
+@pytest.mark.parametrize(("command", "words"), [
+    ("no-such-engine --uci", "the engine no-such-engine --uci cannot be started: No such file or directory"),
+    (f"{sys.executable} -c pass", f"the engine {sys.executable} -c pass ended before it answered uci (exit status 0)"),
+    ("cat", f"the engine cat did not answer uci with uciok within {HANDSHAKE_TIMEOUT_S:g} s"),
+])
+def test_an_engine_that_does_not_answer_the_handshake_is_named(tmp_path: Path, command: str, words: str) -> None:
+    """An engine that cannot start, ends at once, or never answers `uci` (cat echoes it)
+    is reported in words naming its command, whatever the number of jobs."""
+    path = tmp_path / "game.txt"
+    path.write_text("setgame clobber\n" + " ".join(clobber_game(3, 3)[1]) + "\n")
+    result = analyse(str(path), "--engine", command, "--jobs", "2")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert f"engine-analyse: {words}" in result.stderr
 
 
 def test_a_codingame_replay_is_analysed_without_naming_its_game(tmp_path: Path) -> None:
