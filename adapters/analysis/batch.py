@@ -16,7 +16,10 @@ the moves and settings first), removed once the analysis is written: so a run st
 The positions of all the records to analyse are jobs of one run of workers (see
 `adapters.analysis.analyse.analyse_games`): the workers stay busy to the last position.
 A record that cannot be read, or whose analysis the engine fails, is reported (by its
-name, on stderr) and left out; the others go on, and the exit status is 1.
+name, on stderr) and left out; the others go on, and the exit status is 1. The folders
+the analyses and the summary go to are made where missing and checked before the
+analysis starts; an output that cannot be written stops the run, named in words (see
+`adapters.analysis.outputs`), with exit status 2.
 
 Beside each arena record's analysis goes its replay page (`RECORD.html`, as `engine-arena
 replay RECORD.json` writes it, with the analysis), written with the analysis, or when it
@@ -43,6 +46,7 @@ import attrs
 
 from adapters.analysis.analyse import PLY_FIELDS, EngineSpec, analyse_games, failure_text, mark, report
 from adapters.analysis.gamefile import Game, read_game
+from adapters.analysis.outputs import CannotWrite, check_folder, writing
 from adapters.analysis.picture import plot
 from adapters.analysis.summary import Analysed, summarise, summary_text
 from adapters.codingame.arena.replay import replay_page
@@ -215,7 +219,8 @@ class Partial:
     first the game's moves and the settings, then `{"index": I, "analysis": A}` a
     position. A line that is not such an entry (cut short as the run was stopped while
     writing it, or with a field not of its type, see `is_analysis_of`) ends the file's
-    reading; a file of other moves or settings is started afresh."""
+    reading; a file of other moves or settings is started afresh. Its writes raise
+    CannotWrite naming it."""
 
     def __init__(self, path: Path, game: Game, limit: Limit, top: int):
         self.path = path
@@ -246,7 +251,8 @@ class Partial:
         entry = {"index": index, "analysis": analysis}
         self._entries.append(entry)
         lines = [entry] if self._whole else [self.head, *self._entries]
-        with _holding_ctrl_c(), open(self.path, "a" if self._whole else "w", encoding="utf-8") as out:
+        with _holding_ctrl_c(), writing(self.path), open(self.path, "a" if self._whole else "w",
+                                                         encoding="utf-8") as out:
             out.write("".join(json.dumps(line) + "\n" for line in lines))
         self._whole = True
 
@@ -256,7 +262,8 @@ class Partial:
         return len(self._entries) if self._whole else 0
 
     def remove(self) -> None:
-        self.path.unlink(missing_ok=True)
+        with writing(self.path):
+            self.path.unlink(missing_ok=True)
 
 
 def _json(text: str) -> object:
@@ -268,14 +275,15 @@ def _json(text: str) -> object:
 
 
 def write_json(path: Path, document: dict) -> None:
-    """Write `document` to `path` whole or not at all."""
-    with atomic_file(path, "w", encoding="utf-8") as out:
+    """Write `document` to `path` whole or not at all; raises CannotWrite naming it."""
+    with writing(path), atomic_file(path, "w", encoding="utf-8") as out:
         out.write(json.dumps(document, indent=1) + "\n")
 
 
 def write_page(record: Path, analysis: dict, page: Path) -> bool:
     """Write the replay page of `record` with `analysis` to `page`; False (nothing
-    written) where `record` is no arena record or the page cannot draw its game."""
+    written) where `record` is no arena record or the page cannot draw its game. Raises
+    CannotWrite naming `page`."""
     try:
         document = json.loads(record.read_text(encoding="utf-8"))
         if not isinstance(document, dict) or not {"seats", "result", "moves"} <= document.keys():
@@ -283,7 +291,7 @@ def write_page(record: Path, analysis: dict, page: Path) -> bool:
         text = replay_page(document, analysis)
     except (OSError, ValueError, KeyError, TypeError, IndexError):
         return False
-    with atomic_file(page, "w", encoding="utf-8") as out:
+    with writing(page), atomic_file(page, "w", encoding="utf-8") as out:
         out.write(text)
     return True
 
@@ -313,8 +321,17 @@ def _say(text: str) -> None:
 def run(inputs: Sequence[str], settings: Settings) -> int:
     """Analyse the records `inputs` name (see the module docstring) and print the
     summary. Returns the exit status: 0, 1 when some record or input failed, 2 when
-    nothing could be analysed (no record, two records for one output, no engine),
-    INTERRUPTED after Ctrl-C."""
+    nothing could be analysed (no record, two records for one output, no engine) or an
+    output cannot be written (every folder the analyses go to, and the summary's, is
+    checked before the analysis starts), INTERRUPTED after Ctrl-C."""
+    try:
+        return _run(inputs, settings)
+    except CannotWrite as error:
+        _say(str(error))
+        return 2
+
+
+def _run(inputs: Sequence[str], settings: Settings) -> int:
     paths, problems = record_paths(inputs)
     for text, problem in problems:
         _say(f"{text}: {problem}")
@@ -328,8 +345,6 @@ def run(inputs: Sequence[str], settings: Settings) -> int:
             _say(f"{clashes[output]} and {path} would both write {output}: give them different --out folders")
             return 2
         clashes[output] = path
-    if settings.out is not None:
-        settings.out.mkdir(parents=True, exist_ok=True)
     status: dict[Path, dict] = {}
     reports: dict[Path, dict] = {}
     todo: list[tuple[Path, Game]] = []
@@ -349,9 +364,15 @@ def run(inputs: Sequence[str], settings: Settings) -> int:
         else:
             reports[path] = existing
             status[path] = {"status": "already analysed"}
-            partial_path(outputs[path]).unlink(missing_ok=True)  # left by a run stopped as it saved
+            left = partial_path(outputs[path])  # by a run stopped as it saved
+            with writing(left):
+                left.unlink(missing_ok=True)
             if not page_path(path, settings.out).exists():
                 write_page(path, existing, page_path(path, settings.out))
+    where = settings.summary or (settings.out or Path(os.path.commonpath([path.resolve().parent for path in paths]))
+                                 ) / SUMMARY_NAME
+    for folder in sorted({outputs[path].parent for path, _ in todo} | {where.parent}):
+        check_folder(folder)
     readable = len(reports) + len(todo)
     if reports:
         _say(f"{len(reports)} of {readable} records already analysed with these settings")
@@ -391,17 +412,14 @@ def run(inputs: Sequence[str], settings: Settings) -> int:
     summary = summarise([Analysed(reports[path], str(path),
                                   pages[path].resolve().as_uri() if pages[path].exists() else None)
                          for path in paths if path in reports], settings.worst)
-    where = settings.summary or (settings.out or Path(os.path.commonpath([path.resolve().parent for path in paths]))
-                                 ) / SUMMARY_NAME
     records = [{"record": text, "status": "failed", "error": problem, "analysis": None, "page": None}
                for text, problem in problems] + [
         {"record": str(path), **status[path],
          "analysis": str(outputs[path]) if path in reports else None,
          "page": str(pages[path]) if path in reports and pages[path].exists() else None}
         for path in paths]
-    where.parent.mkdir(parents=True, exist_ok=True)
-    write_json(where, {"limit": attrs.asdict(settings.limit), "top": settings.top, "records": records, **summary})
     print(summary_text(summary))
+    write_json(where, {"limit": attrs.asdict(settings.limit), "top": settings.top, "records": records, **summary})
     print(f"\nsummary: {where}")
     failed = sum(record["status"] == "failed" for record in records)
     if failed:

@@ -22,7 +22,8 @@ It writes PREFIX.json (per ply: the move played, the engine's best, the top line
 their scores and win chances, what the move lost and a mark; see
 `adapters.analysis.analyse`) and PREFIX.png / PREFIX.svg, the score over the game with
 the mistakes marked and the expected points of the moves played (see
-`adapters.analysis.picture`).
+`adapters.analysis.picture`), in a folder made where missing and checked before the
+analysis starts.
 
 Several records, a folder of them or a glob pattern make a batch (see
 `adapters.analysis.batch`): each record's PREFIX.json is `RECORD-analysis.json` (beside
@@ -37,20 +38,19 @@ tasks (`--ray`); the progress bar shows on stderr when it is a terminal, or with
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shlex
 import sys
 from pathlib import Path
 
 from adapters.analysis.analyse import EngineSpec, analyse_games, failure_text, report
-from adapters.analysis.batch import INTERRUPTED, SUMMARY_NAME, Settings, is_batch
+from adapters.analysis.batch import INTERRUPTED, SUMMARY_NAME, Settings, is_batch, write_json
 from adapters.analysis.batch import run as batch_run
 from adapters.analysis.gamefile import read_game
+from adapters.analysis.outputs import CannotWrite, check_folder
 from adapters.analysis.picture import plot
 from adapters.codingame import game_name
 from adapters.codingame.arena.pool import ray_argument
-from games.files import atomic_file
 from protocol.client import Limit
 
 
@@ -122,21 +122,24 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if game.stopped:
         print(f"engine-analyse: the record stops after {len(game.plies)} moves: {game.stopped}", file=sys.stderr)
+    prefix = args.out or game_file.with_name(game_file.stem + "-analysis")
     try:
+        check_folder(prefix.parent)
         (_, plies), = analyse_games([game], limit, args.top, args.jobs, engine, args.ray, progress)
+        if isinstance(plies, str):
+            print(f"engine-analyse: {plies}", file=sys.stderr)
+            return 2
+        write_json(prefix.with_suffix(".json"), report(game, limit, args.top, plies))
+        pictures = plot(game, plies, prefix)
+    except CannotWrite as error:
+        print(f"engine-analyse: {error}", file=sys.stderr)
+        return 2
     except OSError as error:
         print(f"engine-analyse: {failure_text(error)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("engine-analyse: interrupted", file=sys.stderr)
         return INTERRUPTED
-    if isinstance(plies, str):
-        print(f"engine-analyse: {plies}", file=sys.stderr)
-        return 2
-    prefix = args.out or game_file.with_name(game_file.stem + "-analysis")
-    with atomic_file(prefix.with_suffix(".json"), "w", encoding="utf-8") as out:
-        out.write(json.dumps(report(game, limit, args.top, plies), indent=1) + "\n")
-    pictures = plot(game, plies, prefix)
     marks = [ply for ply in plies if ply["mark"]]
     print(f"{game.name}: {len(plies)} plies, {sum(ply['mark'] == 'mistake' for ply in marks)} mistakes,"
           f" {sum(ply['mark'] == 'blunder' for ply in marks)} blunders; wrote"

@@ -220,6 +220,25 @@ def test_an_engine_that_does_not_answer_the_handshake_is_named(tmp_path: Path, c
     assert f"engine-analyse: {words}" in result.stderr
 
 
+def test_an_output_that_cannot_be_written_is_named(tmp_path: Path) -> None:
+    """A folder that cannot be made is refused before any engine is started; a file
+    that cannot be written when the analysis is done is named too."""
+    path = tmp_path / "game.txt"
+    path.write_text(f"setgame clobber\n{clobber_game(1, 3)[1][0]}\n")
+    nowhere = tmp_path / "file" / "x"
+    (tmp_path / "file").write_text("a file, not a folder")
+    result = analyse(str(path), "--out", str(nowhere), "--engine", "no-such-engine")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert f"engine-analyse: cannot write in {nowhere.parent}: not a folder" in result.stderr
+    (tmp_path / "taken.json").mkdir()
+    result = analyse(str(path), "--out", str(tmp_path / "taken"), "--depth", "1", "--jobs", "1")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert f"engine-analyse: cannot write {tmp_path / 'taken.json'}: Is a directory" in result.stderr
+    made = tmp_path / "new" / "folder" / "x"
+    assert analyse(str(path), "--out", str(made), "--depth", "1", "--jobs", "1").returncode == 0
+    assert json.loads(made.with_suffix(".json").read_text())["plies"][0]["played"] == clobber_game(1, 3)[1][0]
+
+
 def test_a_codingame_replay_is_analysed_without_naming_its_game(tmp_path: Path) -> None:
     from tests.adapters.test_gamefile import random_replay
 

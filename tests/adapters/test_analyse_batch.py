@@ -189,6 +189,23 @@ def test_a_kept_position_of_other_types_is_analysed_again(records: list[Path], t
     assert "already analysed" not in result.stderr and json.loads(written.read_text()) == expected
 
 
+def test_a_batch_that_cannot_write_says_where(records: list[Path], tmp_path: Path) -> None:
+    """A folder of the outputs that cannot be made stops the batch before its analysis;
+    a summary that cannot be written at its end is named, the analyses kept."""
+    folder = tmp_path / "runs"
+    copied(records[:1], folder)
+    (tmp_path / "file").write_text("a file, not a folder")
+    for option, words in (("--out", f"cannot write {tmp_path / 'file' / 'x'}: Not a directory"),
+                          ("--summary", f"cannot write in {tmp_path / 'file'}: not a folder")):
+        result = analyse(str(folder), option, str(tmp_path / "file" / "x"), "--engine", "no-such-engine", code=2)
+        assert f"engine-analyse: {words}" in result.stderr
+        assert "Traceback" not in result.stderr and not analyses(folder)
+    (tmp_path / "taken.json").mkdir()
+    result = analyse(str(folder), "--summary", str(tmp_path / "taken.json"), "--depth", "1", code=2)
+    assert f"engine-analyse: cannot write {tmp_path / 'taken.json'}: Is a directory" in result.stderr
+    assert "Traceback" not in result.stderr and len(analyses(folder)) == 1
+
+
 def test_ray_workers_give_the_analyses_of_local_ones(records: list[Path], tmp_path: Path) -> None:
     pytest.importorskip("ray")
     copied(records[:2], tmp_path / "runs")
