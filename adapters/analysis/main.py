@@ -51,7 +51,11 @@ from adapters.analysis.outputs import CannotWrite, check_folder
 from adapters.analysis.picture import plot
 from adapters.codingame import game_name
 from adapters.codingame.arena.pool import ray_argument
+from games.text import positive
 from protocol.client import Limit
+
+#: The limit of each position's search without --depth, --movetime or --nodes.
+DEFAULT_LIMIT = Limit(depth=8)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -62,12 +66,16 @@ def main(argv: list[str] | None = None) -> int:
                         help="the game of a CodinGame replay (default: the one whose rules read it); a record"
                              " of another game is an error")
     limits = parser.add_mutually_exclusive_group()
-    limits.add_argument("--depth", type=int)
-    limits.add_argument("--movetime", type=int, metavar="MS")
-    limits.add_argument("--nodes", type=int)
-    parser.add_argument("--top", type=int, default=3, help="lines per position (MultiPV, default 3)")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
-                        help="engine sessions at once (with --ray: the CPUs of a local cluster)")
+    limits.add_argument("--depth", type=positive, metavar="N",
+                        help=f"search each position N plies deep (default {DEFAULT_LIMIT.depth}, without"
+                             " --movetime or --nodes)")
+    limits.add_argument("--movetime", type=positive, metavar="MS",
+                        help="search each position MS milliseconds instead")
+    limits.add_argument("--nodes", type=positive, metavar="N", help="search each position N nodes instead")
+    parser.add_argument("--top", type=positive, default=3, help="lines per position (MultiPV, default 3)")
+    parser.add_argument("--jobs", type=positive, default=os.cpu_count() or 1,
+                        help="engine sessions at once (with --ray: the CPUs of a local cluster; default: the"
+                             " cores)")
     parser.add_argument("--ray", type=ray_argument, default=None, metavar="local|auto|ADDRESS",
                         help="search the positions as Ray tasks, each worker with its own engine: on a "
                              "private local cluster of --jobs CPUs, the cluster this machine is in, or the "
@@ -86,8 +94,6 @@ def main(argv: list[str] | None = None) -> int:
     shown.add_argument("--progress", action="store_true", help="a progress bar even when stderr is no terminal")
     shown.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
-    if args.top < 1 or args.jobs < 1:
-        parser.error("--top and --jobs must be at least 1")
     if args.ray and args.connect:
         parser.error("--ray runs an engine in each Ray worker: it does not take --connect")
     batch = is_batch(args.inputs)
@@ -97,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--worst must be at least 0")
     limit = Limit(depth=args.depth, movetime=args.movetime, nodes=args.nodes)
     if limit == Limit():
-        limit = Limit(depth=8)
+        limit = DEFAULT_LIMIT
     address = None
     if args.connect:
         host, _, port = args.connect.rpartition(":")

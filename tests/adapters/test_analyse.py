@@ -197,12 +197,31 @@ def test_a_bad_game_file_says_what_is_wrong(tmp_path: Path) -> None:
     assert other.returncode == 2 and f"engine-analyse: {path}: a game of clobber, not of othello" in other.stderr
 
 
+@pytest.mark.parametrize("arguments", [["--depth", "0"], ["--movetime", "0"], ["--nodes", "-1"], ["--top", "0"],
+                                       ["--jobs", "0"]])
+def test_a_limit_not_a_positive_whole_number_is_refused(tmp_path: Path, arguments: list[str]) -> None:
+    """engine-analyse refuses it in its own words, before any engine is started."""
+    path = tmp_path / "game.txt"
+    path.write_text(f"setgame clobber\n{clobber_game(1, 3)[1][0]}\n")
+    result = analyse(str(path), *arguments, "--engine", "no-such-engine")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert f"engine-analyse: error: argument {arguments[0]}: must be at least 1, got {arguments[1]}" in result.stderr
+    assert not (tmp_path / "game-analysis.json").exists()
+
+
 def test_an_unknown_game_is_a_usage_error_listing_the_games(tmp_path: Path) -> None:
     path = tmp_path / "game.txt"
     path.write_text(f"setgame clobber\n{clobber_game(1, 3)[1][0]}\n")
     result = analyse(str(path), "--game", "chess")
     assert result.returncode == 2 and "usage: engine-analyse" in result.stderr
     assert "argument --game:" in result.stderr and ", ".join(formats()) in result.stderr
+
+
+def test_the_limits_are_explained_with_their_default() -> None:
+    shown = " ".join(analyse("--help").stdout.split())
+    assert "--depth N search each position N plies deep (default 8, without --movetime or --nodes)" in shown
+    assert "--movetime MS search each position MS milliseconds instead" in shown
+    assert "--nodes N search each position N nodes instead" in shown
 
 
 @pytest.mark.parametrize(("command", "words"), [
