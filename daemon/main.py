@@ -22,6 +22,7 @@ from daemon import cores, runner
 from daemon.hashfiles import DEFAULT_MAX_BYTES, DEFAULT_MAX_FILES, HashBudget, HashFiles, default_budget_mib
 from daemon.session import Session
 from daemon.transport import StdoutSink, StreamSink, TooLong, stdin_lines, stream_lines
+from games.text import positive
 from protocol.errors import Code, ProtocolError
 
 LOG = logging.getLogger("engine")
@@ -39,13 +40,6 @@ DEFAULT_MAX_SESSIONS = 64
 #: With a token: connections that have not authenticated yet, at once; one more closes
 #: the oldest of them. They take no session until they have.
 DEFAULT_MAX_UNAUTHENTICATED = 16
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
 
 
 def is_loopback(host: str) -> bool:
@@ -77,23 +71,23 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--allow-hash-paths", action="store_true",
                         help="stdio only: hash file names are paths, anywhere the user may write"
                              " (--max-hash-dir-mib and --max-hash-files do not apply)")
-    parser.add_argument("--max-hash-dir-mib", type=_positive, metavar="MIB",
+    parser.add_argument("--max-hash-dir-mib", type=positive, metavar="MIB",
                         help=f"the files in the hash directory together (default {DEFAULT_MAX_BYTES >> 20},"
                              f" or less where the disk is short: what the directory holds and half the"
                              f" free space)")
-    parser.add_argument("--max-hash-files", type=_positive, default=DEFAULT_MAX_FILES, metavar="N",
+    parser.add_argument("--max-hash-files", type=positive, default=DEFAULT_MAX_FILES, metavar="N",
                         help=f"files in the hash directory (default {DEFAULT_MAX_FILES})")
-    parser.add_argument("--max-sessions", type=_positive, default=DEFAULT_MAX_SESSIONS, metavar="N",
+    parser.add_argument("--max-sessions", type=positive, default=DEFAULT_MAX_SESSIONS, metavar="N",
                         help=f"TCP sessions at once (default {DEFAULT_MAX_SESSIONS})")
-    parser.add_argument("--max-unauthenticated", type=_positive, default=DEFAULT_MAX_UNAUTHENTICATED,
+    parser.add_argument("--max-unauthenticated", type=positive, default=DEFAULT_MAX_UNAUTHENTICATED,
                         metavar="N", help="with --token: connections still to send their auth line, at once;"
                                           f" one more closes the oldest (default {DEFAULT_MAX_UNAUTHENTICATED})")
-    parser.add_argument("--max-searches", type=_positive, default=runner.default_max_searches(), metavar="N",
+    parser.add_argument("--max-searches", type=positive, default=runner.default_max_searches(), metavar="N",
                         help="searches and perfts running at once, over every session (default: 4 a core)")
-    parser.add_argument("--threads", type=_positive, default=runner.machine_cores(), metavar="N",
+    parser.add_argument("--threads", type=positive, default=runner.machine_cores(), metavar="N",
                         help="search threads running at once, over every session: the most a session's"
                              " Threads option may ask for, and what its searches share (default: the cores)")
-    parser.add_argument("--max-hash-mib", type=_positive, default=default_budget_mib(), metavar="MIB",
+    parser.add_argument("--max-hash-mib", type=positive, default=default_budget_mib(), metavar="MIB",
                         help="the tables of every session together (default: half the memory)")
     parser.add_argument("--log-level", default="info",
                         choices=("debug", "info", "warning", "error"), help="stderr log level")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import re
 
 #: A number as the protocol writes it: ASCII digits, a leading `-` for a negative one.
@@ -44,3 +45,14 @@ def parse_integer(text: str, minimum: int, maximum: int) -> int:
     if not minimum <= value <= maximum:
         raise OutOfRange(f"not in {minimum}..{maximum}: {quote(text)}")
     return value
+
+
+def positive(text: str) -> int:
+    """`text` as a whole number of at least 1 (`parse_integer`): an argparse type, whose
+    error says so."""
+    try:
+        return parse_integer(text, 1, 2**63 - 1)
+    except NotAnInteger:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {quote(text)}") from None
+    except OutOfRange:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {text}") from None

@@ -25,7 +25,9 @@ The loss in centi-units (a proven result counting as PROVEN_CP) is reported besi
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import multiprocessing.util
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -135,6 +137,16 @@ async def analyse_afresh(engine: Engine, board: str, player: int, played: str, l
     return await analyse_ply(engine, board, player, played, limit, top, stop)
 
 
+#: How long an engine has to answer the protocol's handshake (`uci`, answered by
+#: `uciok`), seconds: ours answers in about one, a busy machine's in a few.
+HANDSHAKE_TIMEOUT_S = 30.0
+
+
+class NoEngine(OSError):
+    """An engine that cannot be started or reached, or that does not answer the
+    handshake: why, in words naming its command or address."""
+
+
 @attrs.frozen
 class EngineSpec:
     """Where a worker's engine session comes from: `command` started on stdio (empty:
@@ -146,11 +158,39 @@ class EngineSpec:
     token: str | None = None
 
     async def open(self) -> Engine:
-        """A new session; raises OSError when the engine cannot be started or reached."""
-        if self.address is not None:
-            return await Engine.connect(*self.address, token=self.token)
+        """A new session, once the engine has answered `uci` with `uciok` (within
+        HANDSHAKE_TIMEOUT_S); raises NoEngine when it cannot be started or reached, ends
+        first, or does not answer so."""
         command = list(self.command) or [str(Path(sys.executable).parent / "engine")]
-        return await Engine.popen(command, stderr=subprocess.DEVNULL)
+        if self.address is not None:
+            where, opening = f"the engine at {self.address[0]}:{self.address[1]}", "reached"
+        else:
+            where, opening = f"the engine {shlex.join(command)}", "started"
+        try:
+            if self.address is not None:
+                engine = await Engine.connect(*self.address, token=self.token)
+            else:
+                engine = await Engine.popen(command, stderr=subprocess.DEVNULL)
+        except OSError as error:
+            raise NoEngine(f"{where} cannot be {opening}: {error.strerror or error}") from None
+        why = None
+        try:
+            await engine.send("uci")
+            await engine.until("uciok", HANDSHAKE_TIMEOUT_S)
+            return engine
+        except asyncio.TimeoutError:
+            why = (f"did not answer uci with uciok within {HANDSHAKE_TIMEOUT_S:g} s:"
+                   " is it an engine of this protocol?")
+        except EngineError as error:
+            why = f"answered uci with {error.line!r}"
+        except (EngineClosed, OSError):
+            pass  # it ended: said once it is closed, with its exit status
+        with contextlib.suppress(OSError):
+            await engine.close()
+        if why is None:
+            status = "" if engine.process is None else f" (exit status {engine.process.returncode})"
+            why = f"ended before it answered uci{status}"
+        raise NoEngine(f"{where} {why}")
 
 
 @attrs.frozen
@@ -177,7 +217,11 @@ class _Session:
     def __init__(self, spec: EngineSpec):
         self.spec = spec
         self.runner = asyncio.Runner()
-        self.engine = self.runner.run(spec.open())
+        try:
+            self.engine = self.runner.run(spec.open())
+        except BaseException:
+            self.runner.close()
+            raise
         self.game: tuple[str, tuple[tuple[str, str], ...]] | None = None
 
     def analyse(self, job: PositionJob) -> dict:
@@ -235,7 +279,7 @@ def failure_text(error: BaseException) -> str:
     """What went wrong with an engine, in words."""
     if isinstance(error, EngineError):
         return f"the engine answered {error.line!r}"
-    return str(error) if isinstance(error, ValueError) else f"{type(error).__name__}: {error}"
+    return str(error) if isinstance(error, (ValueError, NoEngine)) else f"{type(error).__name__}: {error}"
 
 
 def report(game: Game, limit: Limit, top: int, plies: list[dict]) -> dict:

@@ -16,7 +16,10 @@ the moves and settings first), removed once the analysis is written: so a run st
 The positions of all the records to analyse are jobs of one run of workers (see
 `adapters.analysis.analyse.analyse_games`): the workers stay busy to the last position.
 A record that cannot be read, or whose analysis the engine fails, is reported (by its
-name, on stderr) and left out; the others go on, and the exit status is 1.
+name, on stderr) and left out; the others go on, and the exit status is 1. The folders
+the analyses and the summary go to are made where missing and checked before the
+analysis starts; an output that cannot be written stops the run, named in words (see
+`adapters.analysis.outputs`), with exit status 2.
 
 Beside each arena record's analysis goes its replay page (`RECORD.html`, as `engine-arena
 replay RECORD.json` writes it, with the analysis), written with the analysis, or when it
@@ -30,7 +33,9 @@ from __future__ import annotations
 import contextlib
 import glob
 import json
+import math
 import os
+import re
 import signal
 import sys
 import threading
@@ -39,8 +44,9 @@ from typing import Sequence
 
 import attrs
 
-from adapters.analysis.analyse import PLY_FIELDS, EngineSpec, analyse_games, failure_text, report
+from adapters.analysis.analyse import PLY_FIELDS, EngineSpec, analyse_games, failure_text, mark, report
 from adapters.analysis.gamefile import Game, read_game
+from adapters.analysis.outputs import CannotWrite, check_folder, writing
 from adapters.analysis.picture import plot
 from adapters.analysis.summary import Analysed, summarise, summary_text
 from adapters.codingame.arena.replay import replay_page
@@ -58,6 +64,8 @@ INTERRUPTED = 130
 PARTIAL_SUFFIX = "-analysis.partial.jsonl"
 #: What an analysis says of the game and the settings it was made with.
 SETTINGS_KEYS = ("game", "params", "start", "limit", "top", "thresholds")
+#: A score as an analysis writes it (`cp N` or `mate N`).
+SCORE_TEXT = re.compile(r"(cp|mate) -?[0-9]+")
 
 
 @attrs.frozen
@@ -142,15 +150,65 @@ def up_to_date(path: Path, game: Game, limit: Limit, top: int) -> dict | None:
     """The analysis at `path` if it is one of `game`'s moves made with `limit`, `top`
     and the present thresholds, else None (none there, unreadable, or another)."""
     try:
-        existing = json.loads(path.read_text(encoding="utf-8"))
+        existing = _json(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     wanted = _settings(game, limit, top)
     if not isinstance(existing, dict) or not isinstance(existing.get("plies"), list) or any(
             existing.get(key) != wanted[key] for key in SETTINGS_KEYS):
         return None
-    played = [ply.get("played") if isinstance(ply, dict) else None for ply in existing["plies"]]
-    return existing if played == [move for _, move in game.plies] else None
+    plies = existing["plies"]
+    if len(plies) != len(game.plies) or not all(
+            isinstance(ply, dict) and ply.get("ply") == index + 1
+            and is_analysis_of({key: value for key, value in ply.items() if key != "ply"}, game, index)
+            for index, ply in enumerate(plies)):
+        return None
+    return existing
+
+
+def is_analysis_of(analysis: object, game: Game, index: int) -> bool:
+    """Whether `analysis` is the analysis of the position before move `index` of `game`
+    (its player, board and move) with every field (`PLY_FIELDS`) of the type and shape
+    `analyse_ply` gives it: what an analysis read back from a file must be to be taken."""
+    if not _well_formed(analysis):
+        return False
+    position, played = game.plies[index]
+    return (analysis["played"] == played and analysis["player"] == position.to_move
+            and analysis["board"] == find_game(game.name).format_board(position))
+
+
+def _well_formed(analysis: object) -> bool:
+    return (isinstance(analysis, dict) and set(analysis) == PLY_FIELDS and _count(analysis["player"])
+            and all(isinstance(analysis[key], str) for key in ("board", "played", "best"))
+            and _count(analysis["depth"]) and isinstance(analysis["top"], list) and bool(analysis["top"])
+            and all(_line(line) and line["depth"] == analysis["depth"] for line in analysis["top"])
+            and _score(analysis["played_score"]) and _score(analysis["best_score"])
+            and _wdl(analysis["played_wdl"]) and _count(analysis["loss"])
+            and (analysis["points_lost"] is None or _points(analysis["points_lost"]))
+            and analysis["mark"] == mark(analysis["points_lost"]))
+
+
+def _line(line: object) -> bool:
+    return (isinstance(line, dict) and set(line) == {"move", "score", "wdl", "pv", "depth"}
+            and isinstance(line["move"], str)
+            and _score(line["score"]) and _wdl(line["wdl"])
+            and isinstance(line["pv"], list) and all(isinstance(move, str) for move in line["pv"]))
+
+
+def _count(value: object) -> bool:
+    return type(value) is int and value >= 0
+
+
+def _points(value: object) -> bool:
+    return type(value) in (int, float) and math.isfinite(value) and 0 <= value <= 1
+
+
+def _score(value: object) -> bool:
+    return isinstance(value, str) and SCORE_TEXT.fullmatch(value) is not None
+
+
+def _wdl(value: object) -> bool:
+    return value is None or (isinstance(value, list) and len(value) == 3 and all(map(_count, value)))
 
 
 def partial_path(analysis: Path) -> Path:
@@ -161,8 +219,10 @@ def partial_path(analysis: Path) -> Path:
 class Partial:
     """The positions of one record's analysis made so far, kept in a file of JSON lines:
     first the game's moves and the settings, then `{"index": I, "analysis": A}` a
-    position. A line cut short (the run was stopped while writing it) ends the file's
-    reading; a file of other moves or settings is started afresh."""
+    position. A line that is not such an entry (cut short as the run was stopped while
+    writing it, or with a field not of its type, see `is_analysis_of`) ends the file's
+    reading; a file of other moves or settings is started afresh. Its writes raise
+    CannotWrite naming it."""
 
     def __init__(self, path: Path, game: Game, limit: Limit, top: int):
         self.path = path
@@ -178,16 +238,12 @@ class Partial:
         if not lines or _json(lines[0]) != self.head:
             return
         self._whole = True
-        rules = find_game(game.name)
         for line in lines[1:]:
             entry = _json(line)
             index = entry.get("index") if isinstance(entry, dict) else None
             analysis = entry.get("analysis") if isinstance(entry, dict) else None
-            if not (isinstance(index, int) and 0 <= index < len(game.plies) and isinstance(analysis, dict)
-                    and set(analysis) == PLY_FIELDS and analysis["played"] == game.plies[index][1]
-                    and analysis["player"] == game.plies[index][0].to_move
-                    and analysis["board"] == rules.format_board(game.plies[index][0])):
-                self._whole = False  # cut short: written again whole at the next position
+            if not (_count(index) and index < len(game.plies) and is_analysis_of(analysis, game, index)):
+                self._whole = False  # written again whole at the next position
                 break
             self.known[index] = analysis
             self._entries.append(entry)
@@ -197,7 +253,8 @@ class Partial:
         entry = {"index": index, "analysis": analysis}
         self._entries.append(entry)
         lines = [entry] if self._whole else [self.head, *self._entries]
-        with _holding_ctrl_c(), open(self.path, "a" if self._whole else "w", encoding="utf-8") as out:
+        with _holding_ctrl_c(), writing(self.path), open(self.path, "a" if self._whole else "w",
+                                                         encoding="utf-8") as out:
             out.write("".join(json.dumps(line) + "\n" for line in lines))
         self._whole = True
 
@@ -207,25 +264,28 @@ class Partial:
         return len(self._entries) if self._whole else 0
 
     def remove(self) -> None:
-        self.path.unlink(missing_ok=True)
+        with writing(self.path):
+            self.path.unlink(missing_ok=True)
 
 
 def _json(text: str) -> object:
+    """The JSON value `text` holds, None where it holds none (or one nested too deep)."""
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
 
 
 def write_json(path: Path, document: dict) -> None:
-    """Write `document` to `path` whole or not at all."""
-    with atomic_file(path, "w", encoding="utf-8") as out:
+    """Write `document` to `path` whole or not at all; raises CannotWrite naming it."""
+    with writing(path), atomic_file(path, "w", encoding="utf-8") as out:
         out.write(json.dumps(document, indent=1) + "\n")
 
 
 def write_page(record: Path, analysis: dict, page: Path) -> bool:
     """Write the replay page of `record` with `analysis` to `page`; False (nothing
-    written) where `record` is no arena record or the page cannot draw its game."""
+    written) where `record` is no arena record or the page cannot draw its game. Raises
+    CannotWrite naming `page`."""
     try:
         document = json.loads(record.read_text(encoding="utf-8"))
         if not isinstance(document, dict) or not {"seats", "result", "moves"} <= document.keys():
@@ -233,7 +293,7 @@ def write_page(record: Path, analysis: dict, page: Path) -> bool:
         text = replay_page(document, analysis)
     except (OSError, ValueError, KeyError, TypeError, IndexError):
         return False
-    with atomic_file(page, "w", encoding="utf-8") as out:
+    with writing(page), atomic_file(page, "w", encoding="utf-8") as out:
         out.write(text)
     return True
 
@@ -263,8 +323,17 @@ def _say(text: str) -> None:
 def run(inputs: Sequence[str], settings: Settings) -> int:
     """Analyse the records `inputs` name (see the module docstring) and print the
     summary. Returns the exit status: 0, 1 when some record or input failed, 2 when
-    nothing could be analysed (no record, two records for one output, no engine),
-    INTERRUPTED after Ctrl-C."""
+    nothing could be analysed (no record, two records for one output, no engine) or an
+    output cannot be written (every folder the analyses go to, and the summary's, is
+    checked before the analysis starts), INTERRUPTED after Ctrl-C."""
+    try:
+        return _run(inputs, settings)
+    except CannotWrite as error:
+        _say(str(error))
+        return 2
+
+
+def _run(inputs: Sequence[str], settings: Settings) -> int:
     paths, problems = record_paths(inputs)
     for text, problem in problems:
         _say(f"{text}: {problem}")
@@ -278,8 +347,6 @@ def run(inputs: Sequence[str], settings: Settings) -> int:
             _say(f"{clashes[output]} and {path} would both write {output}: give them different --out folders")
             return 2
         clashes[output] = path
-    if settings.out is not None:
-        settings.out.mkdir(parents=True, exist_ok=True)
     status: dict[Path, dict] = {}
     reports: dict[Path, dict] = {}
     todo: list[tuple[Path, Game]] = []
@@ -299,9 +366,15 @@ def run(inputs: Sequence[str], settings: Settings) -> int:
         else:
             reports[path] = existing
             status[path] = {"status": "already analysed"}
-            partial_path(outputs[path]).unlink(missing_ok=True)  # left by a run stopped as it saved
+            left = partial_path(outputs[path])  # by a run stopped as it saved
+            with writing(left):
+                left.unlink(missing_ok=True)
             if not page_path(path, settings.out).exists():
                 write_page(path, existing, page_path(path, settings.out))
+    where = settings.summary or (settings.out or Path(os.path.commonpath([path.resolve().parent for path in paths]))
+                                 ) / SUMMARY_NAME
+    for folder in sorted({outputs[path].parent for path, _ in todo} | {where.parent}):
+        check_folder(folder)
     readable = len(reports) + len(todo)
     if reports:
         _say(f"{len(reports)} of {readable} records already analysed with these settings")
@@ -341,17 +414,14 @@ def run(inputs: Sequence[str], settings: Settings) -> int:
     summary = summarise([Analysed(reports[path], str(path),
                                   pages[path].resolve().as_uri() if pages[path].exists() else None)
                          for path in paths if path in reports], settings.worst)
-    where = settings.summary or (settings.out or Path(os.path.commonpath([path.resolve().parent for path in paths]))
-                                 ) / SUMMARY_NAME
     records = [{"record": text, "status": "failed", "error": problem, "analysis": None, "page": None}
                for text, problem in problems] + [
         {"record": str(path), **status[path],
          "analysis": str(outputs[path]) if path in reports else None,
          "page": str(pages[path]) if path in reports and pages[path].exists() else None}
         for path in paths]
-    where.parent.mkdir(parents=True, exist_ok=True)
-    write_json(where, {"limit": attrs.asdict(settings.limit), "top": settings.top, "records": records, **summary})
     print(summary_text(summary))
+    write_json(where, {"limit": attrs.asdict(settings.limit), "top": settings.top, "records": records, **summary})
     print(f"\nsummary: {where}")
     failed = sum(record["status"] == "failed" for record in records)
     if failed:

@@ -118,18 +118,36 @@ class _Follower:
 
 def read_game(path: Path, game: str | None = None) -> Game:
     """The game in `path` (an arena record, a CodinGame replay or a move list); `game`
-    names the game of a replay (None: the one whose rules read it). Raises ValueError
-    saying what is wrong."""
-    return read_game_text(path.read_text(encoding="utf-8"), str(path), game)
+    names the game of a replay (None: the one whose rules read it), and a record of
+    another game is an error. Raises OSError where the file cannot be read, ValueError
+    saying what is wrong with it (naming `path` where it is not UTF-8 text)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{path}: not UTF-8 text (byte {error.object[error.start]:#04x}"
+                         f" at offset {error.start})") from None
+    return read_game_text(text, str(path), game)
 
 
 def read_game_text(text: str, path: str, game: str | None = None) -> Game:
-    """The game in `text`, the content of a game file named `path` (see `read_game`)."""
+    """The game in `text`, the content of a game file named `path` (see `read_game`).
+    Whatever `text` holds (JSON nested however deep, values of any type, numbers too
+    long to read), what is wrong with it is a ValueError in words."""
     if not text.lstrip().startswith("{"):
-        return read_move_list(text, path)
+        read = read_move_list(text, path)
+    else:
+        read = _read_json(text, path, game)
+    if game is not None and read.name != game:
+        raise ValueError(f"{path}: a game of {read.name}, not of {game}")
+    return read
+
+
+def _read_json(text: str, path: str, game: str | None) -> Game:
     try:
         document = json.loads(text)
-    except json.JSONDecodeError as error:
+    except RecursionError:
+        raise ValueError(f"{path}: its JSON is nested too deep to read") from None
+    except ValueError as error:  # not JSON, or a number of too many digits
         raise ValueError(f"{path}: not JSON: {error}") from None
     if not isinstance(document, dict):
         raise ValueError(f"{path}: a game file's JSON is an object")
@@ -187,8 +205,14 @@ def _played(name: str, board: str | None, moves: Sequence[str]) -> _Follower:
 
 def read_record(record: dict) -> Game:
     """An `engine-arena` game record: its moves, and in a game of more players the
-    players that left it (its timeout, crash and invalid-action events)."""
-    follower = _following(str(record["game"]), {}, record.get("start"))
+    players that left it (its timeout, crash and invalid-action events). Raises TypeError
+    where its game, start board or seats are not texts."""
+    name, start, seats = record["game"], record.get("start"), record.get("seats", [])
+    if not isinstance(name, str) or not isinstance(start, (str, type(None))):
+        raise TypeError("its game and start are texts")
+    if not isinstance(seats, list) or not all(isinstance(seat, str) for seat in seats):
+        raise TypeError("its seats are a list of names")
+    follower = _following(name, {}, start)
     leaving = {}
     if turn_format(follower.name).PLAYERS > 2:
         leaving = {event["at"]: event["player"] for event in record.get("events", ())
@@ -200,7 +224,7 @@ def read_record(record: dict) -> Game:
             raise ValueError(f"move {index + 1} ({move['move']}) is player {move['player']}'s,"
                              f" but player {follower.state.to_move} is to move")
         follower.play(move["move"])
-    return follower.game(players=[str(name) for name in record.get("seats", ())])
+    return follower.game(players=seats)
 
 
 def replay_outputs(document: dict) -> list[tuple[int, str | None]]:

@@ -15,12 +15,15 @@ GAME_FILE is one of (see `adapters.analysis.gamefile`):
 - a move list: a first line `setgame GAME [key=value ...]`, an optional line
   `board <board text>` (else the start position), then the moves in the game's notation
   (CodinGame's), separated by blanks or line ends; `#` starts a comment.
+An arena record and a move list name their own game: a `--game` naming another is an
+error.
 
 It writes PREFIX.json (per ply: the move played, the engine's best, the top lines with
 their scores and win chances, what the move lost and a mark; see
 `adapters.analysis.analyse`) and PREFIX.png / PREFIX.svg, the score over the game with
 the mistakes marked and the expected points of the moves played (see
-`adapters.analysis.picture`).
+`adapters.analysis.picture`), in a folder made where missing and checked before the
+analysis starts.
 
 Several records, a folder of them or a glob pattern make a batch (see
 `adapters.analysis.batch`): each record's PREFIX.json is `RECORD-analysis.json` (beside
@@ -35,34 +38,44 @@ tasks (`--ray`); the progress bar shows on stderr when it is a terminal, or with
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shlex
 import sys
 from pathlib import Path
 
 from adapters.analysis.analyse import EngineSpec, analyse_games, failure_text, report
-from adapters.analysis.batch import INTERRUPTED, SUMMARY_NAME, Settings, is_batch
+from adapters.analysis.batch import INTERRUPTED, SUMMARY_NAME, Settings, is_batch, write_json
 from adapters.analysis.batch import run as batch_run
 from adapters.analysis.gamefile import read_game
+from adapters.analysis.outputs import CannotWrite, check_folder
 from adapters.analysis.picture import plot
+from adapters.codingame import game_name
 from adapters.codingame.arena.pool import ray_argument
-from games.files import atomic_file
+from games.text import positive
 from protocol.client import Limit
+
+#: The limit of each position's search without --depth, --movetime or --nodes.
+DEFAULT_LIMIT = Limit(depth=8)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="engine-analyse", description=__doc__.split("\n\n")[0])
     parser.add_argument("inputs", nargs="+", metavar="GAME_FILE",
                         help="a game record; several, folders of them or glob patterns: a batch")
-    parser.add_argument("--game", help="the game of a CodinGame replay (default: the one whose rules read it)")
+    parser.add_argument("--game", type=game_name,
+                        help="the game of a CodinGame replay (default: the one whose rules read it); a record"
+                             " of another game is an error")
     limits = parser.add_mutually_exclusive_group()
-    limits.add_argument("--depth", type=int)
-    limits.add_argument("--movetime", type=int, metavar="MS")
-    limits.add_argument("--nodes", type=int)
-    parser.add_argument("--top", type=int, default=3, help="lines per position (MultiPV, default 3)")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
-                        help="engine sessions at once (with --ray: the CPUs of a local cluster)")
+    limits.add_argument("--depth", type=positive, metavar="N",
+                        help=f"search each position N plies deep (default {DEFAULT_LIMIT.depth}, without"
+                             " --movetime or --nodes)")
+    limits.add_argument("--movetime", type=positive, metavar="MS",
+                        help="search each position MS milliseconds instead")
+    limits.add_argument("--nodes", type=positive, metavar="N", help="search each position N nodes instead")
+    parser.add_argument("--top", type=positive, default=3, help="lines per position (MultiPV, default 3)")
+    parser.add_argument("--jobs", type=positive, default=os.cpu_count() or 1,
+                        help="engine sessions at once (with --ray: the CPUs of a local cluster; default: the"
+                             " cores)")
     parser.add_argument("--ray", type=ray_argument, default=None, metavar="local|auto|ADDRESS",
                         help="search the positions as Ray tasks, each worker with its own engine: on a "
                              "private local cluster of --jobs CPUs, the cluster this machine is in, or the "
@@ -81,8 +94,6 @@ def main(argv: list[str] | None = None) -> int:
     shown.add_argument("--progress", action="store_true", help="a progress bar even when stderr is no terminal")
     shown.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
-    if args.top < 1 or args.jobs < 1:
-        parser.error("--top and --jobs must be at least 1")
     if args.ray and args.connect:
         parser.error("--ray runs an engine in each Ray worker: it does not take --connect")
     batch = is_batch(args.inputs)
@@ -92,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--worst must be at least 0")
     limit = Limit(depth=args.depth, movetime=args.movetime, nodes=args.nodes)
     if limit == Limit():
-        limit = Limit(depth=8)
+        limit = DEFAULT_LIMIT
     address = None
     if args.connect:
         host, _, port = args.connect.rpartition(":")
@@ -117,21 +128,24 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if game.stopped:
         print(f"engine-analyse: the record stops after {len(game.plies)} moves: {game.stopped}", file=sys.stderr)
+    prefix = args.out or game_file.with_name(game_file.stem + "-analysis")
     try:
+        check_folder(prefix.parent)
         (_, plies), = analyse_games([game], limit, args.top, args.jobs, engine, args.ray, progress)
+        if isinstance(plies, str):
+            print(f"engine-analyse: {plies}", file=sys.stderr)
+            return 2
+        write_json(prefix.with_suffix(".json"), report(game, limit, args.top, plies))
+        pictures = plot(game, plies, prefix)
+    except CannotWrite as error:
+        print(f"engine-analyse: {error}", file=sys.stderr)
+        return 2
     except OSError as error:
         print(f"engine-analyse: {failure_text(error)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("engine-analyse: interrupted", file=sys.stderr)
         return INTERRUPTED
-    if isinstance(plies, str):
-        print(f"engine-analyse: {plies}", file=sys.stderr)
-        return 2
-    prefix = args.out or game_file.with_name(game_file.stem + "-analysis")
-    with atomic_file(prefix.with_suffix(".json"), "w", encoding="utf-8") as out:
-        out.write(json.dumps(report(game, limit, args.top, plies), indent=1) + "\n")
-    pictures = plot(game, plies, prefix)
     marks = [ply for ply in plies if ply["mark"]]
     print(f"{game.name}: {len(plies)} plies, {sum(ply['mark'] == 'mistake' for ply in marks)} mistakes,"
           f" {sum(ply['mark'] == 'blunder' for ply in marks)} blunders; wrote"

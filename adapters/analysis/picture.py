@@ -9,6 +9,7 @@ from typing import Sequence
 
 from adapters.analysis.analyse import expected_points
 from adapters.analysis.gamefile import Game
+from adapters.analysis.outputs import writing
 from games import find_game
 from protocol.info import Score
 
@@ -56,7 +57,7 @@ def plot(game: Game, plies: list[dict], prefix: Path) -> list[Path]:
     every unproven score), mistakes and blunders circled; below it, where the engine
     gave win chances, the expected points (win + draw / 2) of each move played for its
     player. The players are named by `player_labels`. None without matplotlib (the
-    `analyse` extra)."""
+    `analyse` extra). Raises CannotWrite naming a file it cannot write."""
     try:
         import matplotlib
     except ImportError:
@@ -114,11 +115,14 @@ def plot(game: Game, plies: list[dict], prefix: Path) -> list[Path]:
     panels[-1][0].set_xlabel("ply")
     figure.tight_layout()
     written = []
-    for suffix in (".png", ".svg"):
-        path = prefix.with_suffix(suffix)
-        figure.savefig(path, dpi=110)
-        written.append(path)
-    plt.close(figure)
+    try:
+        for suffix in (".png", ".svg"):
+            path = prefix.with_suffix(suffix)
+            with writing(path):
+                figure.savefig(path, dpi=110)
+            written.append(path)
+    finally:
+        plt.close(figure)
     return written
 
 def _score(text: str) -> Score:

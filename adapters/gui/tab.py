@@ -29,7 +29,6 @@ words what the engine (or the request) got wrong.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from typing import Any, Awaitable, Callable
 

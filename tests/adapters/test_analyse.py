@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from adapters.analysis.analyse import BLUNDER_POINTS, MISTAKE_POINTS, analyse_ply, expected_points, mark
+from adapters.analysis.analyse import (BLUNDER_POINTS, HANDSHAKE_TIMEOUT_S, MISTAKE_POINTS, analyse_ply,
+                                      expected_points, mark)
 from adapters.analysis.gamefile import Game, read_replay
 from adapters.analysis.picture import player_labels, plot, score_heights
 from adapters.codingame import formats, turn_format
@@ -125,12 +126,14 @@ def test_a_codingame_replay_names_its_players_by_seat() -> None:
 
 class _Scripted:
     """An engine that answers the position's search with `lines` and the search of the
-    move played alone with `alone`."""
+    move played alone with `alone`, keeping the limit of each search (`asked`)."""
 
     def __init__(self, lines: list[Info], alone: Info) -> None:
         self.lines, self.alone = lines, alone
+        self.asked: list[tuple[Limit, list[str] | None]] = []
 
-    async def analyse(self, limit, position=None, multipv=1, searchmoves=None):
+    async def analyse(self, limit, position=None, multipv=1, searchmoves=None, stop=None):
+        self.asked.append((limit, searchmoves))
         return [self.alone] if searchmoves else self.lines
 
 
@@ -154,9 +157,13 @@ def test_a_move_is_judged_by_the_expected_points_it_gives_up(best, played, loss,
     othello = find_game("othello")
     position = othello.initial_state({})
     lines = [_info("d3", *best), _info("c4", Score(cp=-9000), (0, 0, 1000))]
-    ply = asyncio.run(analyse_ply(_Scripted(lines, _info("f5", *played)), othello.format_board(position),
-                                  position.to_move, "f5", Limit(depth=4), 2))
+    engine = _Scripted(lines, _info("f5", *played))
+    ply = asyncio.run(analyse_ply(engine, othello.format_board(position), position.to_move, "f5",
+                                  Limit(movetime=500), 2))
     assert (ply["loss"], ply["points_lost"], ply["mark"]) == (loss, pytest.approx(lost), marked)
+    # The move played is searched to the depth of the lines, not to the limit again.
+    assert engine.asked == [(Limit(movetime=500), None), (Limit(depth=4), ["f5"])]
+    assert ply["depth"] == 4 and [line["depth"] for line in ply["top"]] == [4, 4]
     assert mark(None) is None and mark(MISTAKE_POINTS) == "mistake" and mark(BLUNDER_POINTS) == "blunder"
 
 
@@ -186,8 +193,75 @@ def test_a_bad_game_file_says_what_is_wrong(tmp_path: Path) -> None:
     assert "the first line must be setgame" in analyse(str(path)).stderr
     path.write_text(f"setgame clobber\n{moves[0]}\n")
     gone = analyse(str(path), "--connect", "127.0.0.1:1")
-    assert gone.returncode == 2 and "engine-analyse: ConnectionRefusedError" in gone.stderr
+    assert gone.returncode == 2 and "engine-analyse: the engine at 127.0.0.1:1 cannot be reached: " in gone.stderr
     assert "Traceback" not in gone.stderr
+    path.write_bytes(b"setgame clobber\n\xff\n")
+    unreadable = analyse(str(path))
+    assert unreadable.returncode == 2 and f"engine-analyse: {path}: not UTF-8 text (byte 0xff" in unreadable.stderr
+    path.write_text(f"setgame clobber\n{moves[0]}\n")
+    other = analyse(str(path), "--game", "othello")
+    assert other.returncode == 2 and f"engine-analyse: {path}: a game of clobber, not of othello" in other.stderr
+
+
+@pytest.mark.parametrize("arguments", [["--depth", "0"], ["--movetime", "0"], ["--nodes", "-1"], ["--top", "0"],
+                                       ["--jobs", "0"]])
+def test_a_limit_not_a_positive_whole_number_is_refused(tmp_path: Path, arguments: list[str]) -> None:
+    """engine-analyse refuses it in its own words, before any engine is started."""
+    path = tmp_path / "game.txt"
+    path.write_text(f"setgame clobber\n{clobber_game(1, 3)[1][0]}\n")
+    result = analyse(str(path), *arguments, "--engine", "no-such-engine")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert f"engine-analyse: error: argument {arguments[0]}: must be at least 1, got {arguments[1]}" in result.stderr
+    assert not (tmp_path / "game-analysis.json").exists()
+
+
+def test_an_unknown_game_is_a_usage_error_listing_the_games(tmp_path: Path) -> None:
+    path = tmp_path / "game.txt"
+    path.write_text(f"setgame clobber\n{clobber_game(1, 3)[1][0]}\n")
+    result = analyse(str(path), "--game", "chess")
+    assert result.returncode == 2 and "usage: engine-analyse" in result.stderr
+    assert "argument --game:" in result.stderr and ", ".join(formats()) in result.stderr
+
+
+def test_the_limits_are_explained_with_their_default() -> None:
+    shown = " ".join(analyse("--help").stdout.split())
+    assert "--depth N search each position N plies deep (default 8, without --movetime or --nodes)" in shown
+    assert "--movetime MS search each position MS milliseconds instead" in shown
+    assert "--nodes N search each position N nodes instead" in shown
+
+
+@pytest.mark.parametrize(("command", "words"), [
+    ("no-such-engine --uci", "the engine no-such-engine --uci cannot be started: No such file or directory"),
+    (f"{sys.executable} -c pass", f"the engine {sys.executable} -c pass ended before it answered uci (exit status 0)"),
+    ("cat", f"the engine cat did not answer uci with uciok within {HANDSHAKE_TIMEOUT_S:g} s"),
+])
+def test_an_engine_that_does_not_answer_the_handshake_is_named(tmp_path: Path, command: str, words: str) -> None:
+    """An engine that cannot start, ends at once, or never answers `uci` (cat echoes it)
+    is reported in words naming its command, whatever the number of jobs."""
+    path = tmp_path / "game.txt"
+    path.write_text("setgame clobber\n" + " ".join(clobber_game(3, 3)[1]) + "\n")
+    result = analyse(str(path), "--engine", command, "--jobs", "2")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert f"engine-analyse: {words}" in result.stderr
+
+
+def test_an_output_that_cannot_be_written_is_named(tmp_path: Path) -> None:
+    """A folder that cannot be made is refused before any engine is started; a file
+    that cannot be written when the analysis is done is named too."""
+    path = tmp_path / "game.txt"
+    path.write_text(f"setgame clobber\n{clobber_game(1, 3)[1][0]}\n")
+    nowhere = tmp_path / "file" / "x"
+    (tmp_path / "file").write_text("a file, not a folder")
+    result = analyse(str(path), "--out", str(nowhere), "--engine", "no-such-engine")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert f"engine-analyse: cannot write in {nowhere.parent}: not a folder" in result.stderr
+    (tmp_path / "taken.json").mkdir()
+    result = analyse(str(path), "--out", str(tmp_path / "taken"), "--depth", "1", "--jobs", "1")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert f"engine-analyse: cannot write {tmp_path / 'taken.json'}: Is a directory" in result.stderr
+    made = tmp_path / "new" / "folder" / "x"
+    assert analyse(str(path), "--out", str(made), "--depth", "1", "--jobs", "1").returncode == 0
+    assert json.loads(made.with_suffix(".json").read_text())["plies"][0]["played"] == clobber_game(1, 3)[1][0]
 
 
 def test_a_codingame_replay_is_analysed_without_naming_its_game(tmp_path: Path) -> None:

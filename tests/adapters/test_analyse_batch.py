@@ -156,6 +156,56 @@ def test_a_record_goes_on_from_the_positions_analysed_before(records: list[Path]
     assert not Partial(partial.path, game, Limit(depth=2), 2).known
 
 
+def test_a_kept_position_of_other_types_is_analysed_again(records: list[Path], tmp_path: Path) -> None:
+    """A line of the positions kept whose fields are not of their types is not taken,
+    as a line cut short is not: that position is analysed again; and so is a record
+    whose analysis has such a position."""
+    whole = tmp_path / "whole"
+    copied(records[:1], whole)
+    analyse(str(whole), "--depth", "1", "--jobs", "1")
+    expected = analyses(whole)[f"{records[0].stem}-analysis.json"]
+    record, = copied(records[:1], tmp_path / "runs")
+    game = read_game(record)
+    path = partial_path(analysis_path(record, None))
+    bad = {"loss": "abc", "top": 5, "points_lost": [1], "played_wdl": [1, 2], "best_score": "cp x",
+           "mark": "blunder"}  # the last: no mark its points lost earn
+    for key, value in bad.items():
+        partial = Partial(path, game, Limit(depth=1), 3)
+        partial.remove()
+        partial = Partial(path, game, Limit(depth=1), 3)
+        plies = [{field: entry for field, entry in ply.items() if field != "ply"} for ply in expected["plies"][:3]]
+        plies[1][key] = value
+        for index, ply in enumerate(plies):
+            partial.add(index, ply)
+        assert sorted(Partial(path, game, Limit(depth=1), 3).known) == [0], key
+    result = analyse(str(tmp_path / "runs"), "--depth", "1", "--jobs", "1")
+    assert "going on with 1 positions analysed before, of 1 records" in result.stderr
+    assert analyses(tmp_path / "runs")[f"{record.stem}-analysis.json"] == expected and not path.exists()
+    written = analysis_path(record, None)
+    changed = json.loads(written.read_text())
+    changed["plies"][-1]["loss"] = "abc"
+    written.write_text(json.dumps(changed))
+    result = analyse(str(tmp_path / "runs"), "--depth", "1", "--jobs", "1")
+    assert "already analysed" not in result.stderr and json.loads(written.read_text()) == expected
+
+
+def test_a_batch_that_cannot_write_says_where(records: list[Path], tmp_path: Path) -> None:
+    """A folder of the outputs that cannot be made stops the batch before its analysis;
+    a summary that cannot be written at its end is named, the analyses kept."""
+    folder = tmp_path / "runs"
+    copied(records[:1], folder)
+    (tmp_path / "file").write_text("a file, not a folder")
+    for option, words in (("--out", f"cannot write {tmp_path / 'file' / 'x'}: Not a directory"),
+                          ("--summary", f"cannot write in {tmp_path / 'file'}: not a folder")):
+        result = analyse(str(folder), option, str(tmp_path / "file" / "x"), "--engine", "no-such-engine", code=2)
+        assert f"engine-analyse: {words}" in result.stderr
+        assert "Traceback" not in result.stderr and not analyses(folder)
+    (tmp_path / "taken.json").mkdir()
+    result = analyse(str(folder), "--summary", str(tmp_path / "taken.json"), "--depth", "1", code=2)
+    assert f"engine-analyse: cannot write {tmp_path / 'taken.json'}: Is a directory" in result.stderr
+    assert "Traceback" not in result.stderr and len(analyses(folder)) == 1
+
+
 def test_ray_workers_give_the_analyses_of_local_ones(records: list[Path], tmp_path: Path) -> None:
     pytest.importorskip("ray")
     copied(records[:2], tmp_path / "runs")
@@ -179,15 +229,19 @@ def test_broken_records_are_named_and_skipped(records: list[Path], tmp_path: Pat
     record["moves"][3]["move"] = record["moves"][0]["move"]
     illegal.write_text(json.dumps(record))
     (folder / "notes.json").write_text("{not json")
+    (folder / "deep.json").write_text('{"game": "clobber", "moves": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    (folder / "latin.json").write_bytes(b'{"game": "clobber", "seats": ["\xe9"], "moves": []}')
     result = analyse(str(folder), str(tmp_path / "missing.json"), "--depth", "1", "--jobs", "2", code=1)
     assert f"{illegal}: move 4" in result.stderr and f"{folder / 'notes.json'}: not JSON" in result.stderr
+    assert f"{folder / 'deep.json'}: its JSON is nested too deep to read: skipped" in result.stderr
+    assert f"{folder / 'latin.json'}: not UTF-8 text (byte 0xe9 at offset 31): skipped" in result.stderr
     assert f"{tmp_path / 'missing.json'}: no such file or folder" in result.stderr
-    assert "3 of 4 records or inputs failed" in result.stderr
+    assert "5 of 6 records or inputs failed" in result.stderr and "Traceback" not in result.stderr
     assert list(analyses(folder)) == [good.stem + "-analysis.json"] and "1 game," in result.stdout
     summary = json.loads((folder / "analysis-summary.json").read_text())
     assert {entry["record"]: entry["status"] for entry in summary["records"]} == {
         str(tmp_path / "missing.json"): "failed", str(illegal): "failed", str(folder / "notes.json"): "failed",
-        str(good): "analysed"}
+        str(folder / "deep.json"): "failed", str(folder / "latin.json"): "failed", str(good): "analysed"}
     clash = tmp_path / "other"
     copied(records[:1], clash)
     result = analyse(str(folder / good.name), str(clash), "--depth", "1", "--out", str(tmp_path / "out"), code=2)

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from adapters.analysis.gamefile import LEAVE, played_game, read_game, read_replay, replay_outputs
+from adapters.analysis.gamefile import LEAVE, played_game, read_game, read_game_text, read_replay, replay_outputs
 from adapters.codingame import formats, turn_format
 from games import find_game
 
@@ -186,3 +187,43 @@ def test_a_malformed_game_file_is_a_clear_error(tmp_path_factory, document: dict
         read_game(path)
     except ValueError as error:
         assert str(error)
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    ('{"game": "clobber", "moves": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deep"),
+    ('{"gameResult": ' + '{"a": ' * 100_000 + "1" + "}" * 100_001, "nested too deep"),
+    ('{"game": "clobber", "moves": [{"move": "a2a3", "player": ' + "9" * 5000 + "}]}", "not JSON"),
+    ('{"game": ["clobber"], "moves": []}', "its game and start are texts"),
+    ('{"game": "clobber", "start": 5, "moves": []}', "its game and start are texts"),
+    ('{"game": "clobber", "moves": [], "seats": [["a"], "b"]}', "its seats are a list of names"),
+], ids=["deep list", "deep object", "long number", "game", "start", "seats"])
+def test_a_record_too_deep_too_long_or_of_other_types_is_a_clear_error(tmp_path: Path, text: str,
+                                                                      words: str) -> None:
+    """However malformed, a record is a ValueError in words naming it: what a batch
+    skips and engine-gui's load reports."""
+    with pytest.raises(ValueError, match=f"^the record: .*{words}"):
+        read_game_text(text, "the record")
+    path = tmp_path / "game.json"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=f"^{re.escape(str(path))}: .*{words}"):
+        read_game(path)
+
+
+def test_a_file_not_of_utf8_text_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "game.txt"
+    path.write_bytes(b"setgame clobber\n\xff\xfe a2a3\n")
+    with pytest.raises(ValueError, match=f"^{re.escape(str(path))}: not UTF-8 text"):
+        read_game(path)
+
+
+def test_a_game_named_is_the_records_own(tmp_path: Path) -> None:
+    """`game` names a replay's game, and must be the game of a record that names its own."""
+    _, moves, _ = random_replay("clobber", 4)
+    listed = tmp_path / "game.txt"
+    listed.write_text(f"setgame clobber\n{' '.join(moves)}\n")
+    record = tmp_path / "game.json"
+    record.write_text(json.dumps({"game": "clobber", "moves": [{"move": move} for move in moves]}))
+    for path in (listed, record):
+        assert read_game(path, "clobber").name == "clobber"
+        with pytest.raises(ValueError, match=f"^{re.escape(str(path))}: a game of clobber, not of othello$"):
+            read_game(path, "othello")

@@ -18,10 +18,13 @@ import contextlib
 import signal
 import time
 from pathlib import Path
+from typing import Iterator
 
 import aiohttp
 
-from tests.adapters.test_gui_server import WAIT_S, Gui, gui, http_session, receive, running_gui, tab  # noqa: F401
+import pytest
+
+from tests.adapters.test_gui_server import WAIT_S, Gui, http_session, open_socket, receive, running_gui, tab
 from tests.conftest import cpu_seconds, random_game, run
 
 #: Far longer than a test waits for a stopped search's answer: a search that ignores its
@@ -29,6 +32,13 @@ from tests.conftest import cpu_seconds, random_game, run
 LONG_MS = 120_000
 #: How long a stopped search may take to answer (s), on a loaded machine.
 STOPPED_S = 20
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gui]:
+    """An `engine-gui` with its in-process engine and no token."""
+    with running_gui(tmp_path_factory.mktemp("gui") / "stderr.log") as gui:
+        yield gui
 
 
 async def until(ws: aiohttp.ClientWebSocketResponse, kind: str, timeout: float = WAIT_S) -> tuple[dict, list[dict]]:
@@ -42,9 +52,9 @@ async def until(ws: aiohttp.ClientWebSocketResponse, kind: str, timeout: float =
         before.append(message)
 
 
-def test_an_analysis_sends_whole_sets_of_lines_of_one_depth(gui: Gui) -> None:
+def test_an_analysis_sends_whole_sets_of_lines_of_one_depth(server: Gui) -> None:
     async def check() -> None:
-        async with http_session() as http, tab(http, gui) as ws:
+        async with http_session() as http, tab(http, server) as ws:
             for game, multipv in (("othello", 4), ("clobber", 3), ("abalone", 3), ("isolation", 2)):
                 await ws.send_json({"op": "analyse", "seq": 1, "game": game, "multipv": multipv})
                 shown, _ = await until(ws, "position")
@@ -71,11 +81,11 @@ def test_an_analysis_sends_whole_sets_of_lines_of_one_depth(gui: Gui) -> None:
     run(check())
 
 
-def test_a_stop_right_after_the_positions_reply_ends_the_search(gui: Gui) -> None:
+def test_a_stop_right_after_the_positions_reply_ends_the_search(server: Gui) -> None:
     """The page sends `stop` as soon as it sees the position: the tab is then still
     setting up its search, before its `go`. The search must end all the same."""
     async def check() -> None:
-        async with http_session() as http, tab(http, gui) as ws:
+        async with http_session() as http, tab(http, server) as ws:
             for seq, delay in enumerate((0, 0, 0.001, 0.002, 0.005, 0.02), 1):
                 await ws.send_json({"op": "play", "seq": seq, "game": "clobber", "moves": [], "movetime": LONG_MS})
                 await until(ws, "position")
@@ -95,11 +105,11 @@ def test_a_stop_right_after_the_positions_reply_ends_the_search(gui: Gui) -> Non
     run(check())
 
 
-def test_a_stop_ends_the_analysis_of_a_whole_game(gui: Gui) -> None:
+def test_a_stop_ends_the_analysis_of_a_whole_game(server: Gui) -> None:
     moves = random_game("clobber", 6, seed=11)
 
     async def check() -> None:
-        async with http_session() as http, tab(http, gui) as ws:
+        async with http_session() as http, tab(http, server) as ws:
             for delay in (0, 0.5):
                 await ws.send_json({"op": "analyse_game", "seq": 1, "game": "clobber", "moves": moves,
                                     "movetime": LONG_MS, "top": 2})
@@ -124,15 +134,15 @@ def test_a_tab_closed_during_the_analysis_of_a_game_is_freed(tmp_path: Path) -> 
         deadline = time.monotonic() + STOPPED_S
         async with http_session() as http:
             while True:
-                async with http.ws_connect(gui.base + "ws") as ws:
+                async with open_socket(http, gui) as ws:
                     message = await receive(ws)
                 if message["type"] == "hello" or time.monotonic() > deadline:
                     return message
                 await asyncio.sleep(0.2)
 
-    async def check(gui: Gui) -> None:
+    async def check(server: Gui) -> None:
         for _ in range(2):
-            async with http_session() as http, tab(http, gui) as ws:
+            async with http_session() as http, tab(http, server) as ws:
                 await ws.send_json({"op": "analyse_game", "seq": 1, "game": "othello", "moves": moves,
                                     "depth": 40, "top": 3})
                 await until(ws, "progress")

@@ -436,6 +436,24 @@ def test_load_reads_a_move_list_into_a_record(gui: Gui) -> None:
     run(check())
 
 
+def test_a_record_nested_too_deep_is_a_bad_record(gui: Gui) -> None:
+    """However malformed, a record's load is refused in words, and the tab goes on."""
+    moves = random_game("clobber", 4, seed=2)
+
+    async def check() -> None:
+        async with http_session() as http, tab(http, gui) as ws:
+            deep = '{"game": "clobber", "moves": ' + "[" * 100_000 + "]" * 100_000 + "}"
+            await ws.send_json({"op": "load", "seq": 1, "text": deep, "name": "deep.json"})
+            error = await receive(ws)
+            assert error == {"type": "error", "seq": 1, "code": "request",
+                             "text": "Cannot read the record: deep.json: its JSON is nested too deep to read"}
+            await ws.send_json({"op": "load", "seq": 2, "text": f"setgame clobber\n{' '.join(moves)}\n"})
+            record = await receive(ws)
+            assert record["type"] == "record" and record["moves"] == moves
+
+    run(check())
+
+
 def test_a_record_where_a_player_leaves_is_replayed_and_analysed(gui: Gui) -> None:
     rules = find_game("isolation")
     line = random_game("isolation", 8, seed=3, leave_at=2)  # the third player times out at its first turn
