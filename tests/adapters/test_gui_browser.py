@@ -204,3 +204,74 @@ def test_the_page_fits_a_phone(browser, gui: str, shots: Path) -> None:
     assert board["width"] <= 390 and board["width"] >= 300
     page.screenshot(path=str(shots / "phone.png"), full_page=True)
     page.close()
+
+
+def test_a_refused_board_text_keeps_the_game_and_its_analysis(browser, gui: str, shots: Path) -> None:
+    page = open_page(browser, gui, "clobber")
+    page.click("button[data-mode='analyse']")
+    for ply in (1, 2):  # two moves of the analysed game, clicked on the board
+        page.wait_for_function(f"window.gui.state.position.moves.length === {ply - 1}", timeout=WAIT_S * 1000)
+        click_move(page, state(page, "position.legal")[0]["paths"][0])
+    page.wait_for_function("window.gui.state.position.moves.length === 2 && window.gui.state.search",
+                           timeout=WAIT_S * 1000)
+    line, shown = state(page, "line"), state(page, "position.board_text")
+    page.click("#position-editor summary")
+    page.fill("#board-text", "nonsense w")
+    page.click("#set-board")
+    page.wait_for_function("document.getElementById('message').className === 'error'", timeout=WAIT_S * 1000)
+    assert page.inner_text("#message").startswith("The board text is not valid")
+    # The game, its position and its analysis go on as they were.
+    page.wait_for_function("window.gui.state.search && window.gui.state.position.moves.length === 2",
+                           timeout=WAIT_S * 1000)
+    assert state(page, "line") == line and state(page, "start") is None
+    assert page.input_value("#board-text") == shown
+    page.screenshot(path=str(shots / "refused-board.png"))
+    # A reload shows the same game.
+    page.reload()
+    page.wait_for_function("window.gui.state.position && window.gui.state.position.moves.length === 2",
+                           timeout=WAIT_S * 1000)
+    assert state(page, "line") == line
+    # A saved game the engine refuses (stored by an older page, say) falls back to the
+    # game's start, saying why.
+    page.evaluate("sessionStorage.setItem('engine-gui', JSON.stringify({game: 'clobber', start: 'nonsense w',"
+                  " line: [], ply: 0, mode: 'play', seat: 0}))")
+    page.reload()
+    page.wait_for_function("window.gui.state.position && window.gui.state.start === null", timeout=WAIT_S * 1000)
+    assert "back to the start" in page.inner_text("#message")
+    assert not page.errors
+    page.close()
+
+
+def test_no_control_keeps_the_keys_from_the_board(browser, gui: str, tmp_path: Path) -> None:
+    """After a game, a side or a record file is chosen, the arrow keys step through the
+    game: none of those controls keeps the focus (a focused game list took Right and
+    switched games); a game with moves is not dropped for another without asking."""
+    page = open_page(browser, gui, "othello")
+    page.click("button[data-mode='replay']")
+    moves = random_game("clobber", 6, seed=4)
+    record = tmp_path / "clobber.txt"
+    record.write_text(f"setgame clobber\n{' '.join(moves)}\n")
+    page.focus("#record-file")  # as a click on it leaves it
+    page.set_input_files("#record-file", str(record))
+    page.wait_for_function(f"window.gui.state.line.length === {len(moves)}", timeout=WAIT_S * 1000)
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("window.gui.state.position.moves.length === 1", timeout=WAIT_S * 1000)
+    # Another game while this one is shown: asked first; no keeps the game.
+    page.once("dialog", lambda dialog: dialog.dismiss())
+    page.focus("#game")
+    page.select_option("#game", "loa")
+    assert state(page, "game") == "clobber" and page.input_value("#game") == "clobber"
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("window.gui.state.position.moves.length === 2", timeout=WAIT_S * 1000)
+    assert state(page, "game") == "clobber"
+    # Yes switches; the keys still go to the board, not to the list.
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.focus("#game")
+    page.select_option("#game", "loa")
+    page.wait_for_function("window.gui.state.position.game === 'loa'", timeout=WAIT_S * 1000)
+    for key in ("ArrowRight", "ArrowDown", "ArrowLeft"):
+        page.keyboard.press(key)
+    assert state(page, "game") == "loa" and page.input_value("#game") == "loa"
+    assert page.evaluate("document.activeElement.tagName") not in ("SELECT", "INPUT")
+    assert not page.errors
+    page.close()
