@@ -253,7 +253,8 @@ def test_no_control_keeps_the_keys_from_the_board(browser, gui: str, tmp_path: P
     record.write_text(f"setgame clobber\n{' '.join(moves)}\n")
     page.focus("#record-file")  # as a click on it leaves it
     page.set_input_files("#record-file", str(record))
-    page.wait_for_function(f"window.gui.state.line.length === {len(moves)}", timeout=WAIT_S * 1000)
+    page.wait_for_function(f"window.gui.state.line.length === {len(moves)} && window.gui.state.position.game"
+                           " === 'clobber' && !document.getElementById('redo').disabled", timeout=WAIT_S * 1000)
     page.keyboard.press("ArrowRight")
     page.wait_for_function("window.gui.state.position.moves.length === 1", timeout=WAIT_S * 1000)
     # Another game while this one is shown: asked first; no keeps the game.
