@@ -61,6 +61,9 @@ SEARCH_MARGIN_MS = 12
 STOP_GRACE_MS = 100
 #: With clocks (no movetime), the loop forces `bestmove` this long after the budget.
 CLOCK_GRACE_MS = 50
+#: A timed `go` that finds the opening book still being read waits for it at most this
+#: share of the time to its deadline, and then searches.
+BOOK_WAIT_SHARE = 0.5
 
 
 @attrs.frozen
@@ -307,10 +310,13 @@ class SessionEngine:
         return self.game is not None and cores.loading(self.core, self.game)
 
     async def wait_loaded(self, timeout: float, give_up: Callable[[], bool] = lambda: False) -> None:
-        """Wait while the current game's compiled searches load: up to `timeout`
-        seconds, or until `give_up()` is true (on the loop: a wait holds no thread)."""
+        """Wait while the current game's compiled searches load, and while its opening
+        book is read where a `go` may answer from it (OwnBook): up to `timeout` seconds,
+        or until `give_up()` is true (on the loop: a wait holds no thread)."""
         deadline = time.monotonic() + timeout
-        while self.loading and not give_up() and time.monotonic() < deadline:
+        while ((self.loading or (self.game is not None and self.options["OwnBook"]
+                                 and not load_book(self.game).done()))
+               and not give_up() and time.monotonic() < deadline):
             await asyncio.sleep(0.005)
 
     def start_job(self, work: Callable[[Job], Awaitable[str]], on_done: Callable[[str], None],
@@ -518,7 +524,7 @@ class SessionEngine:
             self._winding_down = None
         stop = StopSignal()
         active = ActiveSearch(position, limits, stop)
-        book = None if root_moves else await self._book(position, limits)
+        book = None if root_moves else await self._book(position, limits, received_ns)
         move = None if book is None else book.probe(position, int(self.options["BookVariety"]), self._book_random)
         if move is not None:
             self._answer_from_book(active, book, move)
@@ -540,16 +546,31 @@ class SessionEngine:
             lambda report: self._on_report(active, report), ended,
         )
 
-    async def _book(self, position: Position, limits: Limits) -> Book | None:
+    async def _book(self, position: Position, limits: Limits, received_ns: int) -> Book | None:
         """The game's book for a `go` that plays (a time limit, or ponder) rather than
-        analyses (depth, nodes, infinite), with OwnBook on; else None. The first `go`
-        of a process may wait here (off the loop) for the book to be read."""
+        analyses (depth, nodes, infinite), with OwnBook on; else None. While the book is
+        still being read (the first `go` of a process, sent before `isready` says the
+        game is ready), a `go` with a deadline waits for it at most BOOK_WAIT_SHARE of
+        the time to its deadline, and then searches without it: a book never makes a
+        `go` late."""
         if not self.options["OwnBook"]:
             return None
         if not (limits.ponder or limits.movetime is not None
                 or any(clock is not None for clock in limits.clocks)):
             return None
-        return await asyncio.wrap_future(load_book(position.game))
+        reading = load_book(position.game)
+        if reading.done():
+            return reading.result()
+        stop_ns = None if limits.ponder else deadlines(
+            limits, position.to_move, int(self.options["MoveOverhead"]), received_ns).stop_ns
+        if stop_ns is None:
+            return await asyncio.wrap_future(reading)
+        try:
+            return await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(reading)),
+                                          BOOK_WAIT_SHARE * max(0, stop_ns - time.monotonic_ns()) / 1e9)
+        except asyncio.TimeoutError:
+            LOG.info("the opening book of %s is still being read: searching instead", position.game.name)
+            return None
 
     def _answer_from_book(self, active: ActiveSearch, book: Book, move: BookMove) -> None:
         """Answer `active` with `move`, from `book`, its ponder move the book's best reply

@@ -8,6 +8,7 @@ import os
 import random
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ import pytest
 from daemon.book import Book, book_path
 from games import all_games, find_game
 from protocol.client import Engine
-from tests.conftest import engine_command, run
+from tests.conftest import LOAD_SLACK, engine_command, run
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 OTHELLO = find_game("othello")
@@ -144,6 +145,7 @@ def test_the_engine_plays_its_book_when_it_plays_and_searches_when_it_analyses(t
         engine = await engine_with_book(tmp_path)
         try:
             await engine.send("setgame othello")
+            await engine.ready()  # the game is ready: its book is read
             await engine.send("position startpos")
             lines = await engine.ask("go movetime 100", "bestmove")
             assert lines == ["info string book f5 score 4 depth 20", "bestmove f5 ponder d6"]
@@ -160,6 +162,32 @@ def test_the_engine_plays_its_book_when_it_plays_and_searches_when_it_analyses(t
             await engine.send("position startpos")
             lines = await engine.ask("go movetime 50", "bestmove")
             assert not any("book" in line for line in lines)
+        finally:
+            await engine.close()
+
+    run(scenario())
+
+
+def test_a_book_still_being_read_never_makes_a_go_late_and_isready_waits_for_it(tmp_path: Path) -> None:
+    """A client that sends `setgame`, `position` and `go movetime` at once gets its move
+    within its time, even while the book is still being read (a book of many lines to
+    check, here repeats of one board); `isready` waits until the book is read, and then
+    a `go` answers from it."""
+    write_book(tmp_path / "othello.jsonl", BOOK + [BOOK[0]] * 40_000)
+
+    async def scenario() -> None:
+        engine = await Engine.popen(engine_command(), env=dict(os.environ, ENGINE_BOOK_DIR=str(tmp_path)))
+        try:
+            await engine.ask("uci", "uciok", timeout=60)  # the engine reads its input
+            await engine.send("setgame othello")
+            await engine.send("position startpos")
+            started = time.monotonic()
+            lines = await engine.ask("go movetime 200", "bestmove", timeout=60)
+            assert time.monotonic() - started < 0.2 + LOAD_SLACK, lines
+            assert not any(line.startswith("info string book") for line in lines)
+            await engine.ready(timeout=120)
+            lines = await engine.ask("go movetime 100", "bestmove")
+            assert lines == ["info string book f5 score 4 depth 20", "bestmove f5 ponder d6"]
         finally:
             await engine.close()
 
