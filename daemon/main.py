@@ -1,10 +1,11 @@
-"""The `engine` command: argument parsing, the event loop, stdio and TCP serving,
+"""The `engine` command: argument parsing, the event loop, stdio, TCP and Unix-socket serving,
 authentication, the daemon's limits, signals."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
 import hmac
 import ipaddress
@@ -15,6 +16,7 @@ import socket
 import ssl
 import stat
 import sys
+import time
 from pathlib import Path
 from typing import AsyncIterator
 
@@ -65,6 +67,13 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
                         help="a file holding the token every TCP client must send first (auth <token>);"
                              " required to listen on anything but loopback")
     add_tls_arguments(parser, "TCP")
+    parser.add_argument("--socket", type=Path, metavar="PATH",
+                        help="listen on a Unix-domain socket at PATH (beside --tcp, or instead of stdio): its"
+                             " folder must be the user's alone (mode 0700), whose permissions are the"
+                             " authentication, so no token is asked there")
+    parser.add_argument("--idle-exit", type=positive, metavar="SECONDS",
+                        help="with --tcp or --socket: exit (saving hash files as on SIGTERM) once no session"
+                             " has been open for SECONDS")
     parser.add_argument("--hash-dir", type=Path, metavar="DIR", default=os.environ.get("ENGINE_HASH_DIR") or None,
                         help="where hash files are saved and loaded, by plain name (default:"
                              " $ENGINE_HASH_DIR, else the user's data directory, engine/hash)")
@@ -100,8 +109,10 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
         parser.error(f"ENGINE_CORE must be one of {', '.join(cores.CORES)}, got {args.core!r}")
     if args.tcp is not None and not 0 <= args.tcp <= 65535:
         parser.error(f"port out of range: {args.tcp}")
-    if args.tcp is not None and args.allow_hash_paths:
-        parser.error("--allow-hash-paths is for a local user on stdio, not for --tcp")
+    if (args.tcp is not None or args.socket is not None) and args.allow_hash_paths:
+        parser.error("--allow-hash-paths is for a local user on stdio, not for --tcp or --socket")
+    if args.idle_exit is not None and args.tcp is None and args.socket is None:
+        parser.error("--idle-exit is for a daemon serving --tcp or --socket")
     if args.tcp is not None and not is_loopback(args.host) and args.token is None:
         parser.error(f"refusing to listen on {args.host} without --token FILE: anyone who can reach"
                      f" the port could run searches and write files (docs/remote.md)")
@@ -160,6 +171,9 @@ class Daemon:
         self.terminated = asyncio.Event()
         #: The in-process connections' serving tasks (`open_session`).
         self._local: set[asyncio.Task] = set()
+        #: When the last connection's session ended (`time.monotonic()`; the daemon's
+        #: start before the first): what `--idle-exit` counts from.
+        self.last_session_end = time.monotonic()
 
     def _session(self, sink) -> Session:
         return Session(sink, self.core, self.files, self.budget)
@@ -201,6 +215,33 @@ class Daemon:
                      ", token required" if self.token else "")
         async with server:
             await server.serve_forever()
+
+    async def serve_unix(self, path: Path) -> None:
+        """Serve a Unix-domain socket at `path`, whose folder must be the user's alone:
+        its permissions are the authentication (no `auth` is asked). A socket file left
+        there by a daemon that no longer listens is replaced; one that still answers is
+        not (OSError)."""
+        prepare_socket_path(path)
+        server = await asyncio.start_unix_server(lambda reader, writer: self._serve(
+            reader, writer, f"unix:{path}", stream_lines(reader)), path, limit=1 << 20)
+        os.chmod(path, 0o600)
+        LOG.info("listening on %s", path)
+        try:
+            async with server:
+                await server.serve_forever()
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+
+    async def exit_when_idle(self, seconds: float) -> None:
+        """End the daemon as SIGTERM does once no connection's session has been open for
+        `seconds`."""
+        while True:
+            await asyncio.sleep(min(1.0, seconds / 4))
+            if not self.tcp_sessions and not self._local and time.monotonic() - self.last_session_end >= seconds:
+                LOG.info("no session for %s s: exiting (--idle-exit)", seconds)
+                self.terminate()
+                return
 
     async def open_session(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
         """A session of this daemon for a client in the same process (the web GUI): the
@@ -246,6 +287,7 @@ class Daemon:
             session.engine.close()
             self.sessions.discard(session)
             self.tcp_sessions -= 1
+            self.last_session_end = time.monotonic()
             sink.close()
             LOG.debug("session closed: %s", peer)
 
@@ -299,19 +341,52 @@ class Daemon:
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(signum, self.terminate)
+        served = []
         if args.tcp is not None:
-            serving = asyncio.ensure_future(self.serve_tcp(args.host, args.tcp, tls_context(args)))
-        else:
-            serving = asyncio.ensure_future(self.serve_stdio())
+            served.append(asyncio.ensure_future(self.serve_tcp(args.host, args.tcp, tls_context(args))))
+        if args.socket is not None:
+            served.append(asyncio.ensure_future(self.serve_unix(args.socket)))
+        if not served:
+            served.append(asyncio.ensure_future(self.serve_stdio()))
+        if args.idle_exit is not None:
+            served.append(asyncio.ensure_future(self.exit_when_idle(args.idle_exit)))
         ending = asyncio.ensure_future(self.terminated.wait())
-        await asyncio.wait((serving, ending), return_when=asyncio.FIRST_COMPLETED)
-        for task in (serving, ending):
+        await asyncio.wait((*served, ending), return_when=asyncio.FIRST_COMPLETED)
+        failed = [task.exception() for task in served
+                  if task.done() and not task.cancelled() and task.exception() is not None]
+        for task in (*served, ending):
             task.cancel()
-        if serving.done() and not serving.cancelled() and serving.exception() is not None:
-            error = serving.exception()
-            LOG.error("cannot serve: %s", error)
+        await asyncio.gather(*served, return_exceptions=True)
+        if failed:
+            LOG.error("cannot serve: %s", failed[0])
             return 1
         return 0
+
+
+def prepare_socket_path(path: Path) -> None:
+    """Make `path` ready for a Unix-domain socket to listen there: its folder must exist,
+    be owned by this user and open to no one else (mode 0700 or stricter); a socket file
+    there that no daemon answers on any more is removed. Raises OSError saying why
+    otherwise (another daemon listens there, or something else is in the way)."""
+    folder = path.parent
+    info = os.stat(folder)
+    if info.st_uid != os.getuid() or info.st_mode & 0o077:
+        raise PermissionError(f"{folder}: the socket's folder must be this user's alone (chmod 700)")
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return
+    if not stat.S_ISSOCK(mode):
+        raise FileExistsError(f"{path}: exists and is not a socket")
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        probe.connect(str(path))
+    except (ConnectionRefusedError, FileNotFoundError):
+        os.unlink(path)  # stale: its daemon is gone
+        return
+    finally:
+        probe.close()
+    raise FileExistsError(f"{path}: a daemon already listens there")
 
 
 #: After refusing a connection, how long (seconds) and how much its further input is read
@@ -416,7 +491,8 @@ def main(argv: list[str] | None = None) -> int:
                     error.strerror)
     # Serving many sessions, the loop's thread must come first for the system's scheduler:
     # searches yield the cores to it (on stdio the one session's search comes first).
-    runner.configure(args.max_searches, SEARCH_NICENESS if args.tcp is not None else 0, args.threads)
+    runner.configure(args.max_searches, SEARCH_NICENESS if args.tcp is not None or args.socket is not None else 0,
+                     args.threads)
     core = serving_core(args.core)
     # Everything imported so far lives as long as the process (numba alone is hundreds
     # of thousands of objects): frozen, no full collection walks it again, as one could

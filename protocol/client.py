@@ -32,6 +32,7 @@ import ssl
 import subprocess
 import threading
 import time
+from pathlib import Path
 from typing import Any, AsyncIterator, Awaitable, Mapping, Sequence, TypeVar
 
 import attrs
@@ -191,6 +192,13 @@ class Engine:
         if token is not None:
             await client.send(f"auth {token}")
         return client
+
+    @classmethod
+    async def connect_unix(cls, path: str | Path) -> "Engine":
+        """Open a session with an engine listening on a Unix-domain socket at `path`
+        (`engine --socket PATH`: no token there, the socket's folder is the user's)."""
+        reader, writer = await asyncio.open_unix_connection(str(path), limit=1 << 20)
+        return cls(reader, writer)
 
     async def send(self, line: str) -> None:
         self._writer.write(line.encode() + b"\n")
@@ -511,6 +519,11 @@ class SimpleEngine:
                 tls: ssl.SSLContext | None = None) -> "SimpleEngine":
         """Open a session with an engine listening on TCP."""
         return cls(lambda: Engine.connect(host, port, token, tls))
+
+    @classmethod
+    def connect_unix(cls, path: str | Path) -> "SimpleEngine":
+        """Open a session with an engine listening on a Unix-domain socket."""
+        return cls(lambda: Engine.connect_unix(path))
 
     def _wait(self, coroutine: Awaitable[T]) -> T:
         return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result()  # type: ignore[arg-type]
