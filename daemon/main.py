@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import AsyncIterator
 
-from daemon import cores, runner
+from daemon import cores, runner, shared
 from daemon.hashfiles import DEFAULT_MAX_BYTES, DEFAULT_MAX_FILES, HashBudget, HashFiles, default_budget_mib
 from daemon.session import Session
 from daemon.transport import StdoutSink, StreamSink, TooLong, stdin_lines, stream_lines
@@ -471,7 +471,33 @@ def in_process_daemon(core: str | None = None) -> Daemon:
     return Daemon(serving_core(core), files, HashBudget(default_budget_mib() << 20))
 
 
+def daemon_command(argv: list[str]) -> int:
+    """`engine daemon start|stop|status`: the user's shared daemon (`daemon.shared`)."""
+    parser = argparse.ArgumentParser(prog="engine daemon",
+                                     description="The user's shared engine daemon, which the tools find or start.")
+    parser.add_argument("action", choices=("start", "stop", "status"))
+    parser.add_argument("--idle-exit", type=positive, default=shared.DEFAULT_IDLE_EXIT_S, metavar="SECONDS",
+                        help=f"start: end after SECONDS without a session (default {shared.DEFAULT_IDLE_EXIT_S})")
+    args = parser.parse_args(argv)
+    try:
+        if args.action == "start":
+            place = shared.ensure_running(idle_exit=args.idle_exit)
+            print(f"engine daemon: running, socket {place.socket}, log {place.log}")
+        elif args.action == "stop":
+            print("engine daemon: stopped" if shared.stop() else "engine daemon: not running")
+        else:
+            found = shared.status()
+            print("\n".join(entry.line() for entry in found) if found else "engine daemon: none running")
+    except OSError as error:
+        print(f"engine daemon: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["daemon"]:
+        return daemon_command(argv[1:])
     args = parse_arguments(argv)
     logging.basicConfig(stream=sys.stderr, level=args.log_level.upper(),
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
