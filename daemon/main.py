@@ -24,6 +24,7 @@ from daemon import cores, runner, shared
 from daemon.hashfiles import DEFAULT_MAX_BYTES, DEFAULT_MAX_FILES, HashBudget, HashFiles, default_budget_mib
 from daemon.session import Session
 from daemon.transport import StdoutSink, StreamSink, TooLong, stdin_lines, stream_lines
+from daemon.unix import prepare_socket_path
 from games.text import positive
 from protocol.errors import Code, ProtocolError
 
@@ -361,32 +362,6 @@ class Daemon:
             LOG.error("cannot serve: %s", failed[0])
             return 1
         return 0
-
-
-def prepare_socket_path(path: Path) -> None:
-    """Make `path` ready for a Unix-domain socket to listen there: its folder must exist,
-    be owned by this user and open to no one else (mode 0700 or stricter); a socket file
-    there that no daemon answers on any more is removed. Raises OSError saying why
-    otherwise (another daemon listens there, or something else is in the way)."""
-    folder = path.parent
-    info = os.stat(folder)
-    if info.st_uid != os.getuid() or info.st_mode & 0o077:
-        raise PermissionError(f"{folder}: the socket's folder must be this user's alone (chmod 700)")
-    try:
-        mode = os.lstat(path).st_mode
-    except FileNotFoundError:
-        return
-    if not stat.S_ISSOCK(mode):
-        raise FileExistsError(f"{path}: exists and is not a socket")
-    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        probe.connect(str(path))
-    except (ConnectionRefusedError, FileNotFoundError):
-        os.unlink(path)  # stale: its daemon is gone
-        return
-    finally:
-        probe.close()
-    raise FileExistsError(f"{path}: a daemon already listens there")
 
 
 #: After refusing a connection, how long (seconds) and how much its further input is read

@@ -24,18 +24,19 @@ import hashlib
 import importlib.metadata
 import os
 import signal
-import socket
 import subprocess
-import sys
 import time
 import warnings
 from pathlib import Path
 from typing import Iterator
 
 import attrs
+import platformdirs
 
+from daemon.unix import answers, require_private_folder
 from games.kernel import source_digest
 from protocol.client import Engine
+from protocol.launch import engine_command
 
 _ROOT = Path(__file__).resolve().parent.parent
 #: The packages whose sources make an install's key besides the kernels' (`source_digest`).
@@ -65,20 +66,16 @@ def install_key() -> str:
 
 def runtime_folder() -> Path:
     """The user's runtime folder for shared daemons, created mode 0700 where missing.
-    Raises PermissionError where it is not the user's alone."""
+    Raises PermissionError where it is not the user's alone (`require_private_folder`)."""
     chosen = os.environ.get("ENGINE_RUNTIME_DIR")
     if chosen:
         folder = Path(chosen)
     else:
-        import platformdirs
-
         with warnings.catch_warnings():  # without XDG_RUNTIME_DIR it falls back to /tmp, saying so
             warnings.simplefilter("ignore")
             folder = Path(platformdirs.user_runtime_dir("engine"))
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    info = os.stat(folder)
-    if info.st_uid != os.getuid() or info.st_mode & 0o077:
-        raise PermissionError(f"{folder}: the shared daemon's folder must be this user's alone (chmod 700)")
+    require_private_folder(folder)
     return folder
 
 
@@ -98,23 +95,9 @@ class Place:
         user's runtime folder by default)."""
         key = key or install_key()
         folder = folder or runtime_folder()
-        import platformdirs
-
         logs = Path(platformdirs.user_log_dir("engine"))
         return cls(key, folder / f"engine-{key}.sock", folder / f"engine-{key}.pid", folder / f"engine-{key}.lock",
                    logs / f"daemon-{key}.log")
-
-
-def answers(path: Path) -> bool:
-    """Whether a daemon accepts connections on the socket at `path`."""
-    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        probe.connect(str(path))
-        return True
-    except OSError:
-        return False
-    finally:
-        probe.close()
 
 
 @contextlib.contextmanager
@@ -125,11 +108,6 @@ def _locked(path: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-def _engine_command() -> list[str]:
-    script = Path(sys.executable).parent / "engine"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "daemon.main"]
 
 
 def ensure_running(place: Place | None = None, idle_exit: int = DEFAULT_IDLE_EXIT_S) -> Place:
@@ -145,7 +123,7 @@ def ensure_running(place: Place | None = None, idle_exit: int = DEFAULT_IDLE_EXI
         place.log.parent.mkdir(parents=True, exist_ok=True)
         with open(place.log, "a") as log:
             process = subprocess.Popen(
-                [*_engine_command(), "--socket", str(place.socket), "--idle-exit", str(idle_exit)],
+                engine_command("--socket", str(place.socket), "--idle-exit", str(idle_exit)),
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log, start_new_session=True,
                 env=dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(_ROOT),
                                                                               os.environ.get("PYTHONPATH")]))))

@@ -8,7 +8,6 @@ import os
 import random
 import re
 import subprocess
-import sys
 import tempfile
 import threading
 from pathlib import Path
@@ -20,6 +19,7 @@ from adapters.analysis.gamefile import LEAVE
 from adapters.codingame import turn_format
 from adapters.codingame.common import sorted_tokens
 from games import find_game
+from protocol.launch import engine_command
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).parent / "data"
@@ -77,14 +77,6 @@ def perft_records(game: str) -> list[dict]:
 def move_tokens(position) -> set[str]:
     """The legal moves of `position` (a `games.base.Position`), as its game writes them."""
     return {position.game.format_move(position, move) for move in position.legal_moves()}
-
-
-def engine_command() -> list[str]:
-    """The installed `engine` console command beside this interpreter, else the module."""
-    script = Path(sys.executable).parent / "engine"
-    if script.exists():
-        return [str(script)]
-    return [sys.executable, "-m", "daemon.main"]
 
 
 def stop_process(process: subprocess.Popen) -> None:

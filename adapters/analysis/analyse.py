@@ -30,7 +30,6 @@ import multiprocessing.util
 import shlex
 import subprocess
 import sys
-from pathlib import Path
 from typing import Callable, Iterator, Mapping, Sequence
 
 import attrs
@@ -40,6 +39,7 @@ from adapters.codingame.arena.pool import Runs
 from games import find_game
 from protocol.client import Engine, EngineClosed, EngineError, Limit
 from protocol.info import Info, Score
+from protocol.launch import engine_command
 
 #: The expected points a move gives up to be marked a mistake, or a blunder.
 MISTAKE_POINTS = 0.1
@@ -161,7 +161,7 @@ class EngineSpec:
         """A new session, once the engine has answered `uci` with `uciok` (within
         HANDSHAKE_TIMEOUT_S); raises NoEngine when it cannot be started or reached, ends
         first, or does not answer so."""
-        command = list(self.command) or [str(Path(sys.executable).parent / "engine")]
+        command = list(self.command) or engine_command()
         if self.address is not None:
             where, opening = f"the engine at {self.address[0]}:{self.address[1]}", "reached"
         else:

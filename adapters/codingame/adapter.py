@@ -25,6 +25,7 @@ import sys
 import time
 
 from adapters.codingame import game_name, single_blas_thread
+from protocol.launch import engine_command
 
 
 def process_started() -> float:
@@ -39,14 +40,6 @@ def process_started() -> float:
     except (OSError, ValueError, IndexError, AttributeError):
         return now
     return now - max(age, 0.0)
-
-
-def default_engine_command() -> list[str]:
-    """The `engine` console script beside this Python, else the module; warnings only."""
-    script = os.path.join(os.path.dirname(sys.executable), "engine")
-    if os.path.exists(script):
-        return [script, "--log-level", "warning"]
-    return [sys.executable, "-m", "daemon.main", "--log-level", "warning"]
 
 
 def engine_option(text: str) -> tuple[str, str]:
@@ -84,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     started = process_started()
     args = parse_arguments(argv)
     args.started = started
-    args.engine_command = shlex.split(args.engine) if args.engine else default_engine_command()
+    args.engine_command = shlex.split(args.engine) if args.engine else engine_command("--log-level", "warning")
     args.engine_env = single_blas_thread(os.environ)
     early = None
     if not args.connect:

@@ -54,6 +54,7 @@ from games.base import GameError
 from games.files import atomic_file
 from protocol.client import Engine, EngineClosed, EngineError
 from protocol.info import Info
+from protocol.launch import engine_command
 
 #: The version of the record format (docs/selfplay.md).
 FORMAT = 1
@@ -343,13 +344,6 @@ def read_records(out: Path) -> Iterator[dict]:
 
 # ---- the command ---------------------------------------------------------------------
 
-def default_engine_command() -> tuple[str, ...]:
-    """The `engine` script beside this Python, else the module; errors only on stderr."""
-    script = Path(sys.executable).parent / "engine"
-    base = [str(script)] if script.exists() else [sys.executable, "-m", "daemon.main"]
-    return (*base, "--log-level", "error")
-
-
 def parse_arguments(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="engine-selfplay",
@@ -416,7 +410,7 @@ def manifest(args: argparse.Namespace, players: Sequence[Player], openings) -> d
 def main(argv: list[str] | None = None) -> int:
     args = parse_arguments(sys.argv[1:] if argv is None else argv)
     fmt = turn_format(args.game)
-    command = tuple(shlex.split(args.engine_command)) if args.engine_command else default_engine_command()
+    command = tuple(shlex.split(args.engine_command)) if args.engine_command else tuple(engine_command("--log-level", "error"))
     commands = dict(text.split("=", 1) for text in args.command if "=" in text)
     try:
         players = [Player.parse(text, command) for text in args.engine or ["engine"]]
