@@ -282,12 +282,12 @@ class Deepening:
         return self._final(root, completed, best_score, best_move, started, lines), limit >= MAX_PLY
 
     def _final(self, root: Position, depth: int, score: int, move: int, started: float,
-               lines: Sequence[tuple[int, int]] = ()) -> SearchReport:
+               lines: Sequence[tuple[int, int]]) -> SearchReport:
         """The final report of `move` at `score`, after `depth` completed iterations,
-        with the others of `lines` (the last completed iteration's) where `move` leads
-        them."""
-        others = tuple(lines[1:]) if lines and lines[0][1] == move else ()
-        return self._report(root, depth, score, move, started, True, others)
+        with the others of `lines`, the last completed iteration's (`move` leads them,
+        but for an unfinished iteration's move under MultiPV 1, when `lines` has no
+        others)."""
+        return self._report(root, depth, score, move, started, True, tuple(lines[1:]))
 
     def _lines(self, root: Position, moves: list[int], depth: int, best_score: int,
                hard_only: bool) -> list[tuple[int, int]]:

@@ -58,7 +58,7 @@ PLAY_ROOM = len(" moves") + 2 * (1 + MAX_MOVE_TOKEN)
 MAX_WAITING = 16
 #: At most this many `lines` messages a second go to the page from one analysis (a
 #: newer set replaces one not sent yet; the last of a search always goes).
-INFO_RATE = 20
+LINES_RATE = 20
 #: How long closing a tab waits for its request to end, and then for its engine session.
 CLOSE_WAIT_S = 10
 #: The options of a session that plays: the opening book on (`ANALYSIS_OPTIONS` has it
@@ -337,7 +337,7 @@ class Tab:
                 if info.score is None or not lines.add(info):
                     continue
                 unsent = True
-                if loop.time() - sent_at >= 1 / INFO_RATE:
+                if loop.time() - sent_at >= 1 / LINES_RATE:
                     sent_at, unsent = loop.time(), False
                     await self._send(lines_message(lines.complete, seq))
         if lines.close() or unsent:
