@@ -61,6 +61,12 @@ def prepare(core: str, game: Game) -> None:
         specialised.load_in_background(game)
 
 
+def loaded_games() -> tuple[str, ...]:
+    """The games (by their kernels' names) whose compiled searches this process has
+    loaded, sorted."""
+    return specialised.loaded()
+
+
 def loading(core: str, game: Game) -> bool:
     """Whether `game`'s compiled searches are still loading (`prepare` started them)."""
     return core == COMPILED and specialised.loading(game)

@@ -20,13 +20,15 @@ import time
 from pathlib import Path
 from typing import AsyncIterator
 
-from daemon import cores, runner, shared
+from daemon import cores, runner
 from daemon.hashfiles import DEFAULT_MAX_BYTES, DEFAULT_MAX_FILES, HashBudget, HashFiles, default_budget_mib
 from daemon.session import Session
 from daemon.transport import StdoutSink, StreamSink, TooLong, stdin_lines, stream_lines
 from daemon.unix import prepare_socket_path
 from games.text import positive
+from protocol import shared
 from protocol.errors import Code, ProtocolError
+from protocol.format import DaemonFigures
 
 LOG = logging.getLogger("engine")
 
@@ -174,10 +176,17 @@ class Daemon:
         self._local: set[asyncio.Task] = set()
         #: When the last connection's session ended (`time.monotonic()`; the daemon's
         #: start before the first): what `--idle-exit` counts from.
-        self.last_session_end = time.monotonic()
+        self.started = self.last_session_end = time.monotonic()
 
     def _session(self, sink) -> Session:
-        return Session(sink, self.core, self.files, self.budget)
+        return Session(sink, self.core, self.files, self.budget, self.figures)
+
+    def figures(self) -> DaemonFigures:
+        """What `daemon` answers: this process and its sessions, searches and memory."""
+        searching = sum(session.engine.active is not None for session in self.sessions)
+        return DaemonFigures(os.getpid(), int(time.monotonic() - self.started), len(self.sessions), searching,
+                             runner.SEARCH_SLOTS.running, runner.SEARCH_SLOTS.limit, runner.THREADS.limit,
+                             resident_mib(), cores.loaded_games())
 
     def terminate(self) -> None:
         """On SIGTERM or SIGINT: stop every search and halt every job (a halted save
@@ -410,6 +419,16 @@ def tls_context(args: argparse.Namespace) -> ssl.SSLContext | None:
 EXIT_LOAD_WAIT_S = 10.0
 
 
+def resident_mib() -> int:
+    """This process's resident memory in MiB (0 where /proc does not tell)."""
+    try:
+        with open("/proc/self/statm") as handle:
+            pages = int(handle.read().split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+    return pages * os.sysconf("SC_PAGE_SIZE") >> 20
+
+
 def _loop_factory():
     try:
         import uvloop
@@ -447,7 +466,7 @@ def in_process_daemon(core: str | None = None) -> Daemon:
 
 
 def daemon_command(argv: list[str]) -> int:
-    """`engine daemon start|stop|status`: the user's shared daemon (`daemon.shared`)."""
+    """`engine daemon start|stop|status`: the user's shared daemon (`protocol.shared`)."""
     parser = argparse.ArgumentParser(prog="engine daemon",
                                      description="The user's shared engine daemon, which the tools find or start.")
     parser.add_argument("action", choices=("start", "stop", "status"))
@@ -490,10 +509,11 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as error:
         LOG.warning("hash directory %s unusable (%s): hash save and load will fail", files.directory,
                     error.strerror)
-    # Serving many sessions, the loop's thread must come first for the system's scheduler:
-    # searches yield the cores to it (on stdio the one session's search comes first).
-    runner.configure(args.max_searches, SEARCH_NICENESS if args.tcp is not None or args.socket is not None else 0,
-                     args.threads)
+    # Serving strangers over TCP, the loop's thread must come first for the system's
+    # scheduler: searches yield the cores to it. On stdio the one session's search comes
+    # first, and on a Unix socket the user's own tools' searches (the shared daemon plays
+    # their games) compete with other programs as the tools' own engines would.
+    runner.configure(args.max_searches, SEARCH_NICENESS if args.tcp is not None else 0, args.threads)
     core = serving_core(args.core)
     # Everything imported so far lives as long as the process (numba alone is hundreds
     # of thousands of objects): frozen, no full collection walks it again, as one could

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import AsyncIterator, Protocol
+from typing import AsyncIterator, Callable, Protocol
 
 import attrs
 
@@ -51,6 +51,7 @@ from protocol.format import (
     format_book,
     format_display,
     format_eval,
+    DaemonFigures,
     format_games,
     format_hash_cleared,
     format_hash_loaded,
@@ -141,8 +142,11 @@ class Session:
     """The state and command handlers of one connection."""
 
     def __init__(self, sink: Sink, core: str = cores.PYTHON, files: HashFiles | None = None,
-                 budget: HashBudget | None = None):
+                 budget: HashBudget | None = None, figures: Callable[[], DaemonFigures] | None = None):
         self.sink = sink
+        #: What `daemon` answers: the serving process's figures (None: this session's
+        #: process serves no other, e.g. a test's).
+        self._figures = figures
         self.engine = SessionEngine(SearchReplies(self), core, files, budget)
         #: The client is gone (a TCP connection closed): its work is abandoned.
         self.vanished = False
@@ -309,6 +313,10 @@ class Session:
                 self.write(READYOK)
             case c.Games():
                 self.write(format_games(all_games()))
+            case c.DaemonStatus():
+                if self._figures is None:
+                    raise ProtocolError(Code.UNSUPPORTED, name, "this session is served by no daemon")
+                self.write(self._figures().line())
             case c.SetGame(game_name, params):
                 await run_table_work(engine.set_game, game_name, dict(params))
             case c.NewGame():

@@ -1,33 +1,13 @@
-"""Unix-domain sockets of daemons: a folder only the user can enter (whose permissions
-are the sockets' authentication), whether a daemon answers on a socket, and a socket
-path made ready for a new daemon to listen on."""
+"""A Unix-domain socket path made ready for a new daemon to listen on (the folder's
+checks and whether a daemon answers are the client's: `protocol.shared`)."""
 
 from __future__ import annotations
 
 import os
-import socket
 import stat
 from pathlib import Path
 
-
-def require_private_folder(folder: Path) -> None:
-    """Raise PermissionError unless `folder` is owned by this user and open to no one
-    else (mode 0700 or stricter)."""
-    info = os.stat(folder)
-    if info.st_uid != os.getuid() or info.st_mode & 0o077:
-        raise PermissionError(f"{folder}: the socket's folder must be this user's alone (chmod 700)")
-
-
-def answers(path: Path) -> bool:
-    """Whether a daemon accepts connections on the socket at `path`."""
-    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        probe.connect(str(path))
-        return True
-    except OSError:
-        return False
-    finally:
-        probe.close()
+from protocol.shared import answers, require_private_folder
 
 
 def prepare_socket_path(path: Path) -> None:

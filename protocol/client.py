@@ -1,7 +1,7 @@
-"""An asyncio client of the engine protocol, over a child process's pipes or TCP, and a
-blocking wrapper of it for scripts and notebooks.
+"""An asyncio client of the engine protocol, over a child process's pipes, TCP or the
+user's shared daemon, and a blocking wrapper of it for scripts and notebooks.
 
-    engine = await Engine.popen(["engine"])
+    engine = await Engine.shared()      # or Engine.popen(["engine"]), Engine.connect(host, port)
     await engine.setgame(game)
     infos = await engine.analyse({"depth": 6}, position=f"startpos moves {move}", multipv=3)
     print([(info.move, info.score) for info in infos])   # best first
@@ -9,7 +9,7 @@ blocking wrapper of it for scripts and notebooks.
     print((await engine.eval()).total)
     await engine.close()
 
-    with SimpleEngine.popen(["engine"]) as engine:        # the same, blocking
+    with SimpleEngine.shared() as engine:        # the same, blocking
         engine.setgame(game)
         print(engine.analyse({"depth": 4})[0].score)
 
@@ -37,6 +37,7 @@ from typing import Any, AsyncIterator, Awaitable, Mapping, Sequence, TypeVar
 
 import attrs
 
+from protocol import shared as shared_daemon
 from protocol.commands import Go
 from protocol.info import Info, LineSets, parse_info
 
@@ -199,6 +200,25 @@ class Engine:
         (`engine --socket PATH`: no token there, the socket's folder is the user's)."""
         reader, writer = await asyncio.open_unix_connection(str(path), limit=1 << 20)
         return cls(reader, writer)
+
+    @classmethod
+    async def shared(cls, idle_exit: int = shared_daemon.DEFAULT_IDLE_EXIT_S,
+                     timeout: float | None = READY_TIMEOUT_S) -> "Engine":
+        """Open a session with this install's shared daemon (`protocol.shared`), starting
+        it first where none answers (it then ends after `idle_exit` seconds without a
+        session). Raises OSError when it cannot be started or reached, and EngineError
+        (code `busy`) when it takes no more sessions."""
+        place = await asyncio.to_thread(shared_daemon.ensure_running, None, idle_exit)
+        client = await cls.connect_unix(place.socket)
+        try:
+            await client.send("isready")
+            while (line := await client.read_line(timeout)) != "readyok":
+                if line.startswith("error"):
+                    raise EngineError(line)
+        except BaseException:
+            await client.close()
+            raise
+        return client
 
     async def send(self, line: str) -> None:
         self._writer.write(line.encode() + b"\n")
@@ -524,6 +544,11 @@ class SimpleEngine:
     def connect_unix(cls, path: str | Path) -> "SimpleEngine":
         """Open a session with an engine listening on a Unix-domain socket."""
         return cls(lambda: Engine.connect_unix(path))
+
+    @classmethod
+    def shared(cls) -> "SimpleEngine":
+        """Open a session with this install's shared daemon, started where none runs."""
+        return cls(Engine.shared)
 
     def _wait(self, coroutine: Awaitable[T]) -> T:
         return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result()  # type: ignore[arg-type]

@@ -21,6 +21,11 @@ class Games:
 
 
 @attrs.frozen
+class DaemonStatus:
+    """`daemon`: what the serving process runs (see `protocol.format.format_daemon`)."""
+
+
+@attrs.frozen
 class SetGame:
     name: str
     params: tuple[tuple[str, str], ...] = ()
@@ -135,6 +140,6 @@ class Quit:
 
 
 Command = (
-    Uci | IsReady | Games | SetGame | NewGame | Position | ListMoves | Display | Perft | Eval | Go
+    Uci | IsReady | Games | DaemonStatus | SetGame | NewGame | Position | ListMoves | Display | Perft | Eval | Go
     | Stop | PonderHit | SetOption | HashSave | HashLoad | HashClear | Quit
 )

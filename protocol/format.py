@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, Protocol, Sequence
 
+import attrs
+
 
 class Report(Protocol):
     """What an `info` line tells of a search (the daemon's search reports)."""
@@ -80,6 +82,50 @@ LOADING_WAIT = "info string compiled core still loading: the search starts when 
 def format_games(names: Iterable[str]) -> str:
     """`games <name> ...`: the games `setgame` takes."""
     return " ".join(["games", *names])
+
+
+@attrs.frozen
+class DaemonFigures:
+    """What `daemon` tells of the serving process: its pid and seconds up, its sessions
+    (connections; stdio counts as one) and how many search now, the searches and perfts
+    running and the most it runs at once (`--max-searches`), its search threads' budget
+    (`--threads`), its resident memory in MiB, and the games whose compiled code it has
+    loaded."""
+
+    pid: int
+    uptime: int
+    sessions: int
+    searching: int
+    searches: int
+    max_searches: int
+    threads: int
+    memory: int
+    games: tuple[str, ...]
+
+    def line(self) -> str:
+        """`daemon pid <n> uptime <s> sessions <n> searching <n> searches <n> max-searches
+        <n> threads <n> memory <MiB> games [<name> ...]`: the fields in this order, the
+        loaded games last."""
+        words = ["daemon"]
+        for field in attrs.fields(DaemonFigures):
+            value = getattr(self, field.name)
+            words += [field.name.replace("_", "-"), *(value if isinstance(value, tuple) else [str(value)])]
+        return " ".join(words)
+
+    @classmethod
+    def parse(cls, line: str) -> "DaemonFigures":
+        """The figures of a `daemon` reply line; ValueError when it is not one."""
+        words = line.split()
+        if words[:1] != ["daemon"] or "games" not in words:
+            raise ValueError(f"not a daemon line: {line!r}")
+        games = words.index("games")
+        pairs = dict(zip(words[1:games:2], words[2:games:2]))
+        try:
+            numbers = {field.name: int(pairs[field.name.replace("_", "-")])
+                       for field in attrs.fields(DaemonFigures) if field.name != "games"}
+        except (KeyError, ValueError):
+            raise ValueError(f"not a daemon line: {line!r}") from None
+        return cls(**numbers, games=tuple(words[games + 1:]))
 
 
 def format_moves(tokens: Iterable[str]) -> str:

@@ -26,6 +26,7 @@ _NO_ARGUMENTS = {
     "uci": c.Uci,
     "isready": c.IsReady,
     "games": c.Games,
+    "daemon": c.DaemonStatus,
     "newgame": c.NewGame,
     "ucinewgame": c.NewGame,
     "moves": c.ListMoves,

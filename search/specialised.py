@@ -144,6 +144,11 @@ def finish_loading(timeout: float) -> None:
             thread.join(max(0.0, deadline - time.monotonic()))
 
 
+def loaded() -> tuple[str, ...]:
+    """The kernels' names of the games whose compiled searches are loaded, sorted."""
+    return tuple(sorted(_loaded))
+
+
 def loading(game: Game) -> bool:
     """Whether a background load of `game`'s compiled searches is under way (a failed
     one is over: its searches stay interpreted)."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import importlib
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from adapters.codingame.common import TurnFormat
@@ -48,15 +48,6 @@ def turn_format(name: str) -> "TurnFormat":
 
         raise UnknownGameError(f"no CodinGame turn format for {quote(name)} (known: {', '.join(formats())})")
     return importlib.import_module(f"{__name__}.{name}")  # type: ignore[return-value]
-
-
-def single_blas_thread(env: Mapping[str, str]) -> dict[str, str]:
-    """`env` for a child process (an engine, a bot) with one BLAS thread, unless it sets
-    OPENBLAS_NUM_THREADS itself. As it loads, numpy's OpenBLAS starts a thread per core,
-    each spinning for a while: 0.1-0.25 s of CPU per process on a two-core machine, more
-    with more cores, taken from the processes starting beside it. The engine does no
-    linear algebra, and a CodinGame bot has one core."""
-    return {"OPENBLAS_NUM_THREADS": "1", **env}
 
 
 def game_name(name: str) -> str:

@@ -24,8 +24,8 @@ import subprocess
 import sys
 import time
 
-from adapters.codingame import game_name, single_blas_thread
-from protocol.launch import engine_command
+from adapters.codingame import game_name
+from protocol.launch import engine_command, single_blas_thread
 
 
 def process_started() -> float:

@@ -1,4 +1,4 @@
-"""The user's shared daemon (`daemon.shared`, `engine daemon start|stop|status`), over
+"""The user's shared daemon (`protocol.shared`, `engine daemon start|stop|status`), over
 real processes in a runtime folder of the test's own: two tools starting it at once
 start one; a session of it searches; a daemon killed with SIGKILL is replaced at the
 next start; another install's socket is left alone; it ends on `stop` and, idle, by
@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import time
 from pathlib import Path
 
 import pytest
 
-from daemon import shared
+from protocol import shared
+from protocol.client import Engine
+from protocol.format import DaemonFigures
 from tests.conftest import engine_command, run
 
 #: How long a daemon may take to start or end (s).
@@ -49,20 +50,26 @@ def test_two_tools_starting_at_once_start_one_daemon_that_serves_sessions(runtim
               for _ in range(2)]
     for process in starts:
         assert process.wait(WAIT_S) == 0 and "engine daemon: running" in process.stdout.read()
-    found = shared.status()
-    assert len(found) == 1 and found[0].answers and found[0].current and found[0].pid is not None
+    (found,) = shared.status()
+    assert found.figures is not None and found.current
     assert "(this install): running" in engine_daemon("status").stdout
 
     async def session() -> None:
-        engine = await shared.connect()
+        engine = await Engine.shared()
         try:
             await engine.setgame("clobber")
             (best,) = await engine.analyse({"depth": 3})
             assert best.depth == 3 and best.move
+            await engine.send("daemon")
+            about = DaemonFigures.parse(await engine.read_line(WAIT_S))
+            assert (about.pid, about.sessions, about.searching) == (found.figures.pid, 1, 0)
+            assert about.games == ("clobber",) and about.memory > 0 and about.max_searches >= 1
         finally:
             await engine.close()
     run(session())
-    assert shared.status()[0].pid == found[0].pid, "the same daemon served the session"
+    (after,) = shared.status()
+    assert after.figures.pid == found.figures.pid, "the same daemon served the session"
+    assert "games loaded: clobber" in after.line() and "0 session(s)" not in after.line()
     result = engine_daemon("stop")
     assert result.returncode == 0 and "stopped" in result.stdout
     assert engine_daemon("status").stdout.strip() == "engine daemon: none running"
@@ -71,30 +78,32 @@ def test_two_tools_starting_at_once_start_one_daemon_that_serves_sessions(runtim
 
 def test_a_killed_daemon_is_replaced_at_the_next_start(runtime: Path) -> None:
     first = shared.ensure_running()
-    pid = shared.status()[0].pid
+    pid = shared.status()[0].figures.pid
     os.kill(pid, signal.SIGKILL)
     wait_until(lambda: not shared.answers(first.socket), "the killed daemon still answers")
     assert first.socket.exists(), "a killed daemon leaves its socket"
+    assert "not answering" in engine_daemon("status").stdout
     again = shared.ensure_running()
     assert again.socket == first.socket and shared.answers(again.socket)
-    assert shared.status()[0].pid not in (None, pid)
+    assert shared.status()[0].figures.pid != pid
 
 
 def test_another_installs_daemon_is_left_alone(runtime: Path) -> None:
     other = runtime / "engine-0123456789abcdef.sock"
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    listener.bind(str(other))
-    listener.listen()
+    process = subprocess.Popen([*engine_command(), "--socket", str(other)], stdin=subprocess.DEVNULL,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
+        wait_until(lambda: shared.answers(other), "the other install's daemon did not listen")
         place = shared.ensure_running()
         assert place.socket != other
         found = {entry.key: entry for entry in shared.status()}
-        assert found["0123456789abcdef"].answers and not found["0123456789abcdef"].current
-        assert found[place.key].current
-        shared.stop()
-        assert shared.answers(other)
+        assert found["0123456789abcdef"].figures.pid == process.pid and not found["0123456789abcdef"].current
+        assert found[place.key].current and found[place.key].figures.pid != process.pid
+        assert shared.stop()
+        assert shared.answers(other) and process.poll() is None
     finally:
-        listener.close()
+        process.terminate()
+        process.wait(WAIT_S)
 
 
 def test_an_idle_daemon_ends_by_itself(runtime: Path) -> None:
@@ -108,3 +117,17 @@ def test_a_runtime_folder_open_to_others_is_refused(runtime: Path) -> None:
     result = engine_daemon("start")
     assert result.returncode == 1 and "must be this user's alone (chmod 700)" in result.stderr
     runtime.chmod(0o700)
+
+
+def test_the_install_key_follows_the_served_files(tmp_path: Path) -> None:
+    """A served file touched or changed makes another key; the key costs no file reads."""
+    before = shared.install_key()
+    assert before == shared.install_key()
+    probe = Path(shared.__file__)
+    stamp = probe.stat()
+    try:
+        os.utime(probe, ns=(stamp.st_atime_ns, stamp.st_mtime_ns + 1))
+        assert shared.install_key() != before
+    finally:
+        os.utime(probe, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
+    assert shared.install_key() == before

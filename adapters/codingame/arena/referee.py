@@ -24,7 +24,8 @@ from typing import Sequence
 
 import attrs
 
-from adapters.codingame import single_blas_thread, turn_format
+from adapters.codingame import turn_format
+from protocol.launch import single_blas_thread
 from adapters.codingame.arena.process import BotProcess
 from adapters.codingame.common import RANDOM
 

@@ -3,27 +3,27 @@ finds, or starts on first use, so that compiled code, books and tables stay warm
 them (as language servers, `gradle --daemon` and `dmypy` do).
 
 - Where: a socket in the user's runtime folder (platformdirs' `user_runtime_dir`, made
-  mode 0700; `$ENGINE_RUNTIME_DIR` chooses another), named after `install_key()`: a
-  digest of the package's version and of the sources of every layer, so that a changed
-  checkout never talks to a daemon of other code. Beside it, the daemon's pid file; its
-  log goes to the user's log folder.
-- `ensure_running()` connects where a daemon answers; else it takes a lock (two tools
+  mode 0700, whose permissions are the socket's authentication; `$ENGINE_RUNTIME_DIR`
+  chooses another), named after `install_key()`, so that a changed checkout never talks
+  to a daemon of other code. Beside it, the daemon's pid file and lock; its log goes to
+  the user's log folder.
+- `ensure_running()` returns where a daemon answers; else it takes the lock (two tools
   starting at once start one daemon), starts `engine --socket PATH --idle-exit SECONDS`
   detached in a session of its own, and waits until it answers. A socket left by a
-  killed daemon is replaced (`daemon.main.prepare_socket_path`).
-- `connect()` opens a session there; `status()` and `stop()` serve
-  `engine daemon status|stop|start`.
+  killed daemon is replaced; another install's is left alone.
+- `protocol.client.Engine.shared()` opens a session there; `status()` and `stop()`
+  serve `engine daemon status|stop|start`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import fcntl
 import hashlib
 import importlib.metadata
 import os
 import signal
+import socket
 import subprocess
 import time
 import warnings
@@ -33,14 +33,12 @@ from typing import Iterator
 import attrs
 import platformdirs
 
-from daemon.unix import answers, require_private_folder
-from games.kernel import source_digest
-from protocol.client import Engine
-from protocol.launch import engine_command
+from protocol.format import DaemonFigures
+from protocol.launch import engine_command, single_blas_thread
 
 _ROOT = Path(__file__).resolve().parent.parent
-#: The packages whose sources make an install's key besides the kernels' (`source_digest`).
-_SERVING = ("daemon", "protocol")
+#: The packages a daemon runs: a change to any of their files makes another install key.
+SERVED_PACKAGES = ("games", "search", "daemon", "protocol")
 #: A shared daemon ends once no session has been open this long (seconds).
 DEFAULT_IDLE_EXIT_S = 1800
 #: How long a start waits for the new daemon to answer (seconds): a cold numba cache
@@ -48,20 +46,48 @@ DEFAULT_IDLE_EXIT_S = 1800
 START_WAIT_S = 60.0
 #: How long `stop` waits for the daemon to end after SIGTERM (seconds).
 STOP_WAIT_S = 30.0
+#: A daemon's log past this size (bytes) is moved aside (`.1`, replacing the older one)
+#: when the next daemon starts, so that the logs of one install stay bounded.
+LOG_KEEP_BYTES = 4 << 20
 
 
 def install_key() -> str:
-    """What names this install's daemon: a digest of the package's version, the kernels'
-    sources (`games.kernel.source_digest`) and the daemon's and protocol's sources."""
+    """What names this install's daemon: a digest of the package's version and of the
+    path, size and modification time of every file of the packages a daemon runs
+    (`SERVED_PACKAGES`, their caches aside). Reading no file's contents, it costs a
+    couple of milliseconds, so a tool finds its daemon at once."""
     digest = hashlib.sha256()
     with contextlib.suppress(importlib.metadata.PackageNotFoundError):
         digest.update(importlib.metadata.version("engine").encode())
-    digest.update(source_digest().encode())
-    for folder in _SERVING:
-        for path in sorted((_ROOT / folder).rglob("*.py")):
-            digest.update(str(path.relative_to(_ROOT)).encode())
-            digest.update(path.read_bytes())
+    for package in SERVED_PACKAGES:
+        for folder, subfolders, files in os.walk(_ROOT / package):
+            subfolders[:] = sorted(name for name in subfolders if name != "__pycache__")
+            for name in sorted(files):
+                path = os.path.join(folder, name)
+                with contextlib.suppress(FileNotFoundError):
+                    info = os.stat(path)
+                    digest.update(f"{os.path.relpath(path, _ROOT)}\0{info.st_size}\0{info.st_mtime_ns}\n".encode())
     return digest.hexdigest()[:16]
+
+
+def require_private_folder(folder: Path) -> None:
+    """Raise PermissionError unless `folder` is owned by this user and open to no one
+    else (mode 0700 or stricter): its sockets' authentication."""
+    info = os.stat(folder)
+    if info.st_uid != os.getuid() or info.st_mode & 0o077:
+        raise PermissionError(f"{folder}: the socket's folder must be this user's alone (chmod 700)")
+
+
+def answers(path: Path) -> bool:
+    """Whether a daemon accepts connections on the socket at `path`."""
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        probe.connect(str(path))
+        return True
+    except OSError:
+        return False
+    finally:
+        probe.close()
 
 
 def runtime_folder() -> Path:
@@ -110,6 +136,13 @@ def _locked(path: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+def _set_log_aside(log: Path) -> None:
+    """Move a log past LOG_KEEP_BYTES aside (replacing the one set aside before)."""
+    with contextlib.suppress(FileNotFoundError):
+        if log.stat().st_size > LOG_KEEP_BYTES:
+            log.replace(log.with_name(log.name + ".1"))
+
+
 def ensure_running(place: Place | None = None, idle_exit: int = DEFAULT_IDLE_EXIT_S) -> Place:
     """The place of this install's daemon, started (detached, ending after `idle_exit`
     seconds without a session) when none answers there. Raises OSError, saying why and
@@ -121,12 +154,13 @@ def ensure_running(place: Place | None = None, idle_exit: int = DEFAULT_IDLE_EXI
         if answers(place.socket):  # another tool started it meanwhile
             return place
         place.log.parent.mkdir(parents=True, exist_ok=True)
+        _set_log_aside(place.log)
         with open(place.log, "a") as log:
             process = subprocess.Popen(
-                engine_command("--socket", str(place.socket), "--idle-exit", str(idle_exit)),
+                engine_command("--socket", str(place.socket), "--idle-exit", str(idle_exit), "--log-level", "warning"),
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log, start_new_session=True,
-                env=dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(_ROOT),
-                                                                              os.environ.get("PYTHONPATH")]))))
+                env=dict(single_blas_thread(os.environ),
+                         PYTHONPATH=os.pathsep.join(filter(None, [str(_ROOT), os.environ.get("PYTHONPATH")]))))
         place.pid_file.write_text(f"{process.pid}\n")
         deadline = time.monotonic() + START_WAIT_S
         while not answers(place.socket):
@@ -135,40 +169,49 @@ def ensure_running(place: Place | None = None, idle_exit: int = DEFAULT_IDLE_EXI
                     process.kill()
                 raise OSError(f"the shared engine daemon did not start (exit status {process.poll()}):"
                               f" see {place.log}")
-            time.sleep(0.02)
+            time.sleep(0.01)
     return place
 
 
-async def connect(place: Place | None = None) -> Engine:
-    """A session of this install's shared daemon, started first where none answers
-    (`ensure_running`, off the loop). Raises OSError when it cannot be started or
-    reached."""
-    place = await asyncio.to_thread(ensure_running, place)
-    return await Engine.connect_unix(place.socket)
+#: How long `status` waits for a daemon's `daemon` reply (seconds).
+QUERY_WAIT_S = 5.0
+
+
+def figures(path: Path, timeout: float = QUERY_WAIT_S) -> DaemonFigures | None:
+    """The `daemon` reply of the daemon on the socket at `path`: its pid, sessions,
+    searches and memory; None where none answers it within `timeout`."""
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as channel:
+            channel.settimeout(timeout)
+            channel.connect(str(path))
+            channel.sendall(b"daemon\nquit\n")
+            with channel.makefile("r", encoding="utf-8", errors="replace") as replies:
+                return DaemonFigures.parse(replies.readline())
+    except (OSError, ValueError):
+        return None
 
 
 @attrs.frozen
 class Status:
-    """What `status` tells of a daemon found in the runtime folder."""
+    """What `status` tells of a daemon found in the runtime folder: its install key, its
+    socket, its `daemon` figures (None when it does not answer), whether it is this
+    install's."""
 
     key: str
     socket: Path
-    answers: bool
-    pid: int | None
-    since: float | None
-    rss_mib: float | None
+    figures: DaemonFigures | None
     current: bool
 
     def line(self) -> str:
-        state = "running" if self.answers else "not answering"
-        parts = [f"{self.key}{' (this install)' if self.current else ''}: {state}", f"socket {self.socket}"]
-        if self.pid is not None:
-            parts.append(f"pid {self.pid}")
-        if self.since is not None:
-            parts.append("since " + time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self.since)))
-        if self.rss_mib is not None:
-            parts.append(f"{self.rss_mib:.0f} MiB")
-        return ", ".join(parts)
+        name = f"{self.key}{' (this install)' if self.current else ''}"
+        if self.figures is None:
+            return f"{name}: not answering, socket {self.socket}"
+        about = self.figures
+        since = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(time.time() - about.uptime))
+        games = ", ".join(about.games) or "none yet"
+        return (f"{name}: running, pid {about.pid}, since {since}, {about.sessions} session(s)"
+                f" ({about.searching} searching), {about.searches} of {about.max_searches} searches running,"
+                f" {about.memory} MiB, games loaded: {games}; socket {self.socket}")
 
 
 def _pid(place: Place) -> int | None:
@@ -181,29 +224,22 @@ def _pid(place: Place) -> int | None:
     return pid if str(place.socket).encode() in command else None
 
 
-def _rss_mib(pid: int) -> float | None:
+def _runs_daemon(pid: int) -> bool:
+    """Whether process `pid` runs a daemon serving a socket (an ended one's command line
+    is gone)."""
     try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except (OSError, ValueError):
-        pass
-    return None
+        return b"--socket" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
 
 
 def status(folder: Path | None = None) -> list[Status]:
     """Every shared daemon's socket in the runtime folder (this install's and others'),
-    with its process where it is known."""
+    with what it answers to `daemon`."""
     folder = folder or runtime_folder()
     current = install_key()
-    found = []
-    for path in sorted(folder.glob("engine-*.sock")):
-        place = Place.of(path.stem.removeprefix("engine-"), folder)
-        pid = _pid(place)
-        since = place.pid_file.stat().st_mtime if pid is not None else None
-        found.append(Status(place.key, path, answers(path), pid, since, None if pid is None else _rss_mib(pid),
-                            place.key == current))
-    return found
+    return [Status(path.stem.removeprefix("engine-"), path, figures(path), path.stem == f"engine-{current}")
+            for path in sorted(folder.glob("engine-*.sock"))]
 
 
 def stop(place: Place | None = None) -> bool:
@@ -211,11 +247,14 @@ def stop(place: Place | None = None) -> bool:
     whether one ran. Raises OSError when it does not end within STOP_WAIT_S."""
     place = place or Place.of()
     pid = _pid(place)
+    if pid is None:  # a pid file lost: the daemon may still say its pid
+        about = figures(place.socket)
+        pid = None if about is None else about.pid
     if pid is None:
         return False
     os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + STOP_WAIT_S
-    while _pid(place) is not None and Path(f"/proc/{pid}").exists():
+    while _runs_daemon(pid):
         if time.monotonic() > deadline:
             raise OSError(f"the shared engine daemon (pid {pid}) did not end within {STOP_WAIT_S:.0f} s")
         time.sleep(0.05)
