@@ -50,7 +50,13 @@ READY_TIMEOUT_S = 180.0
 
 
 class EngineClosed(Exception):
-    """The engine closed the connection or exited before the awaited line."""
+    """The engine closed the connection or exited before the awaited line. `lines`: what
+    the wait that met the end had read (a daemon that refuses a session says why, e.g.
+    `error busy ...`, and closes)."""
+
+    def __init__(self, message: str, lines: Sequence[str] = ()):
+        super().__init__(message)
+        self.lines = tuple(lines)
 
 
 class EngineError(Exception):
@@ -243,7 +249,10 @@ class Engine:
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             remaining = None if deadline is None else max(deadline - time.monotonic(), 0.001)
-            line = await self.read_line(remaining)
+            try:
+                line = await self.read_line(remaining)
+            except EngineClosed as closed:
+                raise EngineClosed(str(closed), lines) from None
             lines.append(line)
             if line.startswith(prefix):
                 return lines

@@ -20,7 +20,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
-import importlib.metadata
 import os
 import signal
 import socket
@@ -56,6 +55,8 @@ def install_key() -> str:
     path, size and modification time of every file of the packages a daemon runs
     (`SERVED_PACKAGES`, their caches aside). Reading no file's contents, it costs a
     couple of milliseconds, so a tool finds its daemon at once."""
+    import importlib.metadata  # 30 ms: only where a key is made
+
     digest = hashlib.sha256()
     with contextlib.suppress(importlib.metadata.PackageNotFoundError):
         digest.update(importlib.metadata.version("engine").encode())
@@ -178,17 +179,19 @@ QUERY_WAIT_S = 5.0
 
 
 def figures(path: Path, timeout: float = QUERY_WAIT_S) -> DaemonFigures | None:
-    """The `daemon` reply of the daemon on the socket at `path`: its pid, sessions,
-    searches and memory; None where none answers it within `timeout`."""
+    """The `daemon` reply of the daemon on the socket at `path`: its pid, sessions (but
+    the one this asks in), searches and memory; None where none answers it within
+    `timeout`."""
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as channel:
             channel.settimeout(timeout)
             channel.connect(str(path))
             channel.sendall(b"daemon\nquit\n")
             with channel.makefile("r", encoding="utf-8", errors="replace") as replies:
-                return DaemonFigures.parse(replies.readline())
+                about = DaemonFigures.parse(replies.readline())
     except (OSError, ValueError):
         return None
+    return attrs.evolve(about, sessions=about.sessions - 1)
 
 
 @attrs.frozen

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import random
 import re
+import signal
 import subprocess
 import tempfile
 import threading
@@ -29,6 +31,10 @@ VECTORS = DATA / "vectors"
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
 # ... and keep their hash files in a directory of the test run's own, not the user's.
 os.environ["ENGINE_HASH_DIR"] = tempfile.mkdtemp(prefix="engine-test-hash-")
+# The tools' shared daemons of the test run live in a runtime folder (mode 0700) and log
+# to a state folder of its own, and end with it (`pytest_sessionfinish`).
+os.environ["ENGINE_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="engine-test-run-")
+os.environ["XDG_STATE_HOME"] = tempfile.mkdtemp(prefix="engine-test-state-")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -41,6 +47,16 @@ def pytest_configure(config: pytest.Config) -> None:
     core = config.getoption("--core")
     if core:
         os.environ["ENGINE_CORE"] = core
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """End the shared daemons the test run's tools started (none outlives the run)."""
+    from protocol import shared
+
+    for found in shared.status():
+        if found.figures is not None:
+            with contextlib.suppress(OSError):
+                os.kill(found.figures.pid, signal.SIGTERM)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

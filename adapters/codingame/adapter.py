@@ -1,27 +1,32 @@
 """The `engine-cg` command: a CodinGame bot that lets the engine choose its moves.
 
-    engine-cg GAME [--connect HOST:PORT] [--engine CMD] [--option NAME=VALUE] [--stats]
+    engine-cg GAME [--private | --engine CMD | --connect HOST:PORT] [--option NAME=VALUE] [--stats]
 
 It reads the CodinGame input of GAME on stdin and prints one move a line on stdout (see
-`adapters.codingame.player` for how a turn is played). Without --connect it starts its
-own engine on stdio (the `engine` command beside this Python, else
-`python -m daemon.main`); with --connect it opens a session with a running
-`engine --tcp` daemon.
+`adapters.codingame.player` for how a turn is played). By default it opens a session
+with the user's shared daemon (`protocol.shared`), which it starts where none runs, so
+that its compiled code and books are warm from the previous game on; should that fail
+(it cannot start, or it is full) it says why on stderr and starts an engine of its own.
+`--private` starts an engine of its own on stdio (the `engine` command beside this
+Python, else `python -m daemon.main`), `--engine CMD` that command; `--connect` opens a
+session with a running `engine --tcp` daemon.
 
 The first turn's clock may already run while this process starts (a referee sends the
-first input at once), and the engine takes a few hundred milliseconds to start and a few
-more to load the game's compiled code. So this module imports almost nothing: it starts
-the engine at once, then loads the rest while the engine starts, and it tells the player
-when the process started.
+first input at once), and an engine of its own takes most of a second to start and load
+the game's compiled code. So this module imports almost nothing: it finds the shared
+daemon or starts the engine at once, then loads the rest meanwhile, and it tells the
+player when the process started.
 """
 
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import os
 import shlex
 import subprocess
 import sys
+import threading
 import time
 
 from adapters.codingame import game_name
@@ -56,21 +61,39 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
         description="A CodinGame bot backed by the engine: CodinGame input on stdin, one move "
                     "a line on stdout.")
     parser.add_argument("game", type=game_name, metavar="GAME", help="the game, by its engine name")
-    parser.add_argument("--connect", metavar="HOST:PORT",
-                        help="use a running 'engine --tcp' daemon instead of starting one")
-    parser.add_argument("--engine", metavar="CMD",
-                        help="the engine command to start (default: engine beside this Python)")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--private", action="store_true",
+                       help="start an engine of its own instead of using the user's shared daemon")
+    where.add_argument("--engine", metavar="CMD",
+                       help="start this engine command of its own (default: the user's shared daemon)")
+    where.add_argument("--connect", metavar="HOST:PORT",
+                       help="use a running 'engine --tcp' daemon instead of the user's shared one")
     parser.add_argument("--option", metavar="NAME=VALUE", type=engine_option, action="append",
                         default=[], help="set an engine option (repeat for several), e.g. "
                         "MultiPlayerSearch=brs; one the engine refuses is reported on stderr")
     parser.add_argument("--stats", action="store_true",
                         help="write a timing line per turn on stderr")
     args = parser.parse_args(argv)
-    if args.connect and args.engine:
-        parser.error("--connect and --engine exclude each other")
     if args.connect and not args.connect.rpartition(":")[2].isdigit():
         parser.error(f"--connect wants HOST:PORT, got {args.connect!r}")
     return args
+
+
+def find_shared_daemon() -> concurrent.futures.Future:
+    """The future of the shared daemon's place (`protocol.shared.ensure_running`), found
+    or started in a thread of its own while this process loads the rest."""
+    future: concurrent.futures.Future = concurrent.futures.Future()
+
+    def find() -> None:
+        try:
+            from protocol import shared
+
+            future.set_result(shared.ensure_running())
+        except BaseException as error:  # noqa: BLE001 - the player says why and starts its own
+            future.set_exception(error)
+
+    threading.Thread(target=find, name="shared-daemon", daemon=True).start()
+    return future
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -79,8 +102,11 @@ def main(argv: list[str] | None = None) -> int:
     args.started = started
     args.engine_command = shlex.split(args.engine) if args.engine else engine_command("--log-level", "warning")
     args.engine_env = single_blas_thread(os.environ)
-    early = None
-    if not args.connect:
+    args.shared = not (args.private or args.engine or args.connect)
+    early: subprocess.Popen | concurrent.futures.Future | None = None
+    if args.shared:
+        early = find_shared_daemon()
+    elif not args.connect:
         try:
             early = subprocess.Popen(args.engine_command, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, bufsize=0, env=args.engine_env)

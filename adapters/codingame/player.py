@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import concurrent.futures
 import gc
 import json
 import math
@@ -41,7 +42,8 @@ from adapters.codingame.common import TurnFormat, TurnFormatError
 from adapters.codingame.link import Answer, EngineLink
 from adapters.codingame.timing import Budget, budget
 from games.base import GameError
-from protocol.client import Engine
+from protocol import shared
+from protocol.client import Engine, EngineClosed
 
 #: How long the engine may take to start and answer `isready` (seconds).
 STARTUP_TIMEOUT = 10.0
@@ -192,10 +194,11 @@ class Adapter:
     """One CodinGame game of one player."""
 
     def __init__(self, fmt: TurnFormat, args: argparse.Namespace,
-                 early: subprocess.Popen | None = None):
+                 early: subprocess.Popen | concurrent.futures.Future | None = None):
         self.fmt = fmt
-        #: The engine process the command started before loading this module (its
-        #: preamble not yet written).
+        #: What the command started before loading this module: the engine process (its
+        #: preamble not yet written), or the search for the shared daemon (the future
+        #: of its place).
         self.early = early
         self.game = fmt.GAME
         self.args = args
@@ -226,15 +229,41 @@ class Adapter:
         self._starts.append(now)
         self._starting = asyncio.ensure_future(self._open())
 
-    async def _open(self) -> EngineLink:
+    async def _connect(self) -> Engine:
+        """A new session: with the shared daemon (found or started by the command, or
+        again after it was lost), a running daemon (`--connect`), the engine the command
+        started, or a new engine of its own."""
         if self.args.connect:
             host, _, port = self.args.connect.rpartition(":")
-            client = await Engine.connect(host or "127.0.0.1", int(port))
-        elif self.early is not None and len(self._starts) == 1:
+            return await Engine.connect(host or "127.0.0.1", int(port))
+        if self.args.shared:
+            if isinstance(self.early, concurrent.futures.Future) and len(self._starts) == 1:
+                place = await asyncio.wrap_future(self.early)
+            else:
+                place = await asyncio.to_thread(shared.ensure_running)
+            return await Engine.connect_unix(place.socket)
+        if isinstance(self.early, subprocess.Popen) and len(self._starts) == 1:
             # The engine the command started; still importing, it reads the preamble next.
-            client = await Engine.attach(self.early)
-        else:
-            client = await Engine.popen(self.args.engine_command, env=self.args.engine_env)
+            return await Engine.attach(self.early)
+        return await Engine.popen(self.args.engine_command, env=self.args.engine_env)
+
+    async def _open(self) -> EngineLink:
+        try:
+            client = await self._connect()
+            return EngineLink(await self._handshake(client))
+        except (OSError, EngineClosed) as error:
+            if not self.args.shared:
+                raise
+            busy = next((line for line in getattr(error, "lines", ()) if line.split()[1:2] == ["busy"]), None)
+            why = f"it is full ({busy})" if busy else f"{type(error).__name__}: {error}"
+        # The shared daemon cannot serve this game: an engine of its own from now on.
+        log(f"the shared engine daemon cannot be used, {why}: starting an engine of its own")
+        self.args.shared = False
+        return EngineLink(await self._handshake(await self._connect()))
+
+    async def _handshake(self, client: Engine) -> Engine:
+        """`client` once it has taken the preamble and answered `uci`; a process of its
+        own is killed when it fails."""
         try:
             await client.send_raw(engine_preamble(self.game.name, [*self.fmt.ENGINE_OPTIONS, *self.args.option]))
             # Ready once the process answers `uci`: `isready` would also wait for the
@@ -246,19 +275,21 @@ class Adapter:
         except BaseException:
             if client.process is not None and client.process.returncode is None:
                 client.process.kill()
-            if self.early is not None and self.early.poll() is None:
+            if isinstance(self.early, subprocess.Popen) and self.early.poll() is None:
                 self.early.kill()
             raise
-        return EngineLink(client)
+        return client
 
     async def engine(self, wait_until: float) -> EngineLink | None:
         """The engine session if it is up, waiting for a start in progress until
-        `wait_until`; a lost engine is restarted in the background."""
+        `wait_until`; a lost engine is restarted in the background (at the first turn
+        the start limits allow)."""
         if self.link is not None and self.link.closed:
             log(f"turn {self.turns + 1}: the engine is gone; starting another in the background")
             self._closing.append(asyncio.ensure_future(self.link.close()))
             self.link = None
             self.ponder = None
+        if self.link is None and self._starting is None:
             self.start_engine()
         if self.link is None and self._starting is not None:
             starting = self._starting
@@ -469,7 +500,7 @@ class Adapter:
             self._starting.cancel()
         if self._closing:
             await asyncio.wait(self._closing, timeout=3)
-        if self.early is not None:
+        if isinstance(self.early, subprocess.Popen):
             try:
                 await asyncio.wait_for(asyncio.to_thread(self.early.wait), 2)
             except asyncio.TimeoutError:
@@ -479,6 +510,6 @@ class Adapter:
         return code
 
 
-def play(args: argparse.Namespace, early: subprocess.Popen | None = None) -> int:
+def play(args: argparse.Namespace, early: subprocess.Popen | concurrent.futures.Future | None = None) -> int:
     """Play the game of `args` (see `adapters.codingame.adapter`) until the input ends."""
     return asyncio.run(Adapter(turn_format(args.game), args, early).run())

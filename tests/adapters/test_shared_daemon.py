@@ -1,0 +1,181 @@
+"""`engine-cg` on the user's shared daemon, over real processes in a runtime folder of
+each test's own: two bots started at once share one daemon; a daemon killed with
+SIGKILL in the middle of a game is replaced and the game goes on; a full daemon, or a
+runtime folder open to others, is said in words and the bot plays with an engine of
+its own; `--private` starts no daemon. Every answer is a legal move within the turn's
+limit (tests/adapters/deadlines.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from adapters.codingame import turn_format
+from adapters.codingame.arena.process import BotProcess
+from protocol import shared
+from protocol.client import Engine, EngineError
+from tests.adapters.deadlines import ask_turn, check_turn_reports
+from tests.adapters.test_adapter import ADAPTER, seats
+from tests.conftest import engine_command, run
+
+#: How long a daemon may take to start, or a bot to open its session (s).
+WAIT_S = 60
+GAME = "clobber"
+
+
+@pytest.fixture
+def runtime(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private runtime folder of the test's own (no daemon yet); its daemons end with it."""
+    folder = tmp_path / "runtime"
+    folder.mkdir(mode=0o700)
+    monkeypatch.setenv("ENGINE_RUNTIME_DIR", str(folder))
+    yield folder
+    folder.chmod(0o700)
+    for found in shared.status(folder):
+        if found.figures is not None:
+            with contextlib.suppress(OSError):
+                os.kill(found.figures.pid, signal.SIGKILL)
+
+
+async def until(condition, what: str, bot: BotProcess | None = None) -> None:
+    deadline = time.monotonic() + WAIT_S
+    while not condition():
+        assert time.monotonic() < deadline, (what, None if bot is None else list(bot.stderr))
+        await asyncio.sleep(0.05)
+
+
+def sessions(folder: Path) -> int:
+    """The sessions of the one daemon in `folder` (0 where none answers)."""
+    found = [entry.figures for entry in shared.status(folder) if entry.figures is not None]
+    assert len(found) <= 1, found
+    return found[0].sessions if found else 0
+
+
+async def play(bot: BotProcess, records: list[dict], between=None) -> list[str]:
+    """Feed `records` (one seat's turns) to the started `bot`; each answer must be one
+    of the turn's legal moves, in time. `between(turn)` runs after each answer."""
+    fmt = turn_format(GAME)
+    for index, record in enumerate(records):
+        line = await ask_turn(bot, fmt, record["input_lines"], index == 0)
+        token = fmt.parse_output(line, record.get("legal_referee_order", record["legal"]))
+        assert token in record["legal"], (index + 1, line, list(bot.stderr))
+        if between is not None:
+            await between(index + 1)
+    return list(bot.stderr)
+
+
+def test_two_bots_started_at_once_share_one_daemon(runtime: Path) -> None:
+    async def match() -> None:
+        bots = [BotProcess(f"{ADAPTER} {GAME} --stats") for _ in range(2)]
+        await asyncio.gather(*(bot.start() for bot in bots))
+        try:
+            await until(lambda: sessions(runtime) == 2, "the two bots are not sessions of one daemon")
+            await until(lambda: shared.status(runtime)[0].figures.games == (GAME,), "the game did not load")
+            await asyncio.gather(*(play(bot, seats(GAME)[0, seat][:3]) for seat, bot in enumerate(bots)))
+        finally:
+            await asyncio.gather(*(bot.close() for bot in bots))
+        for bot in bots:
+            check_turn_reports(bot, turn_format(GAME), 3)
+            assert not [line for line in bot.stderr if "fallback" in line], list(bot.stderr)
+        await until(lambda: sessions(runtime) == 0, "the bots' sessions did not end with them")
+    run(match())
+    (daemon,) = shared.status(runtime)
+    assert daemon.current and daemon.figures.games == (GAME,)
+
+
+def test_a_daemon_killed_mid_game_is_replaced_and_the_game_goes_on(runtime: Path) -> None:
+    killed: list[int] = []
+
+    async def game() -> None:
+        bot = BotProcess(f"{ADAPTER} {GAME} --stats")
+        await bot.start()
+
+        async def between(turn: int) -> None:
+            if turn == 2:
+                (daemon,) = shared.status(runtime)
+                killed.append(daemon.figures.pid)
+                os.kill(daemon.figures.pid, signal.SIGKILL)
+            elif turn > 2:
+                await asyncio.sleep(1.0)  # the adapter restarts at most every RESTART_DELAY s
+
+        try:
+            await until(lambda: sessions(runtime) == 1, "the bot opened no session")
+            await play(bot, seats(GAME)[0, 0][:10], between)
+        finally:
+            await bot.close()
+        reports = check_turn_reports(bot, turn_format(GAME), 10)
+        assert any("the engine is gone; starting another" in line for line in bot.stderr), list(bot.stderr)
+        assert reports[-1]["source"] != "fallback", list(bot.stderr)
+    run(game())
+    (daemon,) = shared.status(runtime)
+    assert daemon.figures is not None and daemon.figures.pid != killed[0]
+
+
+def test_a_full_daemon_is_said_and_the_bot_starts_its_own_engine(runtime: Path) -> None:
+    place = shared.Place.of()
+    full = subprocess.Popen([*engine_command(), "--socket", str(place.socket), "--max-sessions", "1"],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    async def game() -> list[str]:
+        await until(lambda: shared.answers(place.socket), "the daemon did not listen")
+        while True:  # its one session, once the probes' sessions are over
+            try:
+                holder = await Engine.shared()
+                break
+            except EngineError:
+                await asyncio.sleep(0.05)
+        bot = BotProcess(f"{ADAPTER} {GAME} --stats")
+        await bot.start()
+        try:
+            await until(lambda: any("starting an engine of its own" in line for line in bot.stderr),
+                        "the bot did not say that the daemon is full", bot)
+            await asyncio.sleep(3.0)  # its own engine starts
+            return await play(bot, seats(GAME)[0, 0][:3])
+        finally:
+            await bot.close()
+            await holder.close()
+    try:
+        log = run(game())
+    finally:
+        full.terminate()
+        full.wait(WAIT_S)
+    (said,) = [line for line in log if "cannot be used" in line]
+    assert "it is full (error busy" in said, said
+    assert not [line for line in log if "fallback" in line], log
+
+
+def test_a_runtime_folder_open_to_others_is_refused_and_the_bot_plays_on(runtime: Path) -> None:
+    runtime.chmod(0o755)
+
+    async def game() -> list[str]:
+        bot = BotProcess(f"{ADAPTER} {GAME} --stats")
+        await bot.start()
+        try:
+            await until(lambda: any("starting an engine of its own" in line for line in bot.stderr),
+                        "the bot did not say why it starts its own engine", bot)
+            await asyncio.sleep(3.0)
+            return await play(bot, seats(GAME)[0, 0][:3])
+        finally:
+            await bot.close()
+    log = run(game())
+    assert any("must be this user's alone" in line for line in log), log
+    assert list(runtime.iterdir()) == []
+
+
+def test_private_starts_no_daemon(runtime: Path) -> None:
+    async def game() -> list[str]:
+        bot = BotProcess(f"{ADAPTER} {GAME} --private --stats")
+        await bot.start()
+        try:
+            return await play(bot, seats(GAME)[0, 0][:3])
+        finally:
+            await bot.close()
+    run(game())
+    assert list(runtime.iterdir()) == []
