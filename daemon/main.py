@@ -26,7 +26,6 @@ from daemon.session import Session
 from daemon.transport import StdoutSink, StreamSink, TooLong, stdin_lines, stream_lines
 from daemon.unix import prepare_socket_path
 from games.text import positive
-from protocol import shared
 from protocol.errors import Code, ProtocolError
 from protocol.format import DaemonFigures
 
@@ -61,6 +60,8 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="engine",
         description="A multi-game engine daemon speaking a UCI-like protocol on stdio or TCP.",
+        epilog="Also: 'engine --shared [--idle-exit SECONDS]', a stdio session of the user's shared daemon"
+               " (started where none runs), and 'engine daemon start|stop|status', that daemon.",
     )
     parser.add_argument("--tcp", type=int, metavar="PORT",
                         help="listen on TCP PORT (0 picks a free port) instead of stdio")
@@ -178,8 +179,8 @@ class Daemon:
         #: start before the first): what `--idle-exit` counts from.
         self.started = self.last_session_end = time.monotonic()
 
-    def _session(self, sink) -> Session:
-        return Session(sink, self.core, self.files, self.budget, self.figures)
+    def _session(self, sink, local: bool = True) -> Session:
+        return Session(sink, self.core, self.files, self.budget, self.figures, local)
 
     def figures(self) -> DaemonFigures:
         """What `daemon` answers: this process and its sessions, searches and memory."""
@@ -233,7 +234,7 @@ class Daemon:
         not (OSError)."""
         prepare_socket_path(path)
         server = await asyncio.start_unix_server(lambda reader, writer: self._serve(
-            reader, writer, f"unix:{path}", stream_lines(reader)), path, limit=1 << 20)
+            reader, writer, f"unix:{path}", stream_lines(reader), local=True), path, limit=1 << 20)
         os.chmod(path, 0o600)
         LOG.info("listening on %s", path)
         try:
@@ -274,8 +275,9 @@ class Daemon:
         await self._serve(reader, writer, peer, lines)
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, peer: object,
-                     lines: AsyncIterator[str | TooLong]) -> None:
-        """Serve one connection as a session, within --max-sessions."""
+                     lines: AsyncIterator[str | TooLong], local: bool = False) -> None:
+        """Serve one connection as a session, within --max-sessions; `local`: the user's
+        own client (a Unix socket), not a stranger (TCP, the web GUI's tabs)."""
         if self.tcp_sessions >= self.max_sessions:
             LOG.warning("session refused, %d open already: %s", self.tcp_sessions, peer)
             await refuse(reader, writer, ProtocolError(Code.BUSY, "-", f"{self.tcp_sessions} sessions open,"
@@ -283,7 +285,7 @@ class Daemon:
             return
         self.tcp_sessions += 1
         sink = StreamSink(writer)
-        session = self._session(sink)
+        session = self._session(sink, local)
         self.sessions.add(session)
         LOG.debug("session opened: %s", peer)
         try:
@@ -465,33 +467,7 @@ def in_process_daemon(core: str | None = None) -> Daemon:
     return Daemon(serving_core(core), files, HashBudget(default_budget_mib() << 20))
 
 
-def daemon_command(argv: list[str]) -> int:
-    """`engine daemon start|stop|status`: the user's shared daemon (`protocol.shared`)."""
-    parser = argparse.ArgumentParser(prog="engine daemon",
-                                     description="The user's shared engine daemon, which the tools find or start.")
-    parser.add_argument("action", choices=("start", "stop", "status"))
-    parser.add_argument("--idle-exit", type=positive, default=shared.DEFAULT_IDLE_EXIT_S, metavar="SECONDS",
-                        help=f"start: end after SECONDS without a session (default {shared.DEFAULT_IDLE_EXIT_S})")
-    args = parser.parse_args(argv)
-    try:
-        if args.action == "start":
-            place = shared.ensure_running(idle_exit=args.idle_exit)
-            print(f"engine daemon: running, socket {place.socket}, log {place.log}")
-        elif args.action == "stop":
-            print("engine daemon: stopped" if shared.stop() else "engine daemon: not running")
-        else:
-            found = shared.status()
-            print("\n".join(entry.line() for entry in found) if found else "engine daemon: none running")
-    except OSError as error:
-        print(f"engine daemon: {error}", file=sys.stderr)
-        return 1
-    return 0
-
-
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["daemon"]:
-        return daemon_command(argv[1:])
     args = parse_arguments(argv)
     logging.basicConfig(stream=sys.stderr, level=args.log_level.upper(),
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")

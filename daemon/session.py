@@ -142,8 +142,15 @@ class Session:
     """The state and command handlers of one connection."""
 
     def __init__(self, sink: Sink, core: str = cores.PYTHON, files: HashFiles | None = None,
-                 budget: HashBudget | None = None, figures: Callable[[], DaemonFigures] | None = None):
+                 budget: HashBudget | None = None, figures: Callable[[], DaemonFigures] | None = None,
+                 local: bool = True):
         self.sink = sink
+        #: The client is the user's own (stdio, a Unix socket), not a stranger: it may
+        #: ask for its end of input to finish its work (`eof finish`).
+        self.local = local
+        #: Whether the end of input finishes a search with limits or a long job (stdio,
+        #: `eof finish`) rather than abandoning them (a vanished client); set by `run`.
+        self.finish_on_eof = False
         #: What `daemon` answers: the serving process's figures (None: this session's
         #: process serves no other, e.g. a test's).
         self._figures = figures
@@ -171,8 +178,9 @@ class Session:
         file) a search with limits or a job ends before the next line is applied, so a
         file of commands runs like a script.
         """
+        self.finish_on_eof = finish_on_eof
         queue: asyncio.Queue[tuple[str | TooLong | Dropped, int, int] | None] = asyncio.Queue()
-        reader = asyncio.ensure_future(self._read(lines, queue, finish_on_eof))
+        reader = asyncio.ensure_future(self._read(lines, queue))
         try:
             while (entry := await queue.get()) is not None:
                 item, received_ns, self._applying = entry
@@ -204,7 +212,7 @@ class Session:
                 await asyncio.sleep(0)
         finally:
             reader.cancel()
-        if finish_on_eof:
+        if self.finish_on_eof:
             await self.engine.finish_bounded_search()
             await self.engine.finish_job()
         self.engine.abandon_search()
@@ -212,8 +220,7 @@ class Session:
         return False
 
     async def _read(self, lines: AsyncIterator[str | TooLong],
-                    queue: asyncio.Queue[tuple[str | TooLong | Dropped, int, int] | None],
-                    finish_on_eof: bool) -> None:
+                    queue: asyncio.Queue[tuple[str | TooLong | Dropped, int, int] | None]) -> None:
         """Queue the lines as they come, with their arrival times; None at the end.
 
         Reading goes on while a command is applied, so that a `stop` or `quit` halts a
@@ -232,6 +239,11 @@ class Session:
                 if first in _HALTING and isinstance(item, str):
                     self._halt_read = self._lines_read
                     self.engine.abandon_job()
+                if first == "eof" and self.local and isinstance(item, str):
+                    # Taken as it is read: the input may end before the line is applied.
+                    asked = _parse_quietly(item)
+                    if isinstance(asked, c.EndOfInput):
+                        self.finish_on_eof = asked.finish
                 if queue.qsize() >= QUEUED_LINES:
                     if dropped is None or dropped.taken:
                         dropped = Dropped()
@@ -244,7 +256,7 @@ class Session:
                     continue
                 queue.put_nowait((item, received_ns, self._lines_read))
         finally:
-            if not finish_on_eof:
+            if not self.finish_on_eof:
                 self.vanished = True
                 self.engine.abandon_search()
                 self.engine.abandon_job()
@@ -313,6 +325,10 @@ class Session:
                 self.write(READYOK)
             case c.Games():
                 self.write(format_games(all_games()))
+            case c.EndOfInput():
+                if not self.local:  # else taken as it was read (`_read`)
+                    raise ProtocolError(Code.UNSUPPORTED, name, "eof finish and eof abandon are for stdio and"
+                                                                " Unix-socket sessions")
             case c.DaemonStatus():
                 if self._figures is None:
                     raise ProtocolError(Code.UNSUPPORTED, name, "this session is served by no daemon")

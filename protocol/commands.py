@@ -139,7 +139,15 @@ class Quit:
     pass
 
 
+@attrs.frozen
+class EndOfInput:
+    """`eof finish|abandon`: what the end of the session's input does (`finish`: a
+    search with limits or a long job is finished and answered, as on stdio)."""
+
+    finish: bool
+
+
 Command = (
     Uci | IsReady | Games | DaemonStatus | SetGame | NewGame | Position | ListMoves | Display | Perft | Eval | Go
-    | Stop | PonderHit | SetOption | HashSave | HashLoad | HashClear | Quit
+    | Stop | PonderHit | SetOption | HashSave | HashLoad | HashClear | Quit | EndOfInput
 )

@@ -10,10 +10,10 @@ from typing import Mapping
 
 
 def engine_command(*arguments: str) -> list[str]:
-    """The `engine` console script beside this Python (else `python -m daemon.main`),
+    """The `engine` console script beside this Python (else `python -m daemon.cli`),
     with `arguments`."""
     script = Path(sys.executable).parent / "engine"
-    base = [str(script)] if script.exists() else [sys.executable, "-m", "daemon.main"]
+    base = [str(script)] if script.exists() else [sys.executable, "-m", "daemon.cli"]
     return [*base, *arguments]
 
 

@@ -171,6 +171,13 @@ def _parse_hash(name: str, arguments: list[str], line: str) -> c.Command:
     raise ProtocolError(Code.SYNTAX, name, f"expected save, load or clear, got {got}")
 
 
+def _parse_eof(name: str, arguments: list[str], line: str) -> c.EndOfInput:
+    if len(arguments) != 1 or arguments[0] not in ("finish", "abandon"):
+        got = quote(arguments[0]) if arguments else "nothing"
+        raise ProtocolError(Code.SYNTAX, name, f"expected eof finish or eof abandon, got {got}")
+    return c.EndOfInput(arguments[0] == "finish")
+
+
 _PARSERS = {
     "setgame": _parse_setgame,
     "position": _parse_position,
@@ -178,4 +185,5 @@ _PARSERS = {
     "go": _parse_go,
     "setoption": _parse_setoption,
     "hash": _parse_hash,
+    "eof": _parse_eof,
 }

@@ -38,6 +38,9 @@ from protocol.launch import engine_command, single_blas_thread
 _ROOT = Path(__file__).resolve().parent.parent
 #: The packages a daemon runs: a change to any of their files makes another install key.
 SERVED_PACKAGES = ("games", "search", "daemon", "protocol")
+#: The environment variables a daemon reads (its core, books, hash files and compiled
+#: code's cache): a tool whose values differ gets a daemon of its own.
+DAEMON_ENVIRONMENT = ("ENGINE_CORE", "ENGINE_NO_NUMBA", "ENGINE_BOOK_DIR", "ENGINE_HASH_DIR", "ENGINE_NUMBA_CACHE")
 #: A shared daemon ends once no session has been open this long (seconds).
 DEFAULT_IDLE_EXIT_S = 1800
 #: How long a start waits for the new daemon to answer (seconds): a cold numba cache
@@ -51,10 +54,11 @@ LOG_KEEP_BYTES = 4 << 20
 
 
 def install_key() -> str:
-    """What names this install's daemon: a digest of the package's version and of the
+    """What names this install's daemon: a digest of the package's version, of the
     path, size and modification time of every file of the packages a daemon runs
-    (`SERVED_PACKAGES`, their caches aside). Reading no file's contents, it costs a
-    couple of milliseconds, so a tool finds its daemon at once."""
+    (`SERVED_PACKAGES`, their caches aside), and of the daemon's environment variables
+    (`DAEMON_ENVIRONMENT`). Reading no file's contents, it costs a couple of
+    milliseconds, so a tool finds its daemon at once."""
     import importlib.metadata  # 30 ms: only where a key is made
 
     digest = hashlib.sha256()
@@ -68,6 +72,8 @@ def install_key() -> str:
                 with contextlib.suppress(FileNotFoundError):
                     info = os.stat(path)
                     digest.update(f"{os.path.relpath(path, _ROOT)}\0{info.st_size}\0{info.st_mtime_ns}\n".encode())
+    for name in DAEMON_ENVIRONMENT:
+        digest.update(f"{name}={os.environ.get(name)}\n".encode())
     return digest.hexdigest()[:16]
 
 

@@ -18,8 +18,11 @@ from tests.conftest import ROOT, StdioEngine, engine_command, run
 
 
 def example_env(tmp_path: Path) -> dict[str, str]:
+    """A bare environment, but for the test run's folders of shared daemons (which end
+    with the run)."""
     return {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "MPLBACKEND": "Agg",
-            "ENGINE_HASH_DIR": str(tmp_path), "HOME": str(tmp_path)}
+            "ENGINE_HASH_DIR": str(tmp_path), "HOME": str(tmp_path),
+            **{name: os.environ[name] for name in ("ENGINE_RUNTIME_DIR", "XDG_STATE_HOME")}}
 
 
 def test_the_readme_analysis_example_writes_its_json_and_plot(tmp_path: Path) -> None:
@@ -71,13 +74,16 @@ def test_the_client_page_examples_run(index: int, tmp_path: Path) -> None:
     assert result.stdout.strip()
 
 
-def test_the_readme_stdio_example_piped_at_once_searches(tmp_path: Path) -> None:
+@pytest.mark.parametrize("shared", [False, True], ids=["own", "shared"])
+def test_the_readme_stdio_example_piped_at_once_searches(shared: bool, tmp_path: Path) -> None:
     """The README's first example, piped in one write as the README shows it (to a
-    depth): a searched move, after the compiled code has loaded."""
+    depth), to an engine of its own and to the shared daemon (`engine --shared`): a
+    searched move, after the compiled code has loaded."""
     readme = (ROOT / "README.md").read_text()
     command = readme.split("`printf '", 1)[1].split("' |", 1)[0]
     assert command == r"setgame clobber\nposition startpos moves e2e3\nisready\ngo depth 5\n"
-    result = subprocess.run(engine_command(), input=command.replace(r"\n", "\n"), capture_output=True,
+    result = subprocess.run(engine_command(*(["--shared"] if shared else [])), input=command.replace(r"\n", "\n"),
+                            capture_output=True,
                             text=True, timeout=120, env={**example_env(tmp_path), "PATH": "/usr/bin:/bin"})
     lines = result.stdout.splitlines()
     assert lines[0] == "readyok" and lines[-1].startswith("bestmove "), lines

@@ -149,18 +149,28 @@ class NoEngine(OSError):
 
 @attrs.frozen
 class EngineSpec:
-    """Where a worker's engine session comes from: `command` started on stdio (empty:
-    the `engine` command beside the worker's Python), or, with `address`, a running
-    daemon there, with `token` when it asks for one."""
+    """Where a worker's engine session comes from: with `shared`, the user's shared
+    daemon on the worker's machine (started where none runs); else `command` started on
+    stdio (empty: the `engine` command beside the worker's Python), or, with `address`,
+    a running daemon there, with `token` when it asks for one."""
 
     command: tuple[str, ...] = ()
     address: tuple[str, int] | None = None
     token: str | None = None
+    shared: bool = False
 
     async def open(self) -> Engine:
         """A new session, once the engine has answered `uci` with `uciok` (within
         HANDSHAKE_TIMEOUT_S); raises NoEngine when it cannot be started or reached, ends
-        first, or does not answer so."""
+        first, or does not answer so. Where the shared daemon cannot be used (it cannot
+        start, or it is full) the worker says why on stderr and starts an engine of its
+        own."""
+        if self.shared:
+            try:
+                return await self._handshake(await Engine.shared(), "the shared engine daemon")
+            except (OSError, EngineError, EngineClosed, asyncio.TimeoutError) as error:
+                print(f"engine-analyse: the shared engine daemon cannot be used ({failure_text(error)}):"
+                      " starting an engine of its own", file=sys.stderr)
         command = list(self.command) or engine_command()
         if self.address is not None:
             where, opening = f"the engine at {self.address[0]}:{self.address[1]}", "reached"
@@ -173,6 +183,12 @@ class EngineSpec:
                 engine = await Engine.popen(command, stderr=subprocess.DEVNULL)
         except OSError as error:
             raise NoEngine(f"{where} cannot be {opening}: {error.strerror or error}") from None
+        return await self._handshake(engine, where)
+
+    @staticmethod
+    async def _handshake(engine: Engine, where: str) -> Engine:
+        """`engine` once it has answered `uci` with `uciok`; else closed, and NoEngine
+        saying why."""
         why = None
         try:
             await engine.send("uci")

@@ -3,7 +3,7 @@ say where the moves played lost.
 
     engine-analyse GAME_FILE [--game GAME] [--depth N | --movetime MS | --nodes N] [--top 3]
                    [--jobs J | --ray local|auto|ADDRESS]
-                   [--engine CMD | --connect HOST:PORT [--token-file F]] [--out PREFIX]
+                   [--private | --engine CMD | --connect HOST:PORT [--token-file F]] [--out PREFIX]
                    [--progress | --quiet]
     engine-analyse RECORD|FOLDER|'GLOB' ... [the same options] [--out DIR]
                    [--summary FILE] [--worst N] [--pictures]
@@ -30,8 +30,12 @@ Several records, a folder of them or a glob pattern make a batch (see
 it, or in the folder `--out`), an arena record gets its replay page, records analysed
 already with the same settings are skipped, and a summary across the games ends it.
 
-The positions are searched by `--jobs` workers, each with its engine session, or by Ray
-tasks (`--ray`); the progress bar shows on stderr when it is a terminal, or with
+The positions are searched by `--jobs` workers, each with its session of the user's
+shared daemon (found, or started where none runs, so that its compiled code and books
+are warm from the last run on; at most as many as the daemon runs searches at once), or
+by Ray tasks (`--ray`), each worker with an engine of its own. `--private` gives each
+worker an engine of its own, `--engine CMD` that command, `--connect` a session of a
+running daemon. The progress bar shows on stderr when it is a terminal, or with
 `--progress`.
 """
 
@@ -52,10 +56,26 @@ from adapters.analysis.picture import plot
 from adapters.codingame import game_name
 from adapters.codingame.arena.pool import ray_argument
 from games.text import positive
+from protocol import shared
 from protocol.client import Limit
 
 #: The limit of each position's search without --depth, --movetime or --nodes.
 DEFAULT_LIMIT = Limit(depth=8)
+
+
+def shared_sessions(jobs: int) -> int:
+    """How many of `jobs` workers the shared daemon takes (started here where none
+    runs): at most as many as it runs searches at once, said on stderr when fewer.
+    Where it cannot start, `jobs` (each worker then says so and starts its own)."""
+    try:
+        about = shared.figures(shared.ensure_running().socket)
+    except OSError:
+        return jobs
+    if about is not None and jobs > about.max_searches:
+        print(f"engine-analyse: {about.max_searches} jobs, as many as the shared daemon runs searches at once"
+              " (its --max-searches)", file=sys.stderr)
+        return about.max_searches
+    return jobs
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -80,8 +100,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="search the positions as Ray tasks, each worker with its own engine: on a "
                              "private local cluster of --jobs CPUs, the cluster this machine is in, or the "
                              "head at ADDRESS")
-    parser.add_argument("--engine", default=None, help="the engine command (default: engine beside this Python)")
-    parser.add_argument("--connect", metavar="HOST:PORT", help="use a running daemon instead")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--private", action="store_true",
+                       help="an engine of its own for each worker instead of the user's shared daemon")
+    where.add_argument("--engine", default=None,
+                       help="the engine command each worker starts (default: sessions of the user's shared daemon)")
+    where.add_argument("--connect", metavar="HOST:PORT", help="use a running daemon instead")
     parser.add_argument("--token-file", type=Path, help="the daemon's token file, with --connect")
     parser.add_argument("--out", type=Path, help="output prefix (default: the game file's, with -analysis); "
                                                  "of a batch, the folder of its outputs (default: beside each record)")
@@ -116,7 +140,10 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, IndexError) as error:
         print(f"engine-analyse: the token file: {failure_text(error)}", file=sys.stderr)
         return 2
-    engine = EngineSpec(tuple(shlex.split(args.engine or "")), address, token)
+    use_shared = not (args.private or args.engine or args.connect or args.ray)
+    engine = EngineSpec(tuple(shlex.split(args.engine or "")), address, token, use_shared)
+    if use_shared:
+        args.jobs = shared_sessions(args.jobs)
     if batch:
         return batch_run(args.inputs, Settings(limit, args.top, args.jobs, engine, args.ray, progress, args.game,
                                                args.out, args.summary, args.worst, args.pictures))

@@ -1,11 +1,14 @@
 """`engine-gui`: serve the web GUI, each browser tab a session of the engine.
 
     engine-gui [--port P] [--host ADDR] [--token FILE] [--tls-cert FILE --tls-key FILE]
-               [--engine tcp://HOST:PORT]
+               [--private | --engine tcp://HOST:PORT]
 
-By default the engine runs in this process, on the same event loop as the web server
-(a daemon of its own, as `engine --tcp` runs it); with `--engine` every tab is a session
-of the daemon listening there. The server listens on loopback unless `--host` says
+By default every tab is a session of the user's shared daemon (`protocol.shared`,
+started where none runs), whose compiled code and books stay warm between the tools;
+should it be unusable (it cannot start, or it is full) the log says why and the engine
+runs in this process. With `--private` it runs in this process, on the same event loop
+as the web server (a daemon of its own, as `engine --tcp` runs it); with `--engine`
+every tab is a session of the daemon listening there. The server listens on loopback unless `--host` says
 otherwise, which needs `--token`, as the daemon's TCP port does, and serves HTTPS with
 `--tls-cert` and `--tls-key` (the daemon's TLS set-up). It prints the address to open
 and opens nothing itself.
@@ -30,6 +33,7 @@ from daemon import cores
 from daemon.main import (
     EXIT_LOAD_WAIT_S,
     SWITCH_INTERVAL,
+    Daemon,
     add_tls_arguments,
     check_tls_arguments,
     in_process_daemon,
@@ -37,7 +41,7 @@ from daemon.main import (
     read_token,
     tls_context,
 )
-from protocol.client import Engine
+from protocol.client import Engine, EngineClosed, EngineError
 
 LOG = logging.getLogger("engine.gui")
 
@@ -52,8 +56,11 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
                         help="a file holding the token (its first line) the browser must bring: the printed"
                              " address carries it")
     add_tls_arguments(parser, "HTTP (https://, and wss:// for the page's WebSockets)")
-    parser.add_argument("--engine", metavar="tcp://HOST:PORT",
-                        help="use the daemon listening there (engine --tcp PORT) instead of one in this process")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--private", action="store_true",
+                       help="run the engine in this process instead of using the user's shared daemon")
+    where.add_argument("--engine", metavar="tcp://HOST:PORT",
+                       help="use the daemon listening there (engine --tcp PORT) instead of the user's shared one")
     parser.add_argument("--engine-token", type=Path, metavar="FILE",
                         help="the token file of the daemon --engine names, if it asks for one")
     parser.add_argument("--max-tabs", type=int, default=DEFAULT_MAX_TABS, metavar="N",
@@ -118,16 +125,24 @@ def hosts_to_open(host: str) -> list[str]:
 
 async def serve(args: argparse.Namespace, token: str | None, engine_token: str | None,
                 tls: ssl.SSLContext | None) -> None:
-    if args.engine is None:
-        # The loop serves the pages and the engine's sessions beside the search threads.
-        sys.setswitchinterval(SWITCH_INTERVAL)
-        daemon = in_process_daemon()
-
-        async def open_engine() -> Engine:
-            return Engine(*await daemon.open_session())
-    else:
+    if args.engine is not None:
         async def open_engine() -> Engine:
             return await Engine.connect(*args.engine_address, token=engine_token)
+    else:
+        in_process: list[Daemon] = []
+
+        async def open_engine() -> Engine:
+            if not args.private and not in_process:
+                try:
+                    return await Engine.shared()
+                except (OSError, EngineError, EngineClosed, asyncio.TimeoutError) as error:
+                    LOG.warning("the shared engine daemon cannot be used (%s: %s): the engine runs in this"
+                                " process from now on", type(error).__name__, error)
+            if not in_process:
+                # The loop serves the pages and the engine's sessions beside the search threads.
+                sys.setswitchinterval(SWITCH_INTERVAL)
+                in_process.append(in_process_daemon())
+            return Engine(*await in_process[0].open_session())
 
     runner = web.AppRunner(make_app(open_engine, token, args.max_tabs), access_log=None)
     await runner.setup()

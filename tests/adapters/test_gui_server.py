@@ -41,6 +41,7 @@ from adapters.analysis.gamefile import LEAVE
 from adapters.codingame import turn_format
 from adapters.codingame.common import sorted_tokens
 from games import find_game
+from protocol import shared
 from tests.conftest import TcpEngine, random_game, run, stop_process
 
 GAMES = ("clobber", "othello", "loa", "isolation", "abalone")
@@ -85,7 +86,7 @@ def running_gui(log: Path, *arguments: str) -> Iterator[Gui]:
 
 @pytest.fixture(scope="module")
 def gui(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gui]:
-    """An `engine-gui` with its in-process engine and no token."""
+    """An `engine-gui` on the test run's shared daemon, with no token."""
     with running_gui(tmp_path_factory.mktemp("gui") / "stderr.log") as server:
         yield server
 
@@ -530,3 +531,31 @@ def test_with_engine_the_tabs_are_sessions_of_the_daemon_there(tmp_path: Path) -
             run(check(gui))
     finally:
         daemon.stop()
+
+
+@pytest.mark.parametrize("private", [False, True])
+def test_tabs_are_sessions_of_the_shared_daemon_unless_private(private: bool, tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """By default a tab is a session of the user's shared daemon (started by the first
+    tab where none runs); with `--private` the engine runs in the GUI's process."""
+    runtime = tmp_path / "runtime"
+    runtime.mkdir(mode=0o700)
+    monkeypatch.setenv("ENGINE_RUNTIME_DIR", str(runtime))
+
+    async def check(gui: Gui) -> None:
+        async with http_session() as http, tab(http, gui) as ws:
+            await ws.send_json({"op": "play", "seq": 1, "game": "clobber", "movetime": 100})
+            await receive_type(ws, "bestmove")
+            found = shared.status(runtime)
+            if private:
+                assert found == []
+            else:
+                (daemon,) = found
+                assert daemon.figures.sessions == 1
+
+    try:
+        with running_gui(tmp_path / "stderr.log", *(["--private"] if private else [])) as gui:
+            run(check(gui))
+    finally:
+        shared.stop(shared.Place.of(folder=runtime))
+    assert "cannot be used" not in (tmp_path / "stderr.log").read_text()

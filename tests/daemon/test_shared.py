@@ -6,6 +6,7 @@ itself; a runtime folder open to others is refused."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import subprocess
@@ -119,9 +120,14 @@ def test_a_runtime_folder_open_to_others_is_refused(runtime: Path) -> None:
     runtime.chmod(0o700)
 
 
-def test_the_install_key_follows_the_served_files(tmp_path: Path) -> None:
-    """A served file touched or changed makes another key; the key costs no file reads."""
+def test_the_install_key_follows_the_served_files_and_the_daemons_environment(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A served file touched or changed makes another key, and so does another value of
+    a variable the daemon reads; the key costs no file reads."""
     before = shared.install_key()
+    monkeypatch.setenv("ENGINE_BOOK_DIR", str(tmp_path))
+    assert shared.install_key() != before
+    monkeypatch.delenv("ENGINE_BOOK_DIR")
     assert before == shared.install_key()
     probe = Path(shared.__file__)
     stamp = probe.stat()
@@ -131,3 +137,56 @@ def test_the_install_key_follows_the_served_files(tmp_path: Path) -> None:
     finally:
         os.utime(probe, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
     assert shared.install_key() == before
+
+
+PIPED = "setgame clobber\nposition startpos moves e2e3\nisready\ngo depth 4\n"
+
+
+def test_engine_shared_serves_stdio_as_a_session_of_the_daemon(runtime: Path) -> None:
+    """`engine --shared` answers a piped session as the stdio engine does (the search
+    after the end of input is finished and answered), on the one shared daemon."""
+    for _ in range(2):
+        done = subprocess.run([*engine_command(), "--shared"], input=PIPED, capture_output=True, text=True,
+                              timeout=WAIT_S)
+        assert done.returncode == 0, done.stderr
+        lines = done.stdout.splitlines()
+        assert lines[0] == "readyok" and lines[-1].startswith("bestmove ") and "info depth 4" in done.stdout
+    (found,) = shared.status()
+    assert found.figures.games == ("clobber",) and found.figures.sessions == 0
+    asked = subprocess.run([*engine_command(), "--shared"], input="games\nquit\ngames\n", capture_output=True,
+                           text=True, timeout=WAIT_S)
+    assert asked.stdout.splitlines() == ["games clobber othello loa isolation abalone"]
+
+
+def test_engine_shared_becomes_an_engine_of_its_own_where_the_daemon_cannot_serve(runtime: Path) -> None:
+    runtime.chmod(0o755)
+    done = subprocess.run([*engine_command(), "--shared"], input=PIPED, capture_output=True, text=True,
+                          timeout=WAIT_S)
+    runtime.chmod(0o700)
+    assert done.returncode == 0 and done.stdout.splitlines()[-1].startswith("bestmove "), done.stderr
+    assert "the shared engine daemon cannot be used" in done.stderr and "of its own" in done.stderr
+    assert list(runtime.iterdir()) == []
+
+
+def test_eof_finish_is_for_the_users_own_sessions(runtime: Path) -> None:
+    """Over TCP a stranger's end of input always abandons its work: `eof` is refused."""
+    done = subprocess.run([*engine_command(), "--shared"], input="eof later\n", capture_output=True,
+                          text=True, timeout=WAIT_S)
+    assert done.stdout.startswith("error syntax eof expected eof finish or eof abandon, got 'later'"), done.stdout
+
+    async def stranger() -> str:
+        process = await asyncio.create_subprocess_exec(*engine_command(), "--tcp", "0",
+                                                       stderr=asyncio.subprocess.PIPE)
+        try:
+            while b"listening on" not in (line := await process.stderr.readline()):
+                assert line, "the TCP daemon did not listen"
+            port = int(line.decode().rsplit(":", 1)[1])
+            engine = await Engine.connect("127.0.0.1", port)
+            await engine.send("eof finish")
+            answer = await engine.read_line(WAIT_S)
+            await engine.close()
+            return answer
+        finally:
+            process.terminate()
+            await process.wait()
+    assert run(stranger()).startswith("error unsupported eof")

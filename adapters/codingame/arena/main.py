@@ -6,8 +6,8 @@
     engine-arena replay RECORD.json [-o PAGE.html]
 
 A bot is a command line (split as a shell would, run without a shell) or a shortcut:
-`random` and `greedy` (the example bots), `engine` (`engine-cg GAME` with its own
-engine). `NAME=CMD` names a bot in the table. Seats missing from the list are filled
+`random` and `greedy` (the example bots), `engine` (`engine-cg GAME`, on the user's
+shared daemon; `engine-cg GAME --private` is a bot with an engine of its own). `NAME=CMD` names a bot in the table. Seats missing from the list are filled
 with `greedy`, then `random`.
 
 With `--sprt` the match is a sequential test of the first bot against the others:
