@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Measure the engine's strength against outside programs, as a CodinGame bot.
 
-    scripts/strength [--games 20] [--only NAME ...] [--no-install]
+    scripts/strength [--games 20] [--only NAME ...] [--no-install] [--private | --cold-daemon]
                      [--seed S] [--out DIR] [--list] [--tally DIR]
 
-Each match is the arena's (`engine-arena`): `engine` (`engine-cg GAME`) against one
-opponent, both fed CodinGame's turn input under CodinGame's time limits, seats swapped
+Each match is the arena's (`engine-arena`): `engine` (`engine-cg GAME`, on the user's
+shared daemon; with --private an engine of its own per game) against one opponent, both fed CodinGame's turn input under CodinGame's time limits, seats swapped
 every game. The opponents are public programs wrapped as CodinGame bots by
 `scripts/sparring/` (see docs/strength.md), and for Knight Isolation a paranoid searcher
 of our own (`scripts/sparring/paranoid.py`) and the example greedy bot:
@@ -17,14 +17,18 @@ of our own (`scripts/sparring/paranoid.py`) and the example greedy bot:
     abalone    pyai-abalone    pyai-abalone's AlphaZero-style network, policy only
     isolation  greedy+greedy   engine against two greedy bots: average rank
     isolation  paranoid+greedy engine against the paranoid searcher and greedy: firsts
+    loa        greedy          the example greedy bot (no outside program plays LOA)
 
 The outside programs are installed on demand by scripts/sparring/install (Debian's
 grhino with apt-get, two venvs from PyPI); with --no-install a missing one is named
 and its rows skipped. The engine's compiled kernels are warmed first (`python -m
-daemon.warmup --if-cold`), so that no first turn pays for a compilation.
+daemon.warmup --if-cold`), so that no first turn pays for a compilation; with
+--cold-daemon the shared daemon is stopped first, so that the first game starts it.
 
 The table: game | opponent | engine W-D-L | score [95% Wilson interval] | faults
-(engine's / opponent's timeouts, invalid actions and ended output). Knight Isolation
+(engine's / opponent's timeouts, invalid actions and ended output) | the engine's
+fallback turns (moves `engine-cg` played without the engine's answer, as its stderr in
+the records says) of all its turns. Knight Isolation
 rows give the engine's places (1st-2nd-3rd), and in the score column its average rank
 or its share of first places. Game records go to DIR/<game>-<opponent>/ (default
 strength-out/TIME).
@@ -35,6 +39,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -47,12 +52,15 @@ sys.path.insert(0, str(ROOT))
 
 import attrs  # noqa: E402
 
-from adapters.codingame.arena.main import resolve_bots, run_game  # noqa: E402
+from adapters.codingame.arena.main import resolve_bots, run_game, shortcut  # noqa: E402
 from adapters.codingame.arena.referee import plan  # noqa: E402
 from adapters.codingame.arena.stats import BotResult, tally, wilson  # noqa: E402
+from protocol import shared  # noqa: E402
 
 SPARRING = ROOT / "scripts" / "sparring"
 ENGINE = "engine"
+#: A fallback line of engine-cg's stderr.
+FALLBACK = re.compile(r"engine-cg: turn \d+: fallback: ")
 
 
 def venv_python(name: str) -> str:
@@ -89,6 +97,7 @@ def opponents() -> list[Opponent]:
         Opponent("abalone", "pyai-abalone", (pyai,), "abalone"),
         Opponent("isolation", "greedy+greedy", ("greedy", "greedy"), None, "rank"),
         Opponent("isolation", "paranoid+greedy", (paranoid, "greedy"), None, "firsts"),
+        Opponent("loa", "greedy", ("greedy",), None),
     ]
 
 
@@ -118,10 +127,10 @@ def warm_engine() -> None:
     subprocess.run([sys.executable, "-m", "daemon.warmup", "--if-cold"], cwd=ROOT, check=False)
 
 
-def play_match(opponent: Opponent, games: int, seed: int, out: Path,
-               progress: Callable[[str], None]) -> tuple[BotResult, dict[str, BotResult]]:
-    """The match's games one at a time; the engine's result and everyone's."""
-    texts = [f"{ENGINE}={ENGINE}"]
+def play_match(opponent: Opponent, games: int, seed: int, out: Path, progress: Callable[[str], None],
+               private: bool = False) -> tuple[BotResult, dict[str, BotResult], list[dict]]:
+    """The match's games one at a time; the engine's result, everyone's, and the records."""
+    texts = [f"{ENGINE}={shortcut(ENGINE, opponent.game)} --private" if private else f"{ENGINE}={ENGINE}"]
     for index, command in enumerate(opponent.commands):
         label = opponent.name.split("+")[index] if "+" in opponent.name else opponent.name
         texts.append(f"{label}={command}")
@@ -138,10 +147,21 @@ def play_match(opponent: Opponent, games: int, seed: int, out: Path,
         progress(f"{opponent.game} vs {opponent.name}: {len(records)}/{games} games,"
                  f" engine {engine.wins}-{engine.draws}-{engine.losses}")
     results = tally(records, names)
-    return results[ENGINE], results
+    return results[ENGINE], results, records
 
 
-def row(opponent: Opponent, engine: BotResult, results: dict[str, BotResult]) -> list[str]:
+def fallback_turns(records: list[dict]) -> tuple[int, int]:
+    """The engine's fallback turns in `records` (its `engine-cg: turn N: fallback:` lines),
+    and all its turns."""
+    fallbacks = turns = 0
+    for record in records:
+        seat = record["seats"].index(ENGINE)
+        turns += sum(move["player"] == seat for move in record["moves"])
+        fallbacks += sum(bool(FALLBACK.match(line)) for line in record["stderr"][seat])
+    return fallbacks, turns
+
+
+def row(opponent: Opponent, engine: BotResult, results: dict[str, BotResult], records: list[dict]) -> list[str]:
     others = [result for name, result in results.items() if name != ENGINE]
     theirs = sum(sum(result.faults.values()) for result in others)
     faults = f"{sum(engine.faults.values())} / {theirs}"
@@ -158,11 +178,13 @@ def row(opponent: Opponent, engine: BotResult, results: dict[str, BotResult]) ->
             share = engine.places[0] / max(engine.games, 1)
             low, high = wilson(share, engine.games)
             score = f"firsts {engine.places[0]}/{engine.games} [{100 * low:.1f}-{100 * high:.1f}%]"
-    return [opponent.game, opponent.name, record, score, faults]
+    fallbacks, turns = fallback_turns(records)
+    return [opponent.game, opponent.name, record, score, faults, f"{fallbacks} of {turns}"]
 
 
 def print_table(rows: list[list[str]]) -> None:
-    header = ["game", "opponent", "engine W-D-L", "score [95% interval]", "faults (engine / opp.)"]
+    header = ["game", "opponent", "engine W-D-L", "score [95% interval]", "faults (engine / opp.)",
+              "fallback turns"]
     widths = [max(len(line[column]) for line in [header, *rows]) for column in range(len(header))]
     for line in [header, ["-" * width for width in widths], *rows]:
         print(" | ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip())
@@ -177,6 +199,11 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
                         help="install nothing: name the missing programs and skip their rows")
     parser.add_argument("--seed", type=int, default=0, help="the arena's first seed (default 0)")
     parser.add_argument("--out", type=Path, default=None, help="folder of the game records")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--private", action="store_true",
+                       help="the engine's bot starts an engine of its own each game (engine-cg --private)")
+    where.add_argument("--cold-daemon", action="store_true",
+                       help="stop the user's shared daemon first, so that the first game starts it")
     parser.add_argument("--list", action="store_true", help="list the rows and their commands, play nothing")
     parser.add_argument("--tally", type=Path, metavar="DIR",
                         help="play nothing: print the table of the records in DIR (an --out of an earlier run)")
@@ -214,6 +241,9 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     use_this_checkout()
     warm_engine()
+    if args.cold_daemon:
+        print(f"strength: stopping the shared daemon ({'stopped' if shared.stop() else 'none ran'}): the first game"
+              " starts it", file=sys.stderr, flush=True)
     out = args.out or ROOT / "strength-out" / time.strftime("%Y%m%d-%H%M%S")
 
     def progress(text: str) -> None:
@@ -222,16 +252,16 @@ def main(argv: list[str] | None = None) -> int:
     rows, failed = [], False
     for opponent in playable:
         try:
-            engine, results = play_match(opponent, args.games, args.seed,
-                                         out / f"{opponent.game}-{opponent.name}", progress)
+            engine, results, records = play_match(opponent, args.games, args.seed,
+                                                  out / f"{opponent.game}-{opponent.name}", progress, args.private)
         except Exception as error:  # noqa: BLE001 - one broken match must not lose the others
             print(f"\nstrength: {opponent.game} vs {opponent.name} failed: {type(error).__name__}: {error}",
                   file=sys.stderr)
-            rows.append([opponent.game, opponent.name, "failed", f"{type(error).__name__}", "-"])
+            rows.append([opponent.game, opponent.name, "failed", f"{type(error).__name__}", "-", "-"])
             failed = True
             continue
         print(file=sys.stderr)
-        rows.append(row(opponent, engine, results))
+        rows.append(row(opponent, engine, results, records))
     print(f"engine vs outside programs: {args.games} games a match at CodinGame's time limits,"
           f" seats swapped; records in {out}")
     print_table(rows)
@@ -248,7 +278,7 @@ def tally_records(opponents_wanted: list[Opponent], folder: Path) -> int:
             continue
         names = [ENGINE] + [name for name in records[0]["seats"] if name != ENGINE]
         results = tally(records, list(dict.fromkeys(names)))
-        rows.append(row(opponent, results[ENGINE], results))
+        rows.append(row(opponent, results[ENGINE], results, records))
     if not rows:
         print(f"strength: no records in {folder}", file=sys.stderr)
         return 1

@@ -1,0 +1,136 @@
+"""Latency figures of the shared daemon, as its users meet them (prints them; times
+nothing in the tests).
+
+    scripts/shared_latency [--rounds N] [--games G ...] [--only cold|first-answer|othello-go]
+
+- cold: `engine daemon stop`, then `engine daemon start` until it listens, and the first
+  `setgame G` + `isready` answered after it (the game's compiled code and book loaded):
+  seconds, each round from a stopped daemon.
+- first-answer: with the daemon warm, an `engine-cg G --stats` started anew each round;
+  once it has opened its session, the referee's first turn is written to it. Measured:
+  the time to its answer line (the referee's view: from the write to the line read; the
+  first turn's search takes the turn's budget, about 0.9 s of 1 s), and the time the
+  turn spent outside the engine's round trip (`go` to `bestmove`): reading the turn,
+  waiting for the engine to be up, printing (`--stats`: respond_ms - engine_ms). The
+  percentiles over the rounds, and how many answers were fallbacks (stderr).
+- othello-go: `setgame othello`, `isready`, then `position startpos moves d3` and
+  `go movetime 200` at once, through a session of the warm daemon and through a fresh
+  `engine` of its own each round; the time from sending `go` to `bestmove`, in ms, which
+  must stay within 200.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from adapters.codingame import formats, turn_format  # noqa: E402
+from adapters.codingame.arena.process import BotProcess  # noqa: E402
+from protocol import shared  # noqa: E402
+from protocol.client import Engine  # noqa: E402
+from protocol.launch import engine_command  # noqa: E402
+
+ADAPTER = f"{sys.executable} -m adapters.codingame.adapter"
+
+
+def percentiles(values: list[float]) -> str:
+    ordered = sorted(values)
+
+    def at(share: float) -> float:
+        return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+    return (f"median {statistics.median(ordered):.1f}  p90 {at(0.9):.1f}  p99 {at(0.99):.1f}"
+            f"  max {ordered[-1]:.1f}  (n={len(ordered)})")
+
+
+def cold(rounds: int, game: str) -> None:
+    starts, readies = [], []
+    for _ in range(rounds):
+        shared.stop()
+        began = time.perf_counter()
+        place = shared.ensure_running()
+        starts.append(time.perf_counter() - began)
+
+        async def first_ready() -> None:
+            engine = await Engine.connect_unix(place.socket)
+            await engine.send(f"setgame {game}")
+            await engine.ready(120)
+            await engine.close()
+        asyncio.run(first_ready())
+        readies.append(time.perf_counter() - began)
+    print(f"cold start to listening (s):          {percentiles(starts)}")
+    print(f"cold start to {game} readyok (s): {percentiles(readies)}")
+
+
+async def first_answer(game: str, rounds: int) -> None:
+    fmt = turn_format(game)
+    state = fmt.GAME.initial_state({})
+    turn = fmt.format_turn(state, state.to_move, True, [])
+    place = shared.ensure_running()
+    latencies, outside, fallbacks = [], [], 0
+    for _ in range(rounds):
+        before = shared.figures(place.socket).sessions
+        bot = BotProcess(f"{ADAPTER} {game} --stats")
+        await bot.start()
+        deadline = time.monotonic() + 30
+        while shared.figures(place.socket).sessions <= before and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        line, elapsed, status = await bot.ask(turn, 5.0)
+        await bot.close()
+        latencies.append(elapsed * 1000)
+        fallbacks += status != "ok" or any("fallback" in text for text in bot.stderr)
+        for text in bot.stderr:
+            if text.startswith("engine-cg: stats "):
+                report = json.loads(text.split("stats ", 1)[1])
+                if report["engine_ms"] is not None:
+                    outside.append(report["respond_ms"] - report["engine_ms"])
+    print(f"engine-cg {game:9} first answer (ms):        {percentiles(latencies)}, {fallbacks} fallback(s)")
+    if outside:
+        print(f"engine-cg {game:9} outside the engine (ms): {percentiles(outside)}")
+
+
+async def othello_go(rounds: int, own: bool) -> None:
+    times = []
+    for _ in range(rounds):
+        engine = await (Engine.popen(engine_command("--log-level", "warning")) if own else Engine.shared())
+        await engine.send("setgame othello")
+        await engine.ready(120)
+        began = time.perf_counter()
+        await engine.send_raw(b"position startpos moves d3\ngo movetime 200\n")
+        await engine.until("bestmove", 10)
+        times.append((time.perf_counter() - began) * 1000)
+        await engine.close()
+    where = "an engine of its own" if own else "the shared daemon   "
+    print(f"othello go movetime 200, {where} (ms): {percentiles(times)}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=100)
+    parser.add_argument("--games", nargs="+", default=list(formats()))
+    parser.add_argument("--only", choices=("cold", "first-answer", "othello-go"))
+    args = parser.parse_args()
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    print(f"install key {shared.install_key()}, runtime folder {shared.runtime_folder()}")
+    if args.only in (None, "cold"):
+        cold(min(args.rounds, 20), "othello")
+    if args.only in (None, "first-answer"):
+        for game in args.games:
+            asyncio.run(first_answer(game, args.rounds))
+    if args.only in (None, "othello-go"):
+        asyncio.run(othello_go(args.rounds, own=False))
+        asyncio.run(othello_go(min(args.rounds, 30), own=True))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
