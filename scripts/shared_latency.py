@@ -1,11 +1,11 @@
 """Latency figures of the shared daemon, as its users meet them (prints them; times
 nothing in the tests).
 
-    scripts/shared_latency [--rounds N] [--games G ...] [--only cold|first-answer|othello-go]
+    scripts/shared_latency [--rounds N] [--games G ...] [--only cold|first-answer|first-go]
 
 - cold: `engine daemon stop`, then `engine daemon start` until it listens, and the first
   `setgame G` + `isready` answered after it (the game's compiled code and book loaded):
-  seconds, each round from a stopped daemon.
+  seconds, each round from a stopped daemon (at most 10 rounds a game).
 - first-answer: with the daemon warm, an `engine-cg G --stats` started anew each round;
   once it has opened its session, the referee's first turn is written to it. Measured:
   the time to its answer line (the referee's view: from the write to the line read; the
@@ -13,9 +13,9 @@ nothing in the tests).
   turn spent outside the engine's round trip (`go` to `bestmove`): reading the turn,
   waiting for the engine to be up, printing (`--stats`: respond_ms - engine_ms). The
   percentiles over the rounds, and how many answers were fallbacks (stderr).
-- othello-go: `setgame othello`, `isready`, then `position startpos moves d3` and
-  `go movetime 200` at once, through a session of the warm daemon and through a fresh
-  `engine` of its own each round; the time from sending `go` to `bestmove`, in ms, which
+- first-go: `setgame G`, `isready`, then `position startpos` and `go movetime 200` at
+  once, through a session of the warm daemon and through a fresh `engine` of its own
+  each round (at most 30 rounds); the time from sending `go` to `bestmove`, in ms, which
   must stay within 200.
 """
 
@@ -26,7 +26,6 @@ import asyncio
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -68,7 +67,7 @@ def cold(rounds: int, game: str) -> None:
         asyncio.run(first_ready())
         readies.append(time.perf_counter() - began)
     print(f"cold start to listening (s):          {percentiles(starts)}")
-    print(f"cold start to {game} readyok (s): {percentiles(readies)}")
+    print(f"cold start to {game:9} readyok (s): {percentiles(readies)}")
 
 
 async def first_answer(game: str, rounds: int) -> None:
@@ -98,37 +97,37 @@ async def first_answer(game: str, rounds: int) -> None:
         print(f"engine-cg {game:9} outside the engine (ms): {percentiles(outside)}")
 
 
-async def othello_go(rounds: int, own: bool) -> None:
+async def first_go(game: str, rounds: int, own: bool) -> None:
     times = []
     for _ in range(rounds):
         engine = await (Engine.popen(engine_command("--log-level", "warning")) if own else Engine.shared())
-        await engine.send("setgame othello")
+        await engine.send(f"setgame {game}")
         await engine.ready(120)
         began = time.perf_counter()
-        await engine.send_raw(b"position startpos moves d3\ngo movetime 200\n")
+        await engine.send_raw(b"position startpos\ngo movetime 200\n")
         await engine.until("bestmove", 10)
         times.append((time.perf_counter() - began) * 1000)
         await engine.close()
     where = "an engine of its own" if own else "the shared daemon   "
-    print(f"othello go movetime 200, {where} (ms): {percentiles(times)}")
+    print(f"{game:9} go movetime 200, {where} (ms): {percentiles(times)}")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=100)
     parser.add_argument("--games", nargs="+", default=list(formats()))
-    parser.add_argument("--only", choices=("cold", "first-answer", "othello-go"))
+    parser.add_argument("--only", choices=("cold", "first-answer", "first-go"))
     args = parser.parse_args()
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     print(f"install key {shared.install_key()}, runtime folder {shared.runtime_folder()}")
-    if args.only in (None, "cold"):
-        cold(min(args.rounds, 20), "othello")
-    if args.only in (None, "first-answer"):
-        for game in args.games:
+    for game in args.games:
+        if args.only in (None, "cold"):
+            cold(min(args.rounds, 10), game)
+        if args.only in (None, "first-answer"):
             asyncio.run(first_answer(game, args.rounds))
-    if args.only in (None, "othello-go"):
-        asyncio.run(othello_go(args.rounds, own=False))
-        asyncio.run(othello_go(min(args.rounds, 30), own=True))
+        if args.only in (None, "first-go"):
+            asyncio.run(first_go(game, args.rounds, own=False))
+            asyncio.run(first_go(game, min(args.rounds, 30), own=True))
     return 0
 
 
