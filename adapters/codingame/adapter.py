@@ -8,7 +8,7 @@ with the user's shared daemon (`protocol.shared`), which it starts where none ru
 that its compiled code and books are warm from the previous game on; should that fail
 (it cannot start, or it is full) it says why on stderr and starts an engine of its own.
 `--private` starts an engine of its own on stdio (the `engine` command beside this
-Python, else `python -m daemon.main`), `--engine CMD` that command; `--connect` opens a
+Python, else `python -m daemon.cli`), `--engine CMD` that command; `--connect` opens a
 session with a running `engine --tcp` daemon.
 
 The first turn's clock may already run while this process starts (a referee sends the

@@ -22,8 +22,10 @@ of our own (`scripts/sparring/paranoid.py`) and the example greedy bot:
 The outside programs are installed on demand by scripts/sparring/install (Debian's
 grhino with apt-get, two venvs from PyPI); with --no-install a missing one is named
 and its rows skipped. The engine's compiled kernels are warmed first (`python -m
-daemon.warmup --if-cold`), so that no first turn pays for a compilation; with
---cold-daemon the shared daemon is stopped first, so that the first game starts it.
+daemon.warmup --if-cold`), so that no first turn pays for a compilation. As
+`engine-arena` does, each match starts the shared daemon where none runs and loads its
+game there before its first game; --cold-daemon stops the daemon first, so that the
+first match starts it from nothing.
 
 The table: game | opponent | engine W-D-L | score [95% Wilson interval] | faults
 (engine's / opponent's timeouts, invalid actions and ended output) | the engine's
@@ -52,7 +54,7 @@ sys.path.insert(0, str(ROOT))
 
 import attrs  # noqa: E402
 
-from adapters.codingame.arena.main import resolve_bots, run_game, shortcut  # noqa: E402
+from adapters.codingame.arena.main import prepare_shared_daemon, resolve_bots, run_game, shortcut  # noqa: E402
 from adapters.codingame.arena.referee import plan  # noqa: E402
 from adapters.codingame.arena.stats import BotResult, tally, wilson  # noqa: E402
 from protocol import shared  # noqa: E402
@@ -135,6 +137,7 @@ def play_match(opponent: Opponent, games: int, seed: int, out: Path, progress: C
         label = opponent.name.split("+")[index] if "+" in opponent.name else opponent.name
         texts.append(f"{label}={command}")
     bots = resolve_bots(texts, opponent.game, len(texts))
+    prepare_shared_daemon(opponent.game, bots)
     names = [name for name, _ in bots]
     specs = plan(opponent.game, bots, games, seed, 1.0)
     records = []
@@ -203,7 +206,7 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     where.add_argument("--private", action="store_true",
                        help="the engine's bot starts an engine of its own each game (engine-cg --private)")
     where.add_argument("--cold-daemon", action="store_true",
-                       help="stop the user's shared daemon first, so that the first game starts it")
+                       help="stop the user's shared daemon first, so that the first match starts it")
     parser.add_argument("--list", action="store_true", help="list the rows and their commands, play nothing")
     parser.add_argument("--tally", type=Path, metavar="DIR",
                         help="play nothing: print the table of the records in DIR (an --out of an earlier run)")
