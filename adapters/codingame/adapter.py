@@ -15,7 +15,7 @@ The first turn's clock may already run while this process starts (a referee send
 first input at once), and an engine of its own takes most of a second to start and load
 the game's compiled code. So this module imports almost nothing: it finds the shared
 daemon or starts the engine at once, then loads the rest meanwhile, and it tells the
-player when the process started.
+player when the first input arrived (`FirstInput`).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import os
+import select
 import shlex
 import subprocess
 import sys
@@ -45,6 +46,37 @@ def process_started() -> float:
     except (OSError, ValueError, IndexError, AttributeError):
         return now
     return now - max(age, 0.0)
+
+
+class FirstInput:
+    """When the first input arrived, watched from the start of `main` by a thread of its
+    own while the process loads the rest (a few hundred milliseconds, more on a busy
+    machine): a referee that starts every bot at once sends a later seat its first turn
+    only when that seat's turn comes, and the turn's clock starts then, not when the
+    process did. Input already there when the watch begins came while the interpreter
+    started: it is dated at the process start (`started`)."""
+
+    def __init__(self, started: float):
+        self.started = started
+        self._seen: float | None = None
+        threading.Thread(target=self._watch, name="first-input", daemon=True).start()
+
+    def _watch(self) -> None:
+        try:
+            if select.select([0], [], [], 0)[0]:
+                self._seen = self.started
+                return
+            select.select([0], [], [])
+        except (OSError, ValueError):
+            self._seen = self.started
+            return
+        self._seen = time.monotonic()
+
+    def arrived(self) -> float:
+        """When the first input arrived, for lines already waiting when the player
+        begins to read: as the watch saw it, else (the watch has not run yet) the
+        process start, the earliest it can have been."""
+        return self.started if self._seen is None else self._seen
 
 
 def engine_option(text: str) -> tuple[str, str]:
@@ -97,9 +129,9 @@ def find_shared_daemon() -> concurrent.futures.Future:
 
 
 def main(argv: list[str] | None = None) -> int:
-    started = process_started()
+    first_input = FirstInput(process_started())
     args = parse_arguments(argv)
-    args.started = started
+    args.first_input = first_input
     args.engine_command = shlex.split(args.engine) if args.engine else engine_command("--log-level", "warning")
     args.engine_env = single_blas_thread(os.environ)
     args.shared = not (args.private or args.engine or args.connect)

@@ -1,7 +1,8 @@
 """How `engine-cg` plays: one CodinGame game of one player, moves chosen by the engine.
 
-Each turn the clock starts when the turn's first line arrives (on the first turn, when
-the process started, if the line was already waiting). The engine gets the referee's
+Each turn the clock starts when the turn's first line arrives (on the first turn, as
+the process watched for it from its start, `adapter.FirstInput`: the process start
+where it was there before the watch began). The engine gets the referee's
 board as `position board ...` and `go movetime T`, T leaving a margin inside CodinGame's
 limit (see `timing`). Whatever happens to the engine (late, gone, refusing the position,
 answering a move the referee would not accept) a legal move is printed before the limit,
@@ -32,7 +33,7 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Sequence
+from typing import Callable, Sequence
 
 import attrs
 
@@ -72,13 +73,13 @@ class StdinLines(asyncio.Protocol):
     """Standard input, each line with the time.monotonic() at which it was read (None at
     end of input). Pipes, sockets and terminals are read by the event loop itself, one
     wake-up per turn; a plain file by a thread. Lines already waiting when reading
-    starts are dated `started` (the process start): the referee may have sent them that
-    early."""
+    starts are dated `arrived()`: when the first input came, as the process watched it
+    from its start (`adapter.FirstInput`)."""
 
-    def __init__(self, started: float) -> None:
+    def __init__(self, arrived: Callable[[], float]) -> None:
         self._queue: asyncio.Queue[tuple[str | None, float]] = asyncio.Queue()
         self._buffer = b""
-        self._started = started
+        self._arrived = arrived
         self._early = False
 
     async def open(self) -> None:
@@ -120,7 +121,7 @@ class StdinLines(asyncio.Protocol):
         if self._buffer is None:
             return
         if self._early:
-            now, self._early = min(now, self._started), False
+            now, self._early = min(now, self._arrived()), False
         if chunk:
             self._buffer += chunk
             *complete, self._buffer = self._buffer.split(b"\n")
@@ -460,7 +461,7 @@ class Adapter:
     # ---- the game loop -------------------------------------------------------------
 
     async def run(self) -> int:
-        stdin = StdinLines(self.args.started)
+        stdin = StdinLines(self.args.first_input.arrived)
         await stdin.open()
         self.start_engine()
         frozen = False

@@ -26,7 +26,7 @@ from adapters.codingame import formats, turn_format
 from adapters.codingame.arena.process import BotProcess
 from adapters.codingame.timing import FIRST_TURN_MARGIN_MS, turn_margin_ms
 from tests.adapters.deadlines import ask_turn, check_turn_reports
-from tests.conftest import VECTORS, TcpEngine, load_vectors, run
+from tests.conftest import LOAD_SLACK, VECTORS, TcpEngine, load_vectors, run
 
 ADAPTER = f"{sys.executable} -m adapters.codingame.adapter"
 FAKE_ENGINE = f"{sys.executable} -m tests.adapters.fake_engine"
@@ -205,3 +205,31 @@ def test_a_malformed_option_is_refused_on_the_command_line(option: str) -> None:
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert "NAME=VALUE" in done.stderr
+
+
+#: A process that watches its first input from its start and says, 1 s later, how long
+#: after its start it dates that input (`adapter.FirstInput`).
+WATCH = ("import time; from adapters.codingame.adapter import FirstInput, process_started;"
+         " watch = FirstInput(process_started()); time.sleep(1.0); print(watch.arrived() - watch.started)")
+
+
+@pytest.mark.parametrize("delay", [None, 0.5])
+def test_the_first_input_is_dated_when_it_arrived(delay: float | None) -> None:
+    """Input written before the process starts counts from its start; input written
+    0.5 s later (a seat whose first turn comes after the others') from then, not from
+    the process start, however long the process then takes to read it."""
+    process = subprocess.Popen([sys.executable, "-c", WATCH], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               text=True)
+    if delay is None:
+        process.stdin.write("8\n")
+        process.stdin.flush()
+    else:
+        time.sleep(delay)
+        process.stdin.write("8\n")
+        process.stdin.flush()
+    output, _ = process.communicate(timeout=30)
+    dated = float(output)
+    if delay is None:
+        assert dated < 0.3  # the interpreter's start, at most
+    else:
+        assert delay - 0.1 <= dated <= delay + LOAD_SLACK
