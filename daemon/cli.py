@@ -4,7 +4,7 @@ without loading one (the game code, numba: half a second), everything else by
 
     engine [ARGS]                     serve (daemon.main): stdio, --tcp, --socket
     engine --shared [--idle-exit S]   a stdio session of the user's shared daemon (protocol.relay)
-    engine daemon start|stop|status   the user's shared daemon (protocol.shared)
+    engine daemon start [--load GAME]|stop|status   the user's shared daemon (protocol.shared)
 """
 
 from __future__ import annotations
@@ -28,13 +28,18 @@ def daemon_command(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="engine daemon",
                                      description="The user's shared engine daemon, which the tools find or start.")
     parser.add_argument("action", choices=("start", "stop", "status"))
+    parser.add_argument("--load", action="append", default=[], metavar="GAME",
+                        help="start: also load GAME's compiled code and book (repeatable), so that no tool's"
+                             " first search waits for them")
     parser.add_argument("--idle-exit", type=idle_seconds, default=shared.DEFAULT_IDLE_EXIT_S, metavar="SECONDS",
                         help=f"start: end after SECONDS without a session (default {shared.DEFAULT_IDLE_EXIT_S})")
     args = parser.parse_args(argv)
     try:
         if args.action == "start":
             place = shared.ensure_running(idle_exit=args.idle_exit)
-            print(f"engine daemon: running, socket {place.socket}, log {place.log}")
+            shared.load(place, args.load)
+            loaded = f", {' '.join(args.load)} loaded" if args.load else ""
+            print(f"engine daemon: running{loaded}, socket {place.socket}, log {place.log}")
         elif args.action == "stop":
             print("engine daemon: stopped" if shared.stop() else "engine daemon: not running")
         else:

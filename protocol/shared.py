@@ -180,6 +180,27 @@ def ensure_running(place: Place | None = None, idle_exit: int = DEFAULT_IDLE_EXI
     return place
 
 
+#: How long `load` waits for a game's compiled code and book (seconds): a cold cache of
+#: compiled code compiles it, a minute or two.
+LOAD_WAIT_S = 300.0
+
+
+def load(place: Place, games: list[str], timeout: float = LOAD_WAIT_S) -> None:
+    """Have the daemon at `place` load each of `games` (its compiled code and book:
+    `setgame`, then `isready`), so that no later session's first search waits for them.
+    Raises OSError saying why where the daemon cannot be reached or refuses a game."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as channel:
+        channel.settimeout(timeout)
+        channel.connect(str(place.socket))
+        with channel.makefile("rw", encoding="utf-8", errors="replace", newline="\n") as session:
+            for game in games:
+                session.write(f"setgame {game}\nisready\n")
+                session.flush()
+                while (line := session.readline()) != "readyok\n":
+                    if not line or line.startswith("error"):
+                        raise OSError(f"the daemon did not load {game}: {line.strip() or 'it closed the session'}")
+
+
 #: How long `status` waits for a daemon's `daemon` reply (seconds).
 QUERY_WAIT_S = 5.0
 

@@ -190,3 +190,12 @@ def test_eof_finish_is_for_the_users_own_sessions(runtime: Path) -> None:
             process.terminate()
             await process.wait()
     assert run(stranger()).startswith("error unsupported eof")
+
+
+def test_start_can_load_games_and_says_why_it_cannot(runtime: Path) -> None:
+    started = engine_daemon("start", "--load", "clobber", "--load", "othello")
+    assert started.returncode == 0 and "running, clobber othello loaded" in started.stdout, started.stderr
+    (found,) = shared.status()
+    assert found.figures.games == ("clobber", "othello") and found.figures.sessions == 0
+    refused = engine_daemon("start", "--load", "chess")
+    assert refused.returncode == 1 and "the daemon did not load chess: error " in refused.stderr
