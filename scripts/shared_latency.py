@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import os
 import statistics
 import sys
@@ -45,8 +46,8 @@ ADAPTER = f"{sys.executable} -m adapters.codingame.adapter"
 def percentiles(values: list[float]) -> str:
     ordered = sorted(values)
 
-    def at(share: float) -> float:
-        return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+    def at(share: float) -> float:  # the nearest rank
+        return ordered[max(0, math.ceil(share * len(ordered)) - 1)]
     return (f"median {statistics.median(ordered):.1f}  p90 {at(0.9):.1f}  p99 {at(0.99):.1f}"
             f"  max {ordered[-1]:.1f}  (n={len(ordered)})")
 
