@@ -1,13 +1,15 @@
 """Latency figures of the shared daemon, as its users meet them (prints them; times
 nothing in the tests).
 
-    scripts/shared_latency [--rounds N] [--games G ...] [--only cold|first-answer|first-go]
+    scripts/shared_latency [--rounds N] [--games G ...] [--only cold|first-answer|first-go] [--settle S]
 
 - cold: `engine daemon stop`, then `engine daemon start` until it listens, and the first
   `setgame G` + `isready` answered after it (the game's compiled code and book loaded):
   seconds, each round from a stopped daemon (at most 10 rounds a game).
 - first-answer: with the daemon warm, an `engine-cg G --stats` started anew each round;
-  once it has opened its session, the referee's first turn is written to it. Measured:
+  once it has opened its session (and `--settle` seconds more: by default none, so that
+  the turn may come while the session's first commands are still read), the referee's
+  first turn is written to it. Measured:
   the time to its answer line (the referee's view: from the write to the line read; the
   first turn's search takes the turn's budget, about 0.9 s of 1 s), and the time the
   turn spent outside the engine's round trip (`go` to `bestmove`): reading the turn,
@@ -71,7 +73,7 @@ def cold(rounds: int, game: str) -> None:
     print(f"cold start to {game:9} readyok (s): {percentiles(readies)}")
 
 
-async def first_answer(game: str, rounds: int) -> None:
+async def first_answer(game: str, rounds: int, settle: float) -> None:
     fmt = turn_format(game)
     state = fmt.GAME.initial_state({})
     turn = fmt.format_turn(state, state.to_move, True, [])
@@ -84,6 +86,7 @@ async def first_answer(game: str, rounds: int) -> None:
         deadline = time.monotonic() + 30
         while shared.figures(place.socket).sessions <= before and time.monotonic() < deadline:
             await asyncio.sleep(0.01)
+        await asyncio.sleep(settle)
         line, elapsed, status = await bot.ask(turn, 5.0)
         await bot.close()
         latencies.append(elapsed * 1000)
@@ -118,6 +121,8 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=100)
     parser.add_argument("--games", nargs="+", default=list(formats()))
     parser.add_argument("--only", choices=("cold", "first-answer", "first-go"))
+    parser.add_argument("--settle", type=float, default=0.0, metavar="S",
+                        help="first-answer: write the turn S seconds after the bot's session opened (default 0)")
     args = parser.parse_args()
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     print(f"install key {shared.install_key()}, runtime folder {shared.runtime_folder()}")
@@ -125,7 +130,7 @@ def main() -> int:
         if args.only in (None, "cold"):
             cold(min(args.rounds, 10), game)
         if args.only in (None, "first-answer"):
-            asyncio.run(first_answer(game, args.rounds))
+            asyncio.run(first_answer(game, args.rounds, args.settle))
         if args.only in (None, "first-go"):
             asyncio.run(first_go(game, args.rounds, own=False))
             asyncio.run(first_go(game, min(args.rounds, 30), own=True))
