@@ -8,8 +8,8 @@ nothing in the tests).
   seconds, each round from a stopped daemon (at most 10 rounds a game).
 - first-answer: with the daemon warm, an `engine-cg G --stats` started anew each round;
   once it has opened its session (and `--settle` seconds more: by default none, so that
-  the turn may come while the session's first commands are still read), the referee's
-  first turn is written to it. Measured:
+  the turn may come while the session's first commands are still read; see the wait's
+  comment for how the session is seen), the referee's first turn is written to it. Measured:
   the time to its answer line (the referee's view: from the write to the line read; the
   first turn's search takes the turn's budget, about 0.9 s of 1 s), and the time the
   turn spent outside the engine's round trip (`go` to `bestmove`): reading the turn,
@@ -83,9 +83,14 @@ async def first_answer(game: str, rounds: int, settle: float) -> None:
         before = shared.figures(place.socket).sessions
         bot = BotProcess(f"{ADAPTER} {game} --stats")
         await bot.start()
-        deadline = time.monotonic() + 30
-        while shared.figures(place.socket).sessions <= before and time.monotonic() < deadline:
-            await asyncio.sleep(0.01)
+        # The bot's session is open once the daemon counts one more session on two
+        # polls 20 ms apart: the bot's first look for the daemon (`shared.answers`, a
+        # connection closed at once) is counted for a moment too, while the bot still
+        # loads its code.
+        deadline, seen = time.monotonic() + 30, 0
+        while seen < 2 and time.monotonic() < deadline:
+            seen = seen + 1 if shared.figures(place.socket).sessions > before else 0
+            await asyncio.sleep(0.02)
         await asyncio.sleep(settle)
         line, elapsed, status = await bot.ask(turn, 5.0)
         await bot.close()
