@@ -31,7 +31,7 @@ from adapters.codingame.arena.openings import OpeningError, openings_option
 from adapters.codingame.arena.pool import Runs, ray_argument
 from adapters.codingame.arena.referee import GameSpec, plan, play_game, seat_orders
 from adapters.codingame.arena.stats import Sprt, sprt_units, table, tally
-from protocol.client import Engine, EngineClosed, EngineError
+from protocol import shared
 
 _NAMED = re.compile(r"^([A-Za-z][\w.+-]*)=(\S.*)$")
 
@@ -73,24 +73,16 @@ def prepare_shared_daemon(game: str, bots: list[tuple[str, str]]) -> None:
     """Where a bot is the `engine` shortcut (`engine-cg GAME` on the user's shared
     daemon), start the daemon where none runs and load `game`'s compiled code and book in
     it (`setgame`, then `isready`) before the first game's clock runs, as a user who
-    plays a match would have done (`engine daemon start`): the first turn of the first
+    plays a match would have done (`engine daemon start --load GAME`): the first turn of the first
     game would otherwise pay for the daemon's start, about a second on a busy machine,
     and fall back. Said on stderr where the daemon cannot be used: the bots then say why
     and start engines of their own."""
     if not any(command == shortcut("engine", game) for _, command in bots):
         return
-
-    async def load() -> None:
-        engine = await Engine.shared()
-        try:
-            await engine.setgame(game)
-        finally:
-            await engine.close()
     try:
-        asyncio.run(load())
-    except (OSError, EngineError, EngineClosed, asyncio.TimeoutError) as error:
-        print(f"engine-arena: the shared engine daemon cannot be prepared ({type(error).__name__}: {error})",
-              file=sys.stderr)
+        shared.load(shared.ensure_running(), [game])
+    except OSError as error:
+        print(f"engine-arena: the shared engine daemon cannot be prepared ({error})", file=sys.stderr)
 
 
 def run_game(spec: GameSpec) -> dict:
