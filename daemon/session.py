@@ -88,7 +88,7 @@ DROPPED_NAMED = 1024
 #: Commands that halt the session's long job as soon as they are read.
 _HALTING = ("stop", "quit")
 
-_WHILE_SEARCHING = (c.IsReady, c.Stop, c.PonderHit, c.Uci, c.Quit)
+_WHILE_SEARCHING = (c.IsReady, c.Stop, c.PonderHit, c.Uci, c.Quit, c.EndOfInput)
 
 #: The error code of each refusal of the engine and of a game.
 _ERROR_CODES = (

@@ -199,3 +199,11 @@ def test_start_can_load_games_and_says_why_it_cannot(runtime: Path) -> None:
     assert found.figures.games == ("clobber", "othello") and found.figures.sessions == 0
     refused = engine_daemon("start", "--load", "chess")
     assert refused.returncode == 1 and "the daemon did not load chess: error " in refused.stderr
+
+
+def test_eof_finish_is_taken_while_a_search_runs(runtime: Path) -> None:
+    """`eof finish` read while a search runs is taken, not refused as busy: the search
+    after it is still answered at the end of input."""
+    done = subprocess.run([*engine_command(), "--shared"], input="setgame clobber\ngo depth 4\neof abandon\neof finish\n",
+                          capture_output=True, text=True, timeout=WAIT_S)
+    assert "error" not in done.stdout and done.stdout.splitlines()[-1].startswith("bestmove "), done.stdout
