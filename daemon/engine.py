@@ -35,7 +35,7 @@ from search import AlphaBeta, MultiPlayerSearch
 from search.alphabeta import PROBCUT_DEFAULT
 from search.base import SearchReport
 from search.limits import Limits, StopSignal, move_budget_ms
-from search.multiplayer import ALGORITHMS
+from search import ALGORITHMS
 from search.perft import halt_flag
 from search.tt import TranspositionTable, unpack_move
 
