@@ -111,14 +111,20 @@ def first_records(game: str, count: int) -> list[dict]:
     (f"{FAKE_ENGINE} silent", "no engine"),
     (f"{FAKE_ENGINE} illegal", "not in the referee's list"),
 ])
-def test_an_engine_that_fails_still_gets_legal_moves_in_time(engine: str, why: str) -> None:
-    bot = run(feed("loa", f"{ADAPTER} loa --engine '{engine}'", first_records("loa", 4)))
+def test_an_engine_that_fails_still_gets_legal_moves_in_time(engine: str, why: str, tmp_path: Path) -> None:
+    # The stand-in begins the game once it has started: else, on a loaded machine, every
+    # turn may pass before it is up, and "no engine" is all there is to see.
+    log = tmp_path / "engine.log" if engine.startswith(FAKE_ENGINE) else None
+    command = f"{ADAPTER} loa --engine '{engine} {log}'" if log else f"{ADAPTER} loa --engine '{engine}'"
+    bot = run(feed("loa", command, first_records("loa", 4), engine_log=log))
     assert any(why in line for line in bot.stderr), bot.stderr
     assert any("fallback" in line for line in bot.stderr)
 
 
-def test_an_engine_that_exits_is_noticed_and_replaced() -> None:
-    bot = run(feed("othello", f"{ADAPTER} othello --engine '{FAKE_ENGINE} crash'", first_records("othello", 6)))
+def test_an_engine_that_exits_is_noticed_and_replaced(tmp_path: Path) -> None:
+    log = tmp_path / "engine.log"
+    bot = run(feed("othello", f"{ADAPTER} othello --engine '{FAKE_ENGINE} crash {log}'", first_records("othello", 6),
+                   engine_log=log))
     assert any("the engine is gone" in line for line in bot.stderr), bot.stderr
 
 
