@@ -12,7 +12,6 @@ TABLE_FILE or FILE.
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 import time
 from pathlib import Path
@@ -49,7 +48,9 @@ def main() -> None:
     parser.add_argument("--stones", type=int, default=None, help="the largest parts (default: the table's size)")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
-    parts = importlib.import_module(f"games.{args.game}.parts")
+    parts = find_game(args.game).parts
+    if parts is None:
+        parser.error(f"{args.game} has no table of small parts")
     stones = args.stones or parts.TABLE_STONES
     if not 2 <= stones <= parts.TABLE_STONES:
         parser.error(f"--stones must be 2 to {parts.TABLE_STONES}")

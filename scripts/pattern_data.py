@@ -57,7 +57,6 @@ per position: `boards` (uint64, the game's row of bitboards), `empties`, `theory
 from __future__ import annotations
 
 import argparse
-import importlib
 import multiprocessing
 import os
 import sys
@@ -81,10 +80,9 @@ def training_module(game_name: str) -> ModuleType:
     from games import find_game
 
     game = find_game(game_name)
-    try:
-        return importlib.import_module(f"games.{game.name}.training")
-    except ModuleNotFoundError:
+    if game.training is None:
         raise SystemExit(f"pattern_data: {game.name} has no pattern training (games/{game.name}/training.py)")
+    return game.training
 
 
 def default_folder(game_name: str) -> Path:
