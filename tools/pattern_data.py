@@ -67,7 +67,6 @@ from types import ModuleType
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 #: `exact` of a position not solved.
 UNSOLVED = -128
@@ -263,14 +262,14 @@ def _search_chunk(task: tuple[str, np.ndarray, int]) -> tuple[np.ndarray, float]
     mean of the last two iterations' (a fixed-depth score swings with the parity of the
     depth) that are not proven results without a margin. NaN for a position without a
     move, or with no such score."""
-    from daemon.bench import analyse_board, script_engine
+    from tools.searching import analyse_board, tool_engine
     from games import find_game
     from games.base import Position
     from search.base import MATE_BOUND
     from search.limits import Limits
 
     game_name, boards, depth = task
-    game, training, engine = find_game(game_name), training_module(game_name), script_engine(game_name)
+    game, training, engine = find_game(game_name), training_module(game_name), tool_engine(game_name)
     limit = game.rules.MARGIN_LIMIT
     started = time.perf_counter()
     scores = np.full(len(boards), np.nan, dtype=np.float32)

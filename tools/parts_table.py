@@ -12,20 +12,17 @@ TABLE_FILE or FILE.
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 from types import ModuleType
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from games import find_game  # noqa: E402
-from games.kernel import interpreted_namespace  # noqa: E402
-from search.solver import new_solver_table  # noqa: E402
-from search.specialised import searches  # noqa: E402
-from search.work import move_rows, new_work  # noqa: E402
+from games import find_game
+from games.kernel import interpreted_namespace
+from search.solver import new_solver_table
+from search.specialised import searches
+from search.work import move_rows, new_work
 
 
 def classify(game_name: str, parts: ModuleType, found: dict[int, tuple[int, int]]) -> np.ndarray:

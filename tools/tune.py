@@ -37,12 +37,11 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from adapters.codingame.arena.selfplay import read_records  # noqa: E402
-from games import find_game  # noqa: E402
-from games.base import CLASSIC  # noqa: E402
-from games.weights import FILE_NAME, Weights  # noqa: E402
+from adapters.codingame.arena.selfplay import read_records
+from games import find_game
+from games.base import CLASSIC
+from games.weights import FILE_NAME, Weights
 
 #: One game in HOLDOUT is held out (its index modulo HOLDOUT is 0).
 HOLDOUT = 10
