@@ -31,16 +31,12 @@ import os
 import statistics
 import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from adapters.codingame import formats, turn_format  # noqa: E402
-from adapters.codingame.arena.process import BotProcess  # noqa: E402
-from protocol import shared  # noqa: E402
-from protocol.client import Engine  # noqa: E402
-from protocol.launch import engine_command  # noqa: E402
+from adapters.codingame import formats, turn_format
+from adapters.codingame.arena.process import BotProcess
+from protocol import shared
+from protocol.client import Engine
+from protocol.launch import engine_command
 
 ADAPTER = f"{sys.executable} -m adapters.codingame.adapter"
 

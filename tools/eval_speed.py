@@ -16,16 +16,11 @@ import argparse
 import random
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "scripts"))
-
-from games import all_games, find_game  # noqa: E402
-from pattern_data import training_module  # noqa: E402
+from games import all_games, find_game
+from tools.pattern_data import training_module
 
 
 def random_rows(game_name: str, training, count: int, low: int, high: int, seed: int) -> np.ndarray:

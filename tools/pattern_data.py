@@ -57,7 +57,6 @@ per position: `boards` (uint64, the game's row of bitboards), `empties`, `theory
 from __future__ import annotations
 
 import argparse
-import importlib
 import multiprocessing
 import os
 import sys
@@ -68,7 +67,6 @@ from types import ModuleType
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 #: `exact` of a position not solved.
 UNSOLVED = -128
@@ -81,10 +79,9 @@ def training_module(game_name: str) -> ModuleType:
     from games import find_game
 
     game = find_game(game_name)
-    try:
-        return importlib.import_module(f"games.{game.name}.training")
-    except ModuleNotFoundError:
+    if game.training is None:
         raise SystemExit(f"pattern_data: {game.name} has no pattern training (games/{game.name}/training.py)")
+    return game.training
 
 
 def default_folder(game_name: str) -> Path:
@@ -265,14 +262,14 @@ def _search_chunk(task: tuple[str, np.ndarray, int]) -> tuple[np.ndarray, float]
     mean of the last two iterations' (a fixed-depth score swings with the parity of the
     depth) that are not proven results without a margin. NaN for a position without a
     move, or with no such score."""
-    from daemon.bench import analyse_board, script_engine
+    from tools.searching import analyse_board, tool_engine
     from games import find_game
     from games.base import Position
     from search.base import MATE_BOUND
     from search.limits import Limits
 
     game_name, boards, depth = task
-    game, training, engine = find_game(game_name), training_module(game_name), script_engine(game_name)
+    game, training, engine = find_game(game_name), training_module(game_name), tool_engine(game_name)
     limit = game.rules.MARGIN_LIMIT
     started = time.perf_counter()
     scores = np.full(len(boards), np.nan, dtype=np.float32)

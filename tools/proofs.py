@@ -33,15 +33,14 @@ import statistics
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from daemon.engine import SessionEngine  # noqa: E402
-from games import find_game  # noqa: E402
-from games.base import Game, Position  # noqa: E402
-from search.alphabeta import SOLVER_PRELUDE_DEPTH  # noqa: E402
-from search.base import SearchReport  # noqa: E402
-from search.limits import Limits  # noqa: E402
-from bench import loaded_engine, percentiles  # noqa: E402  (scripts/bench.py, beside this one)
+from daemon.engine import SessionEngine
+from games import find_game
+from games.base import Game, Position
+from search.alphabeta import SOLVER_PRELUDE_DEPTH
+from search.base import SearchReport
+from search.limits import Limits
+from tools.searching import loaded_engine, percentiles
 
 
 def pieces(game: Game, position: Position) -> int:

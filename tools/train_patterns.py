@@ -46,11 +46,7 @@ from types import ModuleType
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "scripts"))
-
-from pattern_data import UNSOLVED, default_folder, exact_labels, load, searched_labels, training_module  # noqa: E402
+from tools.pattern_data import UNSOLVED, default_folder, exact_labels, load, searched_labels, training_module
 
 #: Positions of this many empty squares on either side of a phase train it too.
 SMOOTH = 2

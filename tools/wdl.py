@@ -29,12 +29,11 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from adapters.codingame.arena.selfplay import read_records  # noqa: E402
-from daemon.wdl import FILE_NAME, WdlModel, model_path  # noqa: E402
-from games import find_game  # noqa: E402
-from search.multiplayer import proven_rank_gap  # noqa: E402
+from adapters.codingame.arena.selfplay import read_records
+from daemon.wdl import FILE_NAME, WdlModel, model_path
+from games import find_game
+from search.multiplayer import proven_rank_gap
 
 
 def samples(game_name: str, runs: list[Path]) -> tuple[np.ndarray, np.ndarray, int]:

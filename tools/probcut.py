@@ -32,18 +32,14 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "scripts"))
-
-from daemon.bench import analyse_board, script_engine  # noqa: E402
-from games import all_games, find_game  # noqa: E402
-from games.base import Position  # noqa: E402
-from games.files import atomic_file  # noqa: E402
-from pattern_data import training_module  # noqa: E402
-from games.weights import PROBCUT_FIELDS  # noqa: E402
-from search.base import MATE_BOUND  # noqa: E402
-from search.limits import Limits  # noqa: E402
+from games import all_games, find_game
+from games.base import Position
+from games.files import atomic_file
+from games.weights import PROBCUT_FIELDS
+from search.base import MATE_BOUND
+from search.limits import Limits
+from tools.pattern_data import default_folder, training_module
+from tools.searching import analyse_board, tool_engine
 
 #: A row needs this many positions for a fit of its own.
 MIN_SAMPLES = 30
@@ -66,7 +62,7 @@ def depth_scores(task: tuple[str, str, int]) -> list[int | None]:
     """The score of each iteration 1..depth of a search of the position `board` of game
     `name`, multi-ProbCut off (None where an iteration proved a result); in a worker."""
     name, board, depth = task
-    engine = script_engine(name, (("ProbCut", 0),))
+    engine = tool_engine(name, (("ProbCut", 0),))
     scores: list[int | None] = [None] * (depth + 1)
     for report in analyse_board(engine, board, Limits(depth=depth)):
         if not report.final and abs(report.score) < MATE_BOUND:
@@ -137,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
     game = find_game(args.game)
     if not hasattr(game.evaluation, "probcut_row"):
         raise SystemExit(f"probcut: the evaluation of {game.name} has no probcut_row")
-    data = args.data or ROOT / ".cache" / "training" / game.name / "expert.npz"
+    data = args.data or default_folder(game.name) / "expert.npz"
     started = time.monotonic()
     boards, rows = sample(game.name, data, args.per_row, args.min_empties, args.seed)
     with concurrent.futures.ProcessPoolExecutor(args.workers) as pool:

@@ -15,14 +15,12 @@ import argparse
 import asyncio
 import random
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from games import find_game  # noqa: E402
-from games.base import Game, Position  # noqa: E402
-from search.limits import Limits  # noqa: E402
-from bench import loaded_engine, percentiles  # noqa: E402  (scripts/bench.py, beside this one)
+from games import find_game
+from games.base import Game, Position
+from search.limits import Limits
+from tools.searching import loaded_engine, percentiles
 
 
 def empties(game: Game, position: Position) -> int:

@@ -43,19 +43,16 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from tqdm import tqdm
 
-from tqdm import tqdm  # noqa: E402
-
-from daemon import cores  # noqa: E402
-from daemon.bench import analyse_board, script_engine  # noqa: E402
-from daemon.book import BOOK_FORMAT, book_path  # noqa: E402
-from games import all_games, find_game  # noqa: E402
-from games.base import Game, Position  # noqa: E402
-from games.files import atomic_file  # noqa: E402
-from pattern_data import training_module  # noqa: E402
-from search.limits import Limits  # noqa: E402
+from daemon import cores
+from daemon.book import BOOK_FORMAT, book_path
+from games import all_games, find_game
+from games.base import Game, Position
+from games.files import atomic_file
+from search.limits import Limits
+from tools.pattern_data import training_module
+from tools.searching import analyse_board, tool_engine
 
 
 class Tree:
@@ -147,7 +144,7 @@ def search_position(task: tuple[str, str, int, int]) -> tuple[str, dict[str, int
     `depth`, its best `lines` root moves a line each (see the module docstring); in a
     worker process."""
     name, board, depth, lines = task
-    engine = script_engine(name)
+    engine = tool_engine(name)
     reports = analyse_board(engine, board, Limits(depth=depth), lines)
     game, position = engine.require_position()
     last: dict[int, dict[str, int]] = {}

@@ -25,10 +25,9 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from adapters.analysis.batch import record_paths
 
-from adapters.analysis.batch import record_paths  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def run(name: str, records: list[Path], arguments: list[str], out: Path) -> float:

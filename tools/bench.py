@@ -20,15 +20,12 @@ import sys
 import time
 from pathlib import Path
 
+from daemon import cores, runner
+from games import all_games, find_game
+from protocol import client as protocol_client
+from tools.searching import bench, loaded_engine, percentiles, solve_suite
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from daemon import cores, runner  # noqa: E402
-from daemon.bench import bench, solve_suite  # noqa: E402
-from daemon.engine import SessionEngine  # noqa: E402
-from games import all_games, find_game  # noqa: E402
-from protocol import client as protocol_client  # noqa: E402
-
 COMPILED = cores.compiled_missing() is None
 #: Where the solve suites are read from: the shared data beside the project, else the
 #: copy in the test data.
@@ -41,25 +38,6 @@ THREAD_DEPTH_S = 0.5
 THREAD_SAMPLES = 5
 #: The solves with threads: the suite positions with this many empty squares.
 THREAD_SOLVE_EMPTIES = range(20, 25)
-
-
-def percentiles(samples: list[float]) -> str:
-    ordered = sorted(samples)
-
-    def at(fraction: float) -> float:
-        return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
-
-    return (f"p50 {at(0.5) * 1000:.2f} ms  p90 {at(0.9) * 1000:.2f} ms  "
-            f"p99 {at(0.99) * 1000:.2f} ms  max {ordered[-1] * 1000:.2f} ms  (n={len(ordered)})")
-
-
-async def loaded_engine(name: str, core: str | None = None) -> SessionEngine:
-    """A session engine playing game `name` on `core` (the default core), its compiled
-    searches loaded."""
-    engine = SessionEngine(core=core or cores.default_core())
-    engine.set_game(name, {})
-    await engine.wait_loaded(600)
-    return engine
 
 
 async def perft_rate(name: str, core: str, depth: int) -> tuple[int, float]:

@@ -1,6 +1,8 @@
-"""The bench: fixed-depth searches of a game's bench positions, each with an empty table,
-run through the engine a session drives (`daemon.engine.SessionEngine`); and the exact solves of
-a game's solve suites (`Game.fixtures.SOLVE_SUITES`, where it has them).
+"""The engine's searches as the tools run them, each through the engine a session drives
+(`daemon.engine.SessionEngine`): the bench, fixed-depth searches of a game's bench
+positions, each with an empty table; the exact solves of a game's solve suites
+(`Game.fixtures.SOLVE_SUITES`, where it has them); and a tool's own engine, loaded, with
+the searches of board texts it runs.
 
 Its node count is a signature of search and evaluation behaviour, pinned per game
 (`Game.fixtures.BENCH_NODES`, with the game's default evaluation, and
@@ -76,10 +78,30 @@ def run_bench(game_name: str, core: str, depth: int | None = None,
     return asyncio.run(bench(game_name, core, depth, evaluation))
 
 
+def percentiles(samples: list[float]) -> str:
+    """The median, 90th and 99th percentiles and maximum of `samples` (seconds), in ms."""
+    ordered = sorted(samples)
+
+    def at(fraction: float) -> float:
+        return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+    return (f"p50 {at(0.5) * 1000:.2f} ms  p90 {at(0.9) * 1000:.2f} ms  "
+            f"p99 {at(0.99) * 1000:.2f} ms  max {ordered[-1] * 1000:.2f} ms  (n={len(ordered)})")
+
+
+async def loaded_engine(name: str, core: str | None = None) -> SessionEngine:
+    """A session engine playing game `name` on `core` (the default core), its compiled
+    searches loaded."""
+    engine = SessionEngine(core=core or cores.default_core())
+    engine.set_game(name, {})
+    await engine.wait_loaded(LOAD_TIMEOUT_S)
+    return engine
+
+
 @functools.lru_cache(maxsize=None)
-def script_engine(game_name: str, options: tuple[tuple[str, object], ...] = ()) -> SessionEngine:
+def tool_engine(game_name: str, options: tuple[tuple[str, object], ...] = ()) -> SessionEngine:
     """This process's engine for `game_name` on the default core, `options` set and its
-    compiled searches loaded: what a script (or each of its worker processes) searches
+    compiled searches loaded: what a tool (or each of its worker processes) searches
     with, made at its first call."""
     engine = SessionEngine(core=cores.default_core())
     for name, value in options:

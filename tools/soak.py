@@ -37,10 +37,12 @@ import threading
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from games import all_games  # noqa: E402
-from protocol.client import Engine, EngineClosed, EngineError  # noqa: E402
+from games import all_games
+from protocol.client import Engine, EngineClosed, EngineError
+
+#: The project's folder: the processes the soak starts run there.
+ROOT = Path(__file__).resolve().parent.parent
 
 GAMES = tuple(all_games())
 #: Seconds a reply may take before its session counts as lost.
@@ -163,10 +165,10 @@ class Soak:
     async def prober(self) -> None:
         """Run `probe` in a process of its own, so that this process's busy clients do not
         delay its readings, and collect them."""
-        command = [sys.executable, __file__, "--probe", str(self.port), str(self.end - time.monotonic())]
+        command = [sys.executable, "-m", "tools.soak", "--probe", str(self.port), str(self.end - time.monotonic())]
         if self.token:
             command += ["--probe-token", self.token]
-        process = await asyncio.create_subprocess_exec(*command, stdout=asyncio.subprocess.PIPE)
+        process = await asyncio.create_subprocess_exec(*command, stdout=asyncio.subprocess.PIPE, cwd=ROOT)
         output, _ = await process.communicate()
         for line in output.decode().splitlines():
             if line.startswith("lost "):
@@ -254,8 +256,7 @@ def main(argv: list[str] | None = None) -> int:
         command = [sys.executable, "-m", "daemon.main", "--tcp", "0", "--hash-dir", folder,
                    "--max-hash-mib", str(args.max_hash_mib), "--log-level", "warning"]
         process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True,
-                                   cwd=Path(__file__).resolve().parent.parent,
-                                   env=dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent)))
+                                   cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)))
         assert process.stderr is not None
         threading.Thread(target=lambda: log.extend(process.stderr), daemon=True).start()
         # With --log-level warning the daemon says nothing until it fails; ask the OS.

@@ -6,7 +6,7 @@ import pytest
 
 from games import all_games, find_game
 from daemon import cores
-from daemon.bench import run_bench
+from tools.searching import run_bench
 
 
 @pytest.mark.parametrize("name", sorted(all_games()))

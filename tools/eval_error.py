@@ -20,16 +20,12 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "scripts"))
-
-from daemon.bench import analyse_board, script_engine  # noqa: E402
-from games import all_games, find_game  # noqa: E402
-from games.base import Position  # noqa: E402
-from pattern_data import default_folder, training_module  # noqa: E402
-from search.limits import Limits  # noqa: E402
-from train_patterns import held_out  # noqa: E402
+from games import all_games, find_game
+from games.base import Position
+from search.limits import Limits
+from tools.pattern_data import default_folder, training_module
+from tools.searching import analyse_board, tool_engine
+from tools.train_patterns import held_out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -49,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
         boards = stored["boards"]
         empties = stored["empties"] if "empties" in stored else training.empty_squares(boards)
     held = held_out(boards)
-    engine = script_engine(game.name)
+    engine = tool_engine(game.name)
     rng = np.random.default_rng(args.seed)
     variants = [game.with_evaluation(name) for name in game.evaluations]
     print(f"{'empty squares':>14} {'positions':>9} " + " ".join(f"{name:>9}" for name in game.evaluations))

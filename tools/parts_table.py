@@ -12,21 +12,17 @@ TABLE_FILE or FILE.
 from __future__ import annotations
 
 import argparse
-import importlib
-import sys
 import time
 from pathlib import Path
 from types import ModuleType
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from games import find_game  # noqa: E402
-from games.kernel import interpreted_namespace  # noqa: E402
-from search.solver import new_solver_table  # noqa: E402
-from search.specialised import searches  # noqa: E402
-from search.work import move_rows, new_work  # noqa: E402
+from games import find_game
+from games.kernel import interpreted_namespace
+from search.solver import new_solver_table
+from search.specialised import searches
+from search.work import move_rows, new_work
 
 
 def classify(game_name: str, parts: ModuleType, found: dict[int, tuple[int, int]]) -> np.ndarray:
@@ -49,7 +45,9 @@ def main() -> None:
     parser.add_argument("--stones", type=int, default=None, help="the largest parts (default: the table's size)")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
-    parts = importlib.import_module(f"games.{args.game}.parts")
+    parts = find_game(args.game).parts
+    if parts is None:
+        parser.error(f"{args.game} has no table of small parts")
     stones = args.stones or parts.TABLE_STONES
     if not 2 <= stones <= parts.TABLE_STONES:
         parser.error(f"--stones must be 2 to {parts.TABLE_STONES}")

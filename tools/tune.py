@@ -30,7 +30,6 @@ Two-player games with a `features` kernel only.
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import sys
 import time
@@ -38,11 +37,11 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from adapters.codingame.arena.selfplay import read_records  # noqa: E402
-from games import find_game  # noqa: E402
-from games.weights import FILE_NAME, Weights  # noqa: E402
+from adapters.codingame.arena.selfplay import read_records
+from games import find_game
+from games.base import CLASSIC
+from games.weights import FILE_NAME, Weights
 
 #: One game in HOLDOUT is held out (its index modulo HOLDOUT is 0).
 HOLDOUT = 10
@@ -54,7 +53,7 @@ class Samples:
 
     def __init__(self, game_name: str, runs: list[Path], solved: list[Path]):
         game = find_game(game_name)
-        evaluation = importlib.import_module(f"games.{game_name}.evaluation")
+        evaluation = game.with_evaluation(CLASSIC).evaluation
         phases, rows, labels, held, games = [], [], [], [], set()
 
         def add(board: str, label: float, held_out: bool) -> None:
@@ -202,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  {'feature':<{width}} " + " ".join(f"{point:>7}" for point in new.anchor_list))
     for index, name in enumerate(current.features):
         print(f"  {name:<{width}} " + " ".join(f"{new.anchors[point][index]:>7}" for point in new.anchor_list))
-    path = Path(importlib.import_module(f"games.{args.game}.evaluation").__file__).with_name(FILE_NAME)
+    path = Path(find_game(args.game).with_evaluation(CLASSIC).evaluation.__file__).with_name(FILE_NAME)
     if args.write:
         path.write_text(new.to_json())
         print(f"wrote {path}")
