@@ -37,12 +37,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from adapters.codingame import formats, turn_format  # noqa: E402
-from adapters.codingame.arena.process import BotProcess  # noqa: E402
+from adapters.arena.process import BotProcess  # noqa: E402
 from protocol import shared  # noqa: E402
 from protocol.client import Engine  # noqa: E402
 from protocol.launch import engine_command  # noqa: E402
 
-ADAPTER = f"{sys.executable} -m adapters.codingame.adapter"
+ADAPTER = f"{sys.executable} -m adapters.bot.main"
 
 
 def percentiles(values: list[float]) -> str:

@@ -31,7 +31,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from adapters.codingame.arena.selfplay import read_records  # noqa: E402
+from adapters.arena.selfplay import read_records  # noqa: E402
 from daemon.wdl import FILE_NAME, WdlModel, model_path  # noqa: E402
 from games import find_game  # noqa: E402
 from search.multiplayer import proven_rank_gap  # noqa: E402
