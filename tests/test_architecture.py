@@ -13,6 +13,11 @@ is not seen. In a script, a bare name is first the module beside it
   daemon -> protocol, search and games; search -> games; protocol -> only
   `games.text`; games -> nothing else. The tools may import every package, and scripts
   every package and the tools; no package imports a tool or a script.
+- Applications stand apart: every part of `adapters/` is an application (`bot`, `arena`,
+  `analysis`, `gui`) or a part they share (`codingame`, `view`, `pool`), as
+  `ADAPTER_PARTS` lists. An application imports the shared parts and no other
+  application, except the GUI, which shows analyses (gui -> analysis); a shared part
+  imports no application.
 - No import cycles: no module reaches itself again by following imports. An import of
   `a.b` leads to `a.b`, and `from a import b` to the module `a.b` where there is one,
   else to `a` (the package `a` that Python initialises on the way is not followed).
@@ -61,6 +66,19 @@ ALLOWED = {
 }
 #: Folders allowed more than their package: the web GUI serves an in-process daemon.
 ALLOWED_MORE = {("adapters", "gui"): {"daemon"}}
+#: The parts of `adapters/` its applications share: each game's CodinGame text, how a
+#: position is drawn and shown, the process pool.
+SHARED_PARTS = {"codingame", "view", "pool"}
+#: For each part of `adapters/` (a package, or a module such as `pool`), the other parts
+#: its modules may import: an application only the shared parts (the GUI also the
+#: analysis it shows), a shared part only the shared parts.
+ADAPTER_PARTS = {
+    "bot": SHARED_PARTS,
+    "arena": SHARED_PARTS,
+    "analysis": SHARED_PARTS,
+    "gui": SHARED_PARTS | {"analysis"},
+    **{part: SHARED_PARTS for part in SHARED_PARTS},
+}
 #: The folders checked: the packages (the tools among them) and the scripts.
 CHECKED = tuple(ALLOWED)
 #: Wrappers of outside programs that play particular games: they may name them.
@@ -201,6 +219,24 @@ def test_imports_follow_the_layers(path: Path) -> None:
         if ours(module):
             assert any(module == name or module.startswith(name + ".") for name in allowed), (
                 f"{relative(path)} imports {module}")
+
+
+def adapter_parts(module: str, names: tuple[str, ...]) -> set[str]:
+    """The parts of `adapters/` an import reaches: `b` for `adapters.b...`, and for
+    `from adapters import b` each name taken."""
+    parts = module.split(".")
+    if parts[0] != "adapters":
+        return set()
+    return set(names) if len(parts) == 1 else {parts[1]}
+
+
+@pytest.mark.parametrize("path", [path for path in FILES if module_name(path).startswith("adapters.")], ids=relative)
+def test_applications_import_only_the_shared_parts(path: Path) -> None:
+    own = module_name(path).split(".")[1]
+    assert own in ADAPTER_PARTS, f"{relative(path)}: adapters.{own} is neither an application nor a shared part"
+    for module, names in imports_of(path):
+        for part in adapter_parts(module, names) - {own}:
+            assert part in ADAPTER_PARTS[own], f"{relative(path)} imports {module} ({part})"
 
 
 @pytest.mark.parametrize("module", expecting_breaches(sorted(MODULES)))

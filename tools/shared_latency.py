@@ -33,12 +33,12 @@ import sys
 import time
 
 from adapters.codingame import formats, turn_format
-from adapters.codingame.arena.process import BotProcess
+from adapters.arena.process import BotProcess
 from protocol import shared
 from protocol.client import Engine
 from protocol.launch import engine_command
 
-ADAPTER = f"{sys.executable} -m adapters.codingame.adapter"
+ADAPTER = f"{sys.executable} -m adapters.bot.main"
 
 
 def percentiles(values: list[float]) -> str:

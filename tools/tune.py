@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 
 
-from adapters.codingame.arena.selfplay import read_records
+from adapters.arena.selfplay import read_records
 from games import find_game
 from games.base import CLASSIC
 from games.weights import FILE_NAME, Weights

@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 
-from adapters.codingame.arena.selfplay import read_records
+from adapters.arena.selfplay import read_records
 from daemon.wdl import FILE_NAME, WdlModel, model_path
 from games import find_game
 from search.multiplayer import proven_rank_gap

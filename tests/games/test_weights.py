@@ -63,7 +63,7 @@ def test_the_fit_recovers_known_phase_weights() -> None:
 
 def test_tune_fits_a_selfplay_run_end_to_end(tmp_path: Path) -> None:
     run = tmp_path / "run"
-    subprocess.run([sys.executable, "-m", "adapters.codingame.arena.selfplay", "clobber", "--games", "20",
+    subprocess.run([sys.executable, "-m", "adapters.arena.selfplay", "clobber", "--games", "20",
                     "--nodes", "500", "--jobs", "2", "--out", str(run), "--quiet"],
                    check=True, capture_output=True, timeout=600)
     result = subprocess.run([sys.executable, "-m", "tools.tune", "clobber", str(run)],

@@ -46,10 +46,10 @@ from typing import Iterator, Sequence
 
 import attrs
 
+from adapters.arena.openings import OpeningError, openings_option, play_opening, random_opening
+from adapters.arena.stats import Sprt, elo, group_units, wilson
 from adapters.codingame import game_name, turn_format
-from adapters.codingame.arena.openings import OpeningError, openings_option, play_opening, random_opening
-from adapters.codingame.arena.pool import Runs, ray_argument
-from adapters.codingame.arena.stats import Sprt, elo, group_units, wilson
+from adapters.pool import Runs, ray_argument
 from games.base import GameError
 from games.files import atomic_file
 from protocol.client import Engine, EngineClosed, EngineError

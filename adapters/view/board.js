@@ -1,5 +1,5 @@
 // Board drawing shared by the web GUI and the arena's replay page: pure functions from a
-// board view (adapters/board.py) to SVG text, so that they can be checked outside a
+// board view (adapters/view/board.py) to SVG text, so that they can be checked outside a
 // browser. Every cell carries data-cell="<name>", by which a page finds the cell clicked.
 (function (root) {
   "use strict";

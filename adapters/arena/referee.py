@@ -24,10 +24,10 @@ from typing import Sequence
 
 import attrs
 
+from adapters.arena.process import BotProcess
 from adapters.codingame import turn_format
-from protocol.launch import single_blas_thread
-from adapters.codingame.arena.process import BotProcess
 from adapters.codingame.common import RANDOM
+from protocol.launch import single_blas_thread
 
 
 @attrs.frozen

@@ -26,11 +26,11 @@ import sys
 import time
 from pathlib import Path
 
+from adapters.arena.openings import OpeningError, openings_option
+from adapters.arena.referee import GameSpec, plan, play_game, seat_orders
+from adapters.arena.stats import Sprt, sprt_units, table, tally
 from adapters.codingame import game_name, turn_format
-from adapters.codingame.arena.openings import OpeningError, openings_option
-from adapters.codingame.arena.pool import Runs, ray_argument
-from adapters.codingame.arena.referee import GameSpec, plan, play_game, seat_orders
-from adapters.codingame.arena.stats import Sprt, sprt_units, table, tally
+from adapters.pool import Runs, ray_argument
 from protocol import shared
 
 _NAMED = re.compile(r"^([A-Za-z][\w.+-]*)=(\S.*)$")
@@ -40,12 +40,12 @@ def shortcut(name: str, game: str) -> str | None:
     """The command of a shortcut bot name, or None."""
     python = shlex.quote(sys.executable)
     if name in ("random", "greedy"):
-        return f"{python} -m adapters.codingame.bots {name} {game}"
+        return f"{python} -m adapters.bot.bots {name} {game}"
     if name == "engine":
         script = Path(sys.executable).parent / "engine-cg"
         if script.exists():
             return f"{shlex.quote(str(script))} {game}"
-        return f"{python} -m adapters.codingame.adapter {game}"
+        return f"{python} -m adapters.bot.main {game}"
     return None
 
 
@@ -193,7 +193,7 @@ def match(argv: list[str]) -> int:
 
 
 def replay(argv: list[str]) -> int:
-    from adapters.codingame.arena.replay import replay_page
+    from adapters.view.replay import replay_page
 
     parser = argparse.ArgumentParser(prog="engine-arena replay",
                                      description="A self-contained HTML page that replays a game record.")

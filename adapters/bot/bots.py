@@ -1,8 +1,8 @@
 """Two example CodinGame bots for every game: they read the referee's turns on stdin
 exactly as a bot on CodinGame does and print one move a line.
 
-    python -m adapters.codingame.bots random GAME [--seed S]
-    python -m adapters.codingame.bots greedy GAME [--seed S]
+    python -m adapters.bot.bots random GAME [--seed S]
+    python -m adapters.bot.bots greedy GAME [--seed S]
 
 - random: a uniformly random legal move.
 - greedy: one ply deep: a move that wins at once if there is one, else the move after
@@ -98,7 +98,7 @@ def arena_seed(seed: int | None) -> int | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m adapters.codingame.bots",
+    parser = argparse.ArgumentParser(prog="python -m adapters.bot.bots",
                                      description="Example CodinGame bots: random and greedy.")
     parser.add_argument("bot", choices=sorted(BOTS))
     parser.add_argument("game", type=game_name, metavar="GAME", help="the game, by its engine name")

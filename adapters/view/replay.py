@@ -2,8 +2,8 @@
 
 The positions are worked out here, with the game's own rules, from the record's start
 position, moves and events; the page embeds them as JSON and draws each with inline SVG
-(no external file, font or script), with the board drawing of the web GUI
-(adapters/gui/static/board.js). Buttons and the keys Left, Right, Home, End and
+(no external file, font or script), with the board drawing it shares with the web GUI
+(adapters/view/board.js). Buttons and the keys Left, Right, Home, End and
 Space step through the game; each step shows the move, who played it (the bot and its
 side: its colour, the game's `side_names`) and how long it took.
 `page.html#20` opens at step 20.
@@ -22,15 +22,15 @@ import html
 import json
 import re
 
-from adapters.analysis.analyse import expected_points
-from adapters.gui.page import BOARD_SCRIPT
 from adapters.codingame import turn_format
+from adapters.view.board import SCRIPT_FILE
+from adapters.view.engine import engine_view
 from games import find_game
 
 
 def frames(record: dict) -> list[dict]:
     """Every position of the game, with the step that led to it: its board view
-    (adapters.board), the cells that show the move, the move, the seat that played it,
+    (adapters.view.board), the cells that show the move, the move, the seat that played it,
     its time, a note."""
     fmt = turn_format(record["game"])
     game = fmt.GAME
@@ -98,21 +98,6 @@ def with_analysis(record: dict, steps: list[dict], analysis: dict) -> list[dict]
     return steps
 
 
-def engine_view(ply: dict) -> dict:
-    """The engine's view of a move, as the pages show it, from the move's analysis (an
-    `engine-analyse` ply): the best move and top lines in the position before it, the
-    move's score, its expected points (None without win chances), the expected points it
-    gave up (`lost`), its loss in centi-units, its mark and its player."""
-    return {"best": ply["best"], "top": [[line["move"], line["score"]] for line in ply["top"]],
-            "played": ply["played"], "score": ply["played_score"], "loss": ply["loss"],
-            "lost": ply.get("points_lost"), "mark": ply["mark"], "player": ply["player"],
-            "points": _round(expected_points(ply.get("played_wdl")))}
-
-
-def _round(points: float | None) -> float | None:
-    return None if points is None else round(points, 3)
-
-
 def replay_data(record: dict, analysis: dict | None = None) -> dict:
     """What the page embeds: the game, the seats (the bots) and their sides (the game's
     `side_names`), the frames (with `analysis`, an `engine-analyse` report of the game,
@@ -146,8 +131,10 @@ def replay_page(record: dict, analysis: dict | None = None) -> str:
     return re.sub(r"__(TITLE|DATA|SCRIPT)__", lambda match: values[match.group(1)], _PAGE)
 
 
-#: The page's script, after the board drawing it shares with the web GUI
-#: (adapters/gui/static/board.js): it binds buttons and keys, and shows each step.
+#: The board drawing the page shares with the web GUI (adapters/view/board.js).
+BOARD_SCRIPT = SCRIPT_FILE.read_text(encoding="utf-8")
+#: The page's script, after the board drawing: it binds buttons and keys, and shows each
+#: step.
 SCRIPT = r"""
 (function () {
   "use strict";

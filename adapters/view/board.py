@@ -1,6 +1,6 @@
 """How a position is drawn, for the web GUI and the arena's replay page alike.
 
-Both draw a board with one script (adapters/gui/static/board.js) from a *view*: plain
+Both draw a board with one script (adapters/view/board.js) from a *view*: plain
 JSON that this module makes from a board text's rows, so that the script knows no game.
 
     shape     "square" or "hex": how each cell is drawn
@@ -24,10 +24,13 @@ from __future__ import annotations
 
 import math
 import re
+from pathlib import Path
 from typing import Sequence
 
 import attrs
 
+#: The script that draws a view (board.js): the GUI serves it, the replay page embeds it.
+SCRIPT_FILE = Path(__file__).with_name("board.js")
 #: A square's name: a file letter and a rank.
 SQUARE = re.compile(r"[a-z][1-9][0-9]*")
 #: A hexagonal row's height, in cells: the rows of a hexagonal board interlock.

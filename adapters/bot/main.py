@@ -3,7 +3,7 @@
     engine-cg GAME [--private | --engine CMD | --connect HOST:PORT] [--option NAME=VALUE] [--stats]
 
 It reads the CodinGame input of GAME on stdin and prints one move a line on stdout (see
-`adapters.codingame.player` for how a turn is played). By default it opens a session
+`adapters.bot.player` for how a turn is played). By default it opens a session
 with the user's shared daemon (`protocol.shared`), which it starts where none runs, so
 that its compiled code and books are warm from the previous game on; should that fail
 (it cannot start, or it is full) it says why on stderr and starts an engine of its own.
@@ -149,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     from games.kernel import interpret_kernels
 
     interpret_kernels()
-    from adapters.codingame.player import play
+    from adapters.bot.player import play
 
     return play(args, early)
 

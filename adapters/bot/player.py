@@ -1,7 +1,7 @@
 """How `engine-cg` plays: one CodinGame game of one player, moves chosen by the engine.
 
 Each turn the clock starts when the turn's first line arrives (on the first turn, as
-the process watched for it from its start, `adapter.FirstInput`: the process start
+the process watched for it from its start, `main.FirstInput`: the process start
 where it was there before the watch began). The engine gets the referee's
 board as `position board ...` and `go movetime T`, T leaving a margin inside CodinGame's
 limit (see `timing`). Whatever happens to the engine (late, gone, refusing the position,
@@ -37,11 +37,11 @@ from typing import Callable, Sequence
 
 import attrs
 
+from adapters.bot.bots import one_ply
+from adapters.bot.link import Answer, EngineLink
+from adapters.bot.timing import Budget, budget
 from adapters.codingame import turn_format
-from adapters.codingame.bots import one_ply
 from adapters.codingame.common import TurnFormat, TurnFormatError
-from adapters.codingame.link import Answer, EngineLink
-from adapters.codingame.timing import Budget, budget
 from games.base import GameError
 from protocol import shared
 from protocol.client import Engine, EngineClosed
@@ -74,7 +74,7 @@ class StdinLines(asyncio.Protocol):
     end of input). Pipes, sockets and terminals are read by the event loop itself, one
     wake-up per turn; a plain file by a thread. Lines already waiting when reading
     starts are dated `arrived()`: when the first input came, as the process watched it
-    from its start (`adapter.FirstInput`)."""
+    from its start (`main.FirstInput`)."""
 
     def __init__(self, arrived: Callable[[], float]) -> None:
         self._queue: asyncio.Queue[tuple[str | None, float]] = asyncio.Queue()
@@ -512,5 +512,5 @@ class Adapter:
 
 
 def play(args: argparse.Namespace, early: subprocess.Popen | concurrent.futures.Future | None = None) -> int:
-    """Play the game of `args` (see `adapters.codingame.adapter`) until the input ends."""
+    """Play the game of `args` (see `adapters.bot.main`) until the input ends."""
     return asyncio.run(Adapter(turn_format(args.game), args, early).run())
