@@ -105,7 +105,12 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
                         "MultiPlayerSearch=brs; one the engine refuses is reported on stderr")
     parser.add_argument("--stats", action="store_true",
                         help="write a timing line per turn on stderr")
+    parser.add_argument("--time-scale", type=float, default=1.0, metavar="X",
+                        help="take CodinGame's time limits times X (default 1), as an arena run "
+                             "with --time-scale X gives them")
     args = parser.parse_args(argv)
+    if not args.time_scale > 0:
+        parser.error(f"--time-scale wants a positive number, got {args.time_scale}")
     if args.connect and not args.connect.rpartition(":")[2].isdigit():
         parser.error(f"--connect wants HOST:PORT, got {args.connect!r}")
     return args

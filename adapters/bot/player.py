@@ -310,7 +310,7 @@ class Adapter:
     async def play_turn(self, lines: list[str], first_line_at: float, last_line_at: float) -> None:
         turn = self.fmt.parse_turn(lines, self.player, self.turns)
         self.player = turn.player
-        plan = budget(self.fmt, turn.first_turn, first_line_at)
+        plan = budget(self.fmt, turn.first_turn, first_line_at, self.args.time_scale)
         legal = self.fmt.legal_tokens(turn)
         state = self.game.parse_board(turn.board_text.split())
         outputs: dict[str, str] = {}
@@ -450,7 +450,7 @@ class Adapter:
             return
         if after.outcome() is not None or after.to_move != self.player:
             return
-        plan = budget(self.fmt, False, 0.0)
+        plan = budget(self.fmt, False, 0.0, self.args.time_scale)
         commands = ["stop"] if link.pending else []
         commands += [f"position board {board_text} moves {' '.join(moves)}",
                      f"go ponder movetime {plan.ponder_movetime}"]

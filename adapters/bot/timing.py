@@ -77,14 +77,16 @@ class Budget:
     ponder_movetime: int
 
 
-def budget(fmt: TurnFormat, first_turn: bool, started: float) -> Budget:
-    """The deadlines of a turn of game `fmt` whose first line arrived at `started`."""
+def budget(fmt: TurnFormat, first_turn: bool, started: float, time_scale: float = 1.0) -> Budget:
+    """The deadlines of a turn of game `fmt` whose first line arrived at `started`, its
+    limit CodinGame's times `time_scale` (an arena's `--time-scale`)."""
+    turn_ms = round(fmt.TURN_MS * time_scale)
     if first_turn:
-        limit = fmt.FIRST_TURN_MS
+        limit = round(fmt.FIRST_TURN_MS * time_scale)
         margin, guard = FIRST_TURN_MARGIN_MS, FIRST_TURN_GUARD_MS
         least = FIRST_TURN_LEAST_SEARCH_MS
     else:
-        limit = fmt.TURN_MS
+        limit = turn_ms
         margin, guard = turn_margin_ms(limit), turn_guard_ms(limit)
         least = LEAST_SEARCH_MS
     return Budget(
@@ -94,5 +96,5 @@ def budget(fmt: TurnFormat, first_turn: bool, started: float) -> Budget:
         hard_deadline=started + (limit - guard) / 1000,
         engine_wait=started + (limit - margin - least) / 1000,
         own_move_at=started + (limit - margin) / 2000,
-        ponder_movetime=fmt.TURN_MS - turn_margin_ms(fmt.TURN_MS),
+        ponder_movetime=turn_ms - turn_margin_ms(turn_ms),
     )
