@@ -24,7 +24,7 @@ import pytest
 
 from adapters.codingame import formats, turn_format
 from adapters.arena.process import BotProcess
-from adapters.bot.timing import FIRST_TURN_MARGIN_MS, turn_margin_ms
+from adapters.bot.timing import FIRST_TURN_MARGIN_MS, budget, turn_margin_ms
 from tests.adapters.deadlines import ask_turn, check_turn_reports
 from tests.conftest import LOAD_SLACK, VECTORS, TcpEngine, load_vectors, run
 
@@ -203,6 +203,23 @@ def test_a_game_sets_its_own_options_first_and_the_user_may_change_them(tmp_path
     commands = log.read_text().splitlines()
     assert commands[:5] == ["setoption name Ponder value true", "setoption name MultiPlayerSearch value mcts",
                             "setoption name MultiPlayerSearch value paranoid", "setgame isolation", "uci"], commands
+
+
+@pytest.mark.parametrize("game", formats())
+def test_a_time_scale_stretches_every_deadline_of_a_turn(game: str) -> None:
+    fmt = turn_format(game)
+    for first_turn in (True, False):
+        real, scaled = budget(fmt, first_turn, 10.0), budget(fmt, first_turn, 10.0, 3.0)
+        assert scaled.limit_ms == 3 * real.limit_ms
+        assert real.hard_deadline < scaled.hard_deadline < 10.0 + scaled.limit_ms / 1000
+        assert real.engine_deadline < scaled.engine_deadline < scaled.hard_deadline
+        assert real.ponder_movetime < scaled.ponder_movetime < 3 * fmt.TURN_MS
+
+
+def test_a_time_scale_that_is_not_positive_is_refused() -> None:
+    result = subprocess.run([*ADAPTER.split(), "clobber", "--time-scale", "0"], capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 2 and "--time-scale wants a positive number" in result.stderr
 
 
 @pytest.mark.parametrize("option", ["Hash", "=8", "Hash="])
