@@ -28,7 +28,11 @@ from daemon.searching import (
     Deadlines,
     deadlines,
 )
+from daemon.session import go_limits
+from games import find_game
 from games.base import IllegalMoveError, NotationError, Position
+from protocol.errors import ProtocolError
+from protocol.parse import parse_line
 from search.base import SearchReport
 from search.limits import Limits
 from search.tt import HashFileError
@@ -39,6 +43,8 @@ HANG_S = 120
 MS = 1_000_000
 #: Clobber, white to move, with no white stone left: no legal move.
 NO_MOVE = ("......../......../......../......../......../......../b......./........", "w")
+#: Clobber, white to move, wins at once by a8b8: a search of it ends by itself.
+PROVEN = ("wb....../......../......../......../......../......../......../.......b", "w")
 
 
 class Recorder:
@@ -203,6 +209,48 @@ def test_an_infinite_search_answers_only_at_stop_and_then_once() -> None:
     run(scenario())
 
 
+def test_one_iteration_always_completes_within_a_node_limit() -> None:
+    async def scenario() -> None:
+        engine, heard = await engine_of("clobber", OwnBook=False)
+        await engine.go(Limits(nodes=1), None, now_ns())
+        (_, _, pv, searched) = await heard.next("answer")
+        assert searched and heard.reports[0].depth == 1 and pv == heard.reports[-1].pv
+        engine.close()
+    run(scenario())
+
+
+def test_an_infinite_search_that_ended_by_itself_still_waits_for_stop() -> None:
+    async def scenario() -> None:
+        engine, heard = await engine_of("clobber", PROVEN, OwnBook=False)
+        await engine.go(Limits(infinite=True), None, now_ns())
+        active = engine.active
+        assert active is not None and active.run is not None
+        await asyncio.wait_for(active.run.wait(), HANG_S)
+        assert not heard.of("answer") and engine.active is active
+        await engine.stop()
+        (_, root, pv, searched) = heard.events[-1]
+        assert heard.events[-1][0] == "answer" and searched
+        assert root.game.format_move(root, pv[0]) == "a8b8"
+        engine.close()
+    run(scenario())
+
+
+def test_a_ponder_search_that_ended_by_itself_answers_at_ponderhit_at_once() -> None:
+    async def scenario() -> None:
+        engine, heard = await engine_of("clobber", PROVEN, OwnBook=False)
+        await engine.go(Limits(movetime=100, ponder=True), None, now_ns())
+        active = engine.active
+        assert active is not None and active.run is not None
+        await asyncio.wait_for(active.run.wait(), HANG_S)
+        assert not heard.of("answer")
+        engine.ponderhit(now_ns())  # the answer is written before ponderhit returns
+        (_, root, pv, searched) = heard.events[-1]
+        assert heard.events[-1][0] == "answer" and searched and engine.active is None
+        assert root.game.format_move(root, pv[0]) == "a8b8"
+        engine.close()
+    run(scenario())
+
+
 def test_a_go_without_limits_is_infinite() -> None:
     async def scenario() -> None:
         engine, heard = await engine_of("clobber", OwnBook=False)
@@ -318,6 +366,20 @@ def test_a_second_go_waits_for_the_first_search_to_wind_down() -> None:
     run(scenario())
 
 
+def test_the_session_maps_the_coloured_clocks_to_players_and_refuses_clocks_it_cannot_use() -> None:
+    clobber = find_game("clobber")
+    start = clobber.initial_state({})
+    mapped = go_limits(parse_line("go wtime 1000 btime 600000 winc 5"), clobber, start, "go")
+    assert mapped.clocks[clobber.white_player] == 1000 and mapped.clocks[1 - clobber.white_player] == 600000
+    assert mapped.increments[clobber.white_player] == 5
+    assert go_limits(parse_line("go p1time 1000 p2time 600000"), clobber, start, "go").clocks == (1000, 600000)
+    for line, message in (("go btime 1000", "no clock for the side to move (p1time)"),
+                          ("go p1time 1000 p3time 100", "clobber has 2 players, no p3time")):
+        with pytest.raises(ProtocolError) as refused:
+            go_limits(parse_line(line), clobber, start, "go")
+        assert refused.value.line() == f"error bad-value go {message}"
+
+
 # ---- the book ------------------------------------------------------------------------------
 
 
@@ -334,8 +396,10 @@ def test_a_timed_go_in_a_book_position_answers_the_books_move_unsearched() -> No
         best = [move for move in moves if move.score == moves[0].score]  # BookVariety 0: one of these
         await engine.go(Limits(movetime=1000), None, now_ns())
         assert [event[0] for event in heard.events] == ["book", "answer"]
-        (_, played), (_, _, pv, searched) = heard.events
+        (_, played), (_, root, pv, searched) = heard.events
         assert played in best and pv[0] == played.move and searched
+        replies = load_book(engine.game).result().moves(root.play(played.move))
+        assert pv[1:] == (replies[0].move,)  # the ponder move: the book's best reply
         assert engine.active is None
         engine.close()
     run(scenario())
@@ -358,6 +422,23 @@ def test_a_ponder_go_in_a_book_position_holds_the_books_move_until_ponderhit() -
         assert [event[0] for event in heard.events] == ["book"] and engine.active is not None
         engine.ponderhit(now_ns())
         assert [event[0] for event in heard.events] == ["book", "answer"] and engine.active is None
+        engine.close()
+    run(scenario())
+
+
+def test_off_the_book_a_timed_go_searches() -> None:
+    async def scenario() -> None:
+        engine, heard = await othello_with_book()
+        book = load_book(engine.game).result()
+        position, moves = engine.position, []
+        while book.moves(position):  # the first moves until the book has none
+            move = position.legal_moves()[0]
+            moves.append(position.game.format_move(position, move))
+            position = position.play(move)
+        engine.set_position((), tuple(moves))
+        await engine.go(Limits(depth=1, movetime=60_000), None, now_ns())
+        await heard.next("answer")
+        assert not heard.of("book") and heard.reports
         engine.close()
     run(scenario())
 

@@ -208,44 +208,6 @@ def test_go_reports_info_and_a_legal_bestmove() -> None:
     run(scenario())
 
 
-def test_movetime_is_a_hard_deadline() -> None:
-    async def scenario():
-        async with StdioEngine() as engine:
-            await engine.send("setgame clobber")
-            await engine.ready()  # movetime counts from when the engine reads the line
-            for movetime in (50, 150, 300):
-                answer = await engine.bestmove(f"go movetime {movetime}")
-                assert answer.move in legal_tokens(START)
-                assert answer.elapsed < movetime / 1000 + LOAD_SLACK, (movetime, answer.elapsed)
-            answer = await engine.bestmove("go movetime 0")
-            assert answer.move in legal_tokens(START) and answer.elapsed < 0.02 + LOAD_SLACK
-            assert answer.info_lines, "an info line comes before every bestmove"
-            answer = await engine.bestmove("go nodes 1")
-            assert answer.info_lines[-1].startswith("info depth 1 "), "one iteration always completes"
-            # The overhead comes off the movetime: 0.5 s left of 1.5 s.
-            await engine.send("setoption name MoveOverhead value 1000")
-            answer = await engine.bestmove("go movetime 1500")
-            assert answer.elapsed < 0.5 + LOAD_SLACK < 1.5
-    run(scenario())
-
-
-def test_clocks_choose_the_side_to_move() -> None:
-    async def scenario():
-        async with StdioEngine() as engine:
-            await engine.send("setgame clobber")
-            await engine.ready()
-            # White (to move) has 1 s: a 40 ms budget; black's long clock must not count.
-            answer = await engine.bestmove("go wtime 1000 btime 600000")
-            assert answer.elapsed < 0.04 + LOAD_SLACK
-            answer = await engine.bestmove("go p1time 1000 p2time 600000 p1inc 0")
-            assert answer.elapsed < 0.04 + LOAD_SLACK
-            replies = await engine.ask("go btime 1000", "error")
-            assert replies[-1] == "error bad-value go no clock for the side to move (p1time)"
-            replies = await engine.ask("go p1time 1000 p3time 100", "error")
-            assert replies[-1] == "error bad-value go clobber has 2 players, no p3time"
-    run(scenario())
-
-
 def test_isready_and_stop_answer_at_once_during_a_search() -> None:
     async def scenario():
         async with StdioEngine() as engine:
@@ -272,52 +234,6 @@ def test_isready_and_stop_answer_at_once_during_a_search() -> None:
             assert await engine.ready() == []
             answer = await engine.bestmove("go depth 2")
             assert any(info.startswith("info depth 2 ") for info in answer.info_lines)
-    run(scenario())
-
-
-def test_infinite_search_of_a_proven_position_waits_for_stop() -> None:
-    async def scenario():
-        async with StdioEngine() as engine:
-            await engine.send("setgame clobber")
-            await engine.send(f"position board {PROVEN}")
-            await engine.send("go infinite")
-            assert await engine.ready() != ["bestmove a8b8"]
-            time.sleep(0.3)
-            lines = await engine.ready()
-            assert not any(line.startswith("bestmove") for line in lines)
-            assert (await engine.bestmove("stop")).move == "a8b8"
-    run(scenario())
-
-
-def test_ponder_then_ponderhit_or_stop() -> None:
-    async def scenario():
-        async with StdioEngine() as engine:
-            await engine.send("setgame clobber")
-            await engine.send(f"position board {PROVEN}")
-            await engine.send("go ponder movetime 100")
-            time.sleep(0.3)
-            lines = await engine.ready()
-            assert not any(line.startswith("bestmove") for line in lines), "no bestmove while pondering"
-            assert (await engine.bestmove("ponderhit")).move == "a8b8"
-            # The limits of go ponder count from ponderhit, not from go.
-            await engine.send("position startpos")
-            await engine.send("go ponder movetime 300")
-            time.sleep(0.5)
-            answer = await engine.bestmove("ponderhit")
-            assert 0.2 < answer.elapsed < 0.3 + LOAD_SLACK, answer.elapsed
-            # A depth that pondering has passed answers at once, from the deepest
-            # completed iteration, without finishing the one under way.
-            await engine.send("go ponder depth 2")
-            time.sleep(0.5)
-            answer = await engine.bestmove("ponderhit")
-            assert answer.elapsed < 0.1 + LOAD_SLACK, answer.elapsed
-            assert int(answer.info_lines[-1].split()[2]) >= 2
-            await engine.send("go ponder depth 2")
-            time.sleep(0.1)
-            answer = await engine.bestmove("stop")
-            assert answer.move in legal_tokens(START)
-            await engine.send("ponderhit")
-            assert await engine.ready() == [], "ponderhit when idle is ignored"
     run(scenario())
 
 
