@@ -503,9 +503,57 @@ def test_an_evaluation_the_game_lacks_is_refused_and_changes_nothing() -> None:
     async def scenario() -> None:
         engine, _ = await engine_of("clobber")
         before, game = engine.options, engine.game
-        with pytest.raises(BadValue):
-            await engine.set_option("Evaluation", "no-such-evaluation")
+        with pytest.raises(BadValue, match="clobber has no evaluation patterns: it has classic"):
+            await engine.set_option("Evaluation", "patterns")
         assert engine.options is before and engine.game is game
+        engine.close()
+    run(scenario())
+
+
+def test_a_later_game_takes_its_own_evaluation_where_it_lacks_the_options() -> None:
+    async def scenario() -> None:
+        engine, heard = await engine_of("clobber", Evaluation="classic")
+        await run_table_work(engine.set_game, "othello", {})
+        await engine.set_option("Evaluation", "patterns")
+        await run_table_work(engine.set_game, "clobber", {})
+        clobber = find_game("clobber")
+        assert engine.options.evaluation == "patterns"
+        assert engine.game.evaluation is clobber.with_evaluation(clobber.evaluations[0]).evaluation
+        await engine.go(Limits(depth=2), None, now_ns())
+        (_, root, pv, _) = await heard.next("answer")
+        assert pv[0] in root.legal_moves()
+        engine.close()
+    run(scenario())
+
+
+async def final_report(engine: SessionEngine, heard: Recorder, limits: Limits) -> SearchReport:
+    await engine.go(limits, None, now_ns())
+    await heard.next("answer")
+    return heard.reports[-1]
+
+
+def test_a_change_of_evaluation_empties_the_tables_that_hold_the_other_ones_scores() -> None:
+    """Each search after a change of evaluation is the search of a fresh engine of that
+    evaluation, score and nodes; setting the evaluation the option has keeps the table."""
+    limits, moves = Limits(depth=3), ("f5", "d6")
+
+    async def fresh(evaluation: str) -> tuple[int, int]:
+        engine, heard = await engine_of("othello", OwnBook=False, Evaluation=evaluation)
+        engine.set_position((), moves)
+        final = await final_report(engine, heard, limits)
+        engine.close()
+        return final.score, final.nodes
+
+    async def scenario() -> None:
+        expected = {name: await fresh(name) for name in ("classic", "patterns")}
+        engine, heard = await engine_of("othello", OwnBook=False)
+        engine.set_position((), moves)
+        for name in ("classic", "patterns", "classic"):
+            await engine.set_option("Evaluation", name)
+            final = await final_report(engine, heard, limits)
+            assert (final.score, final.nodes) == expected[name], name
+        await engine.set_option("Evaluation", "classic")
+        assert (await final_report(engine, heard, limits)).nodes < expected["classic"][1]
         engine.close()
     run(scenario())
 
