@@ -1,70 +1,21 @@
 """The lines a session reads ahead of the one it applies: a `stop` or `quit` halts the
 long jobs of every line before it, started or not, and replies keep the order of the
-lines even when lines are dropped past the queue's bound. Over pipes and TCP, against
-the real `engine`, and in-process, a `Session` fed its lines by the test."""
+lines even when lines are dropped past the queue's bound; while a search runs, only the
+lines that may be are answered. Against the real `engine` over pipes and TCP, and
+in-process, a `Session` fed its lines by the test (`tests.daemon.inprocess`)."""
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 
-from daemon.session import QUEUED_LINES, Session
+from daemon.session import QUEUED_LINES
 from protocol.client import Engine, EngineClosed
 from tests.conftest import TcpEngine, run
-
-#: How long an awaited reply may take before the test calls it a hang.
-HANG_S = 120
+from tests.daemon.inprocess import InProcess
 
 
 async def lines_until(engine, prefix: str, timeout: float = 10) -> list[str]:
     return await engine.until(prefix, timeout, raise_errors=False)
-
-
-class InProcess:
-    """A real `Session` in this process: the test feeds its lines (`feed`), knows when
-    the session has read them all (`read`), and awaits its replies (`until`)."""
-
-    def __init__(self) -> None:
-        self.closed = False
-        self._input: asyncio.Queue[str | None] = asyncio.Queue()
-        self._replies: asyncio.Queue[str] = asyncio.Queue()
-        self.session = Session(self)
-        self.task = asyncio.ensure_future(self.session.run(self._lines(), finish_on_eof=True))
-
-    def write(self, line: str) -> None:
-        self._replies.put_nowait(line)
-
-    async def drain(self) -> None:
-        pass
-
-    def close(self) -> None:
-        self.closed = True
-
-    async def _lines(self):
-        while (line := await self._input.get()) is not None:
-            self._input.task_done()
-            yield line
-
-    def feed(self, *lines: str) -> None:
-        for line in lines:
-            self._input.put_nowait(line)
-
-    async def read(self) -> None:
-        """Wait until the session has read every line fed (it reads each as it comes,
-        queueing it or dropping it, before it asks for the next)."""
-        await asyncio.wait_for(self._input.join(), HANG_S)
-
-    async def until(self, prefix: str) -> list[str]:
-        """The replies up to and including the first that starts with `prefix`."""
-        lines: list[str] = []
-        while not lines or not lines[-1].startswith(prefix):
-            lines.append(await asyncio.wait_for(self._replies.get(), HANG_S))
-        return lines
-
-    async def quit(self) -> None:
-        self.feed("quit")
-        assert await asyncio.wait_for(self.task, HANG_S)
 
 
 def test_a_stop_behind_a_queued_job_halts_it() -> None:
@@ -143,6 +94,30 @@ def test_replies_keep_the_order_of_the_lines_when_lines_are_dropped() -> None:
                    if line == f"error busy isready more than {QUEUED_LINES} commands waiting: line dropped"]
         assert len(ready) + len(dropped) == 300 and dropped, replies[-5:]
         assert max(ready) < min(dropped), "a refusal came before the reply of an earlier line"
+        await client.quit()
+
+    run(scenario())
+
+
+def test_a_search_leaves_isready_stop_and_uci_to_be_answered_and_refuses_the_rest() -> None:
+    async def scenario() -> None:
+        client = InProcess()
+        client.feed("setgame clobber", "go infinite")
+        await client.until("info depth 2")
+        client.feed("isready")
+        assert not any(line.startswith("bestmove") for line in await client.until("readyok"))
+        client.feed("go depth 1", "position startpos")
+        assert (await client.until("error"))[-1] == "error busy go search running"
+        assert (await client.until("error"))[-1] == "error busy position search running"
+        client.feed("uci")
+        assert not any(line.startswith("bestmove") for line in await client.until("uciok"))
+        client.feed("stop")
+        assert (await client.until("bestmove"))[-1].startswith("bestmove ")
+        # A stop while idle is ignored and not carried over to the next go.
+        client.feed("stop", "isready")
+        assert await client.until("readyok") == ["readyok"]
+        client.feed("go depth 2")
+        assert any(line.startswith("info depth 2 ") for line in await client.until("bestmove"))
         await client.quit()
 
     run(scenario())

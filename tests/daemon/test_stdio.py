@@ -208,35 +208,6 @@ def test_go_reports_info_and_a_legal_bestmove() -> None:
     run(scenario())
 
 
-def test_isready_and_stop_answer_at_once_during_a_search() -> None:
-    async def scenario():
-        async with StdioEngine() as engine:
-            await engine.send("setgame clobber")
-            await engine.send("go infinite")
-            await engine.until("info depth 2")
-            delays = []
-            for _ in range(10):
-                started = time.monotonic()
-                await engine.send("isready")
-                await engine.until("readyok")
-                delays.append(time.monotonic() - started)
-                time.sleep(0.01)
-            assert max(delays) < LOAD_SLACK, delays
-            assert (await engine.ask("go depth 1", "error")) [-1] == "error busy go search running"
-            assert (await engine.ask("position startpos", "error"))[-1] == "error busy position search running"
-            assert (await engine.ask("uci", "uciok"))[-1] == "uciok"
-            started = time.monotonic()
-            answer = await engine.bestmove("stop")
-            assert time.monotonic() - started < LOAD_SLACK
-            assert answer.move in legal_tokens(START)
-            # A stop while idle is ignored and not carried over to the next go.
-            await engine.send("stop")
-            assert await engine.ready() == []
-            answer = await engine.bestmove("go depth 2")
-            assert any(info.startswith("info depth 2 ") for info in answer.info_lines)
-    run(scenario())
-
-
 def test_bad_bytes_and_long_lines_are_errors_and_the_session_goes_on() -> None:
     async def scenario():
         async with StdioEngine() as engine:
