@@ -13,7 +13,7 @@ import numpy as np
 
 from games.base import Game, Position
 from games.kernel import NUMBA_MISSING
-from search import AlphaBeta, MultiPlayerSearch, new_searcher as new_game_searcher
+from search import AlphaBeta, MctsSearch, MultiPlayerSearch, new_searcher as new_game_searcher
 from search import specialised
 from search.tt import TranspositionTable
 
@@ -35,7 +35,7 @@ def default_core() -> str:
 
 
 def new_searcher(core: str, game: Game, table: TranspositionTable,
-                 multiplayer: str) -> AlphaBeta | MultiPlayerSearch:
+                 multiplayer: str) -> AlphaBeta | MultiPlayerSearch | MctsSearch:
     return new_game_searcher(game, table, multiplayer, compiled=core == COMPILED)
 
 

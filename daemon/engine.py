@@ -31,8 +31,8 @@ from protocol.options import DEFAULT_EVALUATION, EngineOptions, OptionSpec, sess
 from search import AlphaBeta, MultiPlayerSearch
 from search.alphabeta import PROBCUT_DEFAULT
 from search.base import SearchReport
+from search import ALGORITHMS
 from search.limits import Limits, StopSignal
-from search.multiplayer import ALGORITHMS
 from search.perft import halt_flag
 from search.tt import TranspositionTable
 

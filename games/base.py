@@ -82,6 +82,10 @@ ONGOING = 2
 #: Scale of evaluations: one unit of a game's natural material (a stone, a disc) is 100.
 CENTI = 100
 
+#: The name of every game's hand-set evaluation (its `evaluation` module, weighted by its
+#: weights.json).
+CLASSIC = "classic"
+
 
 class GameError(ValueError):
     """Base of the errors a game raises on bad input; the message quotes the input."""
@@ -197,10 +201,15 @@ class Game(Protocol):
             total node count).
         evaluation: the module of the evaluation kernel the searches call (`evaluate`).
         evaluations: the names of the evaluations the game has, its default first
-            (`classic` names a hand-set one); `with_evaluation(name)` is the descriptor
-            that evaluates with another.
+            (every game has CLASSIC, the hand-set one its weights.json weights);
+            `with_evaluation(name)` is the descriptor that evaluates with another.
         kernel_name: the name the game's searches are specialised, compiled and cached
             under: one per evaluation.
+        training: the module of the game's pattern training (its expert games, its
+            positions as rows of bitboards, the features of its patterns), imported at
+            the first read; None where the game has none.
+        parts: the module of the game's table of small parts (its canonical parts and
+            how to solve them), or None where the game has none.
     """
 
     name: str
@@ -216,6 +225,8 @@ class Game(Protocol):
     evaluation: ModuleType
     evaluations: tuple[str, ...]
     kernel_name: str
+    training: ModuleType | None
+    parts: ModuleType | None
 
     def with_evaluation(self, name: str) -> "Game":
         """This game evaluating with its evaluation `name` (one of `evaluations`); raises
@@ -277,7 +288,7 @@ class OneEvaluation:
     """The evaluation members of a descriptor whose game has one evaluation (its
     `evaluation` module), hand-set: `classic`."""
 
-    evaluations: tuple[str, ...] = ("classic",)
+    evaluations: tuple[str, ...] = (CLASSIC,)
     name: str
 
     @property

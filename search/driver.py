@@ -1,7 +1,7 @@
 """The one iterative-deepening frame every search runs.
 
 `Deepening` holds what alpha-beta (`search.alphabeta`) and the multi-player searches
-(`search.multiplayer`) share: the start of a search, the deepening loop with its
+(`search.multiplayer`, `search.mcts`) share: the start of a search, the deepening loop with its
 first-iteration rule and the stand-in rule, MultiPV's further lines, the call of one
 root iteration (the kernels upgraded once the compiled code is there, the work block
 holding the stop signal's slots: `search.limits.StopSignal`) and the report with its

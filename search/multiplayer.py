@@ -1,4 +1,4 @@
-"""Searches for three-player games, over per-player values.
+"""Depth-first searches for three-player games, over per-player values.
 
 Three algorithms, chosen by name:
 
@@ -10,26 +10,15 @@ Three algorithms, chosen by name:
   the searcher) is played; the other opponents pass. Deeper for the searcher than
   paranoid at the same cost, at the price of positions that cannot occur.
 - `maxn`: every player maximises its own utility (below); no pruning (for comparison).
-- `mcts`: Monte Carlo tree search (UCT) in which each player picks the children best
-  for itself, as max^n does, with the evaluation in place of random playouts (below).
+
+Monte Carlo tree search, the other multi-player search, is `search.mcts`; it builds on
+this module's node prologue (`_enter`), root filter, work layout and `ThreePlayerSearch`,
+and plays paranoid once two players are left.
 
 The searcher's utility of per-player values v is v[me] - max(v[other]) over the other
 players: what matters in a ranking game is being ahead of the best of the rest. Final
 positions are valued at the game's returns times WIN_VALUE, sooner results counting
 more.
-
-Monte Carlo tree search values a leaf by its rewards, one per player in [0, 1]: the
-mean over the other players q of the chance of being ahead of q, a logistic function of
-the difference of their values (the evaluation's, scaled by REWARD_SCALE; a finished
-game's returns, with certainty). A decided ranking gives the first 1, the second 0.5
-and the last 0, as the game's scores do. The tree lives in two arrays (`new_tree`):
-per node the move into it, the player who made it, its first child and its number of
-children (links), its visits and the summed reward of the player who moved into it
-(stats). Each iteration runs simulations until the root has been visited MCTS_BATCH
-times 2^(iteration - 1), keeping the tree of the iterations before; a node is expanded
-(all its children at once) at its second visit, while there is room. The searcher's
-move is the root's most visited child; its score is 2000 x (its mean reward - 0.5),
-never a proof.
 
 The iterations are kernels written once over a game's kernels (`BINDS`, with the
 multi-player part of the contract: `moves_for(s, player, out)`, `play_for(s, player,
@@ -89,7 +78,6 @@ from search.work import (
     new_work,
 )
 
-ALGORITHMS = ("paranoid", "brs", "maxn", "mcts")
 #: One step of a game's returns (a rank) in search values.
 WIN_VALUE = 100_000
 
@@ -115,44 +103,22 @@ BINDS = ("MAX_MOVES", "legal_moves", "moves_for", "play", "play_for", "key", "to
 MAX_MOVES = legal_moves = moves_for = play = play_for = key = to_move = players_in = returns = evaluate = None
 #: Where the evaluation triple, the allowed root moves and the per-ply move lists lie in
 #: the work block (`layout`).
-VALUES = ROOT_MOVES = MOVE_LISTS = TREE_USED = None
+VALUES = ROOT_MOVES = MOVE_LISTS = None
 
 
 def layout(kernels) -> dict[str, int]:
-    """The work block offsets of a game with these kernels: the history table takes
-    MOVE_LIMIT slots (moves index it as they are); after the move lists, the tree
-    search's count of the tree's nodes in use (`TREE_USED`)."""
+    """The work block offsets of a game with these kernels (the history table takes
+    MOVE_LIMIT slots: moves index it as they are), and the block's end (`WORK_END`)."""
     values = HISTORY + kernels["MOVE_LIMIT"]
     root_moves = values + PLAYERS
     move_lists = root_moves + 1 + kernels["MAX_MOVES"]
-    tree_used = move_lists + (MAX_PLY + 2) * kernels["MAX_MOVES"]
-    return {"VALUES": values, "ROOT_MOVES": root_moves, "MOVE_LISTS": move_lists, "TREE_USED": tree_used}
+    end = move_lists + (MAX_PLY + 2) * kernels["MAX_MOVES"]
+    return {"VALUES": values, "ROOT_MOVES": root_moves, "MOVE_LISTS": move_lists, "WORK_END": end}
 
 
-def _work_size(rules) -> int:
-    return rules.MOVE_LIMIT + PLAYERS + 1 + rules.MAX_MOVES + (MAX_PLY + 2) * rules.MAX_MOVES + 1
-
-
-#: The tree search's links columns: the move into a node, the player who made it, its
-#: first child (-1: not expanded) and its number of children.
-MOVE_IN, MOVER, FIRST_CHILD, CHILDREN = 0, 1, 2, 3
-#: Its stats columns: visits, and the summed reward of the player who moved into it.
-VISITS, REWARD = 0, 1
-#: Nodes in the tree; once they are used up, leaves are no longer expanded.
-TREE_NODES = 1 << 20
-#: Root visits of the first tree iteration (each later one doubles them).
-MCTS_BATCH = 256
-#: The UCT exploration constant, for rewards in [0, 1].
-EXPLORATION = 0.35
-#: Evaluation units to one unit of the logistic function of a value difference.
-REWARD_SCALE = 400.0
-#: The same for a finished game's returns, a rank apart: certain.
-RETURNS_SCALE = 1e-3
-
-
-def new_tree(nodes: int = TREE_NODES) -> tuple[np.ndarray, np.ndarray]:
-    """An empty tree for the tree search: (links, stats)."""
-    return np.zeros((nodes, 4), dtype=np.int64), np.zeros((nodes, 2), dtype=np.float64)
+def new_block(offsets: dict[str, int]) -> np.ndarray:
+    """A work block, reset, of a search whose slots lie at `offsets` (a `layout`)."""
+    return new_work(offsets["WORK_END"] - HISTORY)
 
 
 @kernel(inline=True)
@@ -446,200 +412,77 @@ def maxn_root(s, depth, me, salt, cells, work):
     return _utility(v0, v1, v2, me)
 
 
-@kernel(inline=True)
-def _ahead(a, b, scale):
-    """The chance that a player valued `a` finishes ahead of one valued `b`."""
-    return 1.0 / (1.0 + np.exp((b - a) / scale))
-
-
-@kernel(inline=True)
-def _rewards(v0, v1, v2, scale):
-    """Each player's reward of values (v0, v1, v2): its mean chance of finishing ahead
-    of each other player."""
-    r0 = 0.5 * (_ahead(v0, v1, scale) + _ahead(v0, v2, scale))
-    r1 = 0.5 * (_ahead(v1, v0, scale) + _ahead(v1, v2, scale))
-    r2 = 0.5 * (_ahead(v2, v0, scale) + _ahead(v2, v1, scale))
-    return r0, r1, r2
-
-
-@inline_template
-def _leaf_rewards(s, work):
-    """The rewards of a leaf `s` of a game not over, by its evaluation (four random plies
-    played from the leaf first won no more games)."""
-    evaluate(s, work[VALUES:VALUES + PLAYERS])
-    return _rewards(np.float64(work[VALUES]), np.float64(work[VALUES + 1]), np.float64(work[VALUES + 2]),
-                    REWARD_SCALE)
-
-
-@inline_template
-def _expand(s, node, links, stats, work, base):
-    """Give `node` (position `s`) all its children if the tree has room for them; at the
-    root, only the moves `go searchmoves` allows."""
-    count = legal_moves(s, work[base:base + MAX_MOVES])
-    if node == 0:
-        count = _root_filter(work, base, count)
-    used = work[TREE_USED]
-    if count == 0 or used + count > links.shape[0]:
-        return
-    mover = to_move(s)
-    for i in range(count):
-        links[used + i, MOVE_IN] = work[base + i]
-        links[used + i, MOVER] = mover
-        links[used + i, FIRST_CHILD] = -1
-        links[used + i, CHILDREN] = 0
-        stats[used + i, VISITS] = 0.0
-        stats[used + i, REWARD] = 0.0
-    links[node, FIRST_CHILD] = used
-    links[node, CHILDREN] = count
-    work[TREE_USED] = used + count
-
-
-@kernel(inline=True)
-def _select(node, links, stats):
-    """The child of `node` with the best upper confidence bound for the player to move
-    there (its first unvisited child, if any)."""
-    first = links[node, FIRST_CHILD]
-    spread = np.log(stats[node, VISITS] + 1.0)
-    best = first
-    best_bound = -1.0
-    for child in range(first, first + links[node, CHILDREN]):
-        visits = stats[child, VISITS]
-        if visits == 0.0:
-            return child
-        bound = stats[child, REWARD] / visits + EXPLORATION * np.sqrt(spread / visits)
-        if bound > best_bound:
-            best_bound = bound
-            best = child
-    return best
-
-
-def _simulate(s, links, stats, work):
-    """One simulation from the root `s`: down the tree by `_select`, expanding the leaf
-    it reaches at its second visit, the leaf's rewards added along the path. Leaves the
-    tree untouched when stopped (work[ABORTED])."""
-    path = MOVE_LISTS
-    base = MOVE_LISTS + (MAX_PLY + 1) * MAX_MOVES
-    node = 0
-    ply = 0
-    work[path] = 0
-    while True:
-        if _enter(ply, work):
-            return
-        if returns(s, work[VALUES:VALUES + PLAYERS]):
-            r0, r1, r2 = _rewards(np.float64(work[VALUES]), np.float64(work[VALUES + 1]),
-                                  np.float64(work[VALUES + 2]), RETURNS_SCALE)
-            break
-        if links[node, FIRST_CHILD] < 0 and (stats[node, VISITS] > 0.0 or node == 0) and ply < MAX_PLY:
-            _expand(s, node, links, stats, work, base)
-        if links[node, FIRST_CHILD] < 0:
-            r0, r1, r2 = _leaf_rewards(s, work)
-            break
-        node = _select(node, links, stats)
-        s = play(s, links[node, MOVE_IN])
-        ply += 1
-        work[path + ply] = node
-    for i in range(ply + 1):
-        node = work[path + i]
-        stats[node, VISITS] += 1.0
-        mover = links[node, MOVER]
-        if mover == 0:
-            stats[node, REWARD] += r0
-        elif mover == 1:
-            stats[node, REWARD] += r1
-        elif mover == 2:
-            stats[node, REWARD] += r2
-
-
-@kernel
-def most_visited(node, links, stats):
-    """The most visited child of `node` (-1: none)."""
-    best = -1
-    most = -1.0
-    first = links[node, FIRST_CHILD]
-    if first < 0:
-        return -1
-    for child in range(first, first + links[node, CHILDREN]):
-        if stats[child, VISITS] > most:
-            most = stats[child, VISITS]
-            best = child
-    return best
-
-
-def mcts_root(s, depth, me, links, stats, work):
-    """One tree-search iteration from `s` for searcher `me`: simulations until the root
-    has MCTS_BATCH x 2^(depth - 1) visits (2^40 at most), on the tree of the earlier
-    iterations (a new one at depth 1). Returns the searcher's score of its most visited
-    root move, whose move (and score) are in work[PARTIAL_MOVE] (and
-    work[PARTIAL_SCORE]), also when stopped."""
-    work[PARTIAL_MOVE] = -1
-    work[ABORTED] = 0
-    if depth == 1:
-        links[0, MOVE_IN] = -1
-        links[0, MOVER] = -1
-        links[0, FIRST_CHILD] = -1
-        links[0, CHILDREN] = 0
-        stats[0, VISITS] = 0.0
-        stats[0, REWARD] = 0.0
-        work[TREE_USED] = 1
-    target = MCTS_BATCH * (1 << min(depth - 1, 40))  # no overflow however deep
-    while stats[0, VISITS] < target and work[ABORTED] == 0:
-        _simulate(s, links, stats, borrowed(work))
-    best = most_visited(0, links, stats)
-    if best < 0:
-        return 0
-    score = np.int64(2000.0 * (stats[best, REWARD] / stats[best, VISITS] - 0.5))
-    work[PARTIAL_MOVE] = links[best, MOVE_IN]
-    work[PARTIAL_SCORE] = score
-    return score
-
-
 TEMPLATES = (_terminal_utility, _static_utility, _root_filter, _paranoid, paranoid_root, _brs, brs_root, _maxn,
-             maxn_root, _leaf_rewards, _expand, _simulate, mcts_root)
-_ROOTS = {"paranoid": "paranoid_root", "brs": "brs_root", "maxn": "maxn_root", "mcts": "mcts_root"}
+             maxn_root)
+#: The root iteration kernel of each algorithm, by name.
+_ROOTS = {"paranoid": "paranoid_root", "brs": "brs_root", "maxn": "maxn_root"}
 
 
 def warm(kernels, position: Position) -> None:
     """Call every root iteration and the line once from `position` (one with moves), so
     that numba loads them from its cache, or compiles them the first time."""
     cells = np.zeros((1 << 10, 2), dtype=np.uint64)
-    work = new_work(_work_size(position.game.rules))
+    work = new_block(layout(vars(position.game.rules)))
     me = kernels.to_move(position.s)
-    for algorithm, name in _ROOTS.items():
-        if algorithm == "mcts":
-            kernels.mcts_root(position.s, np.int64(1), me, *new_tree(64), work)
-        else:
-            getattr(kernels, name)(position.s, np.int64(2), me, np.uint64(0), cells, work)
+    for name in _ROOTS.values():
+        getattr(kernels, name)(position.s, np.int64(2), me, np.uint64(0), cells, work)
 
 
-class MultiPlayerSearch(Deepening):
-    """Iterative deepening with one of ALGORITHMS; reports the searcher's utility. Runs
-    its game's search kernels as `searches` gives them (`search.specialised`: compiled
-    once loaded, else interpreted).
+class ThreePlayerSearch(Deepening):
+    """What the searchers of three-player games share: a work block whose slots a
+    `layout` (this module's, or one that extends it) places, the searcher (`_me`), its
+    utility as the score of a leaf and of a finished root, and the root moves the
+    kernels may search.
 
-    Raises ValueError for a game of another number of players than PLAYERS, an unknown
-    algorithm and a table of another game.
+    Raises ValueError for a game of another number of players than PLAYERS and a table
+    of another game.
     """
 
-    def __init__(self, game: Game, table: TranspositionTable, searches, algorithm: str = "paranoid"):
+    def __init__(self, game: Game, table: TranspositionTable, searches, layout):
         if game.num_players != PLAYERS:
             raise ValueError(f"the multi-player searches are for {PLAYERS} players, not {game.name!r}")
-        if algorithm not in ALGORITHMS:
-            raise ValueError(f"unknown multi-player search {algorithm!r}")
-        super().__init__(game, table, searches, new_work(_work_size(game.rules)))
-        self.algorithm = algorithm
-        self._tree = new_tree() if algorithm == "mcts" else None
-        #: The algorithm of the running search: `algorithm`, but paranoid for mcts with
-        #: two players left.
-        self._running = algorithm
-        self._root_slot = layout({"MOVE_LIMIT": game.rules.MOVE_LIMIT, "MAX_MOVES": game.rules.MAX_MOVES})["ROOT_MOVES"]
+        offsets = layout(vars(game.rules))
+        super().__init__(game, table, searches, new_block(offsets))
+        self._root_slot = offsets["ROOT_MOVES"]
         self._me = 0
-        self._salt = 0
 
     def static_score(self, position: Position) -> int:
         """What a leaf of this search scores `position` at, for its side to move: its
         value minus the best of the other players' values (the game's evaluation, with
         no search), the `score cp` of a search that stops there."""
         return int(interpreted(_utility)(*self.game.evaluate(position), position.to_move))
+
+    def _allow_root_moves(self, moves: list[int]) -> None:
+        """Give the kernels the root moves they may search: all (0), or `moves` when
+        they are fewer than the root's."""
+        allowed = moves if len(moves) < self._root_count else []
+        slot, work = self._root_slot, self._work
+        work[slot] = len(allowed)
+        work[slot + 1:slot + 1 + len(allowed)] = allowed
+
+    def _terminal_score(self, root: Position) -> int:
+        """The searcher's utility of a root without moves (its returns at ply 0)."""
+        values = np.zeros(PLAYERS, dtype=np.int64)
+        self._kernels.returns(root.s, values)
+        others = max(int(values[player]) for player in range(PLAYERS) if player != self._me)
+        return WIN_VALUE * (int(values[self._me]) - others)
+
+
+class MultiPlayerSearch(ThreePlayerSearch):
+    """Iterative deepening with paranoid, brs or maxn; reports the searcher's utility.
+    Runs its game's search kernels as `searches` gives them (`search.specialised`:
+    compiled once loaded, else interpreted).
+
+    Raises ValueError for a game of another number of players than PLAYERS, an unknown
+    algorithm and a table of another game.
+    """
+
+    def __init__(self, game: Game, table: TranspositionTable, searches, algorithm: str = "paranoid"):
+        super().__init__(game, table, searches, layout)
+        if algorithm not in _ROOTS:
+            raise ValueError(f"unknown multi-player search {algorithm!r}")
+        self.algorithm = algorithm
+        self._salt = 0
 
     @bound_to_its_stop
     def search(self, root: Position, stop: StopSignal, root_moves: Sequence[int] | None = None,
@@ -655,12 +498,7 @@ class MultiPlayerSearch(Deepening):
         self._me = root.to_move
         self._salt = _SEARCHER_KEYS[self._me]
         started = self._start(root, stop)
-        # The tree search plays while three are in; two play paranoid, a two-player
-        # alpha-beta. It reports its best line alone.
-        self._running = self.algorithm
-        if self.algorithm == "mcts" and int(self._kernels.players_in(root.s)) <= 2:
-            self._running = "paranoid"
-        moves = self._root_moves(root, root_moves, 1 if self._running == "mcts" else multipv)
+        moves = self._root_moves(root, root_moves, multipv)
         if not moves:
             yield self._finished(root)
             return
@@ -668,32 +506,26 @@ class MultiPlayerSearch(Deepening):
         yield final
 
     def _iterate(self, root: Position, moves: list[int], depth: int) -> tuple[int, int]:
-        # The root's moves the kernels may search: all (0), or the ones given.
-        allowed = moves if len(moves) < self._root_count else []
-        slot, work = self._root_slot, self._work
-        work[slot] = len(allowed)
-        work[slot + 1:slot + 1 + len(allowed)] = allowed
-        if self._running == "mcts":
-            score = self._kernels.mcts_root(root.s, np.int64(depth), np.int64(self._me), *self._tree, work)
-            return int(score), int(work[PARTIAL_MOVE])
-        iteration = getattr(self._kernels, _ROOTS[self._running])
-        score = iteration(root.s, np.int64(depth), np.int64(self._me), np.uint64(self._salt), self.table.cells, work)
-        return int(score), int(work[PARTIAL_MOVE])
+        self._allow_root_moves(moves)
+        iteration = getattr(self._kernels, _ROOTS[self.algorithm])
+        score = iteration(root.s, np.int64(depth), np.int64(self._me), np.uint64(self._salt), self.table.cells,
+                          self._work)
+        return int(score), int(self._work[PARTIAL_MOVE])
 
     def _new_helper(self) -> MultiPlayerSearch:
-        return MultiPlayerSearch(self.game, self.table, self.searches)
+        return MultiPlayerSearch(self.game, self.table, self.searches, self.algorithm)
 
     def _follow(self, main: MultiPlayerSearch) -> None:
         super()._follow(main)
-        self._me, self._salt, self._running = main._me, main._salt, main._running
+        self._me, self._salt = main._me, main._salt
 
     def _helped(self) -> bool:
         """The paranoid search alone shares a table between threads."""
-        return self._running == "paranoid"
+        return self.algorithm == "paranoid"
 
     def _store_root(self, root: Position, depth: int, score: int, move: int) -> None:
         """The paranoid search's root entry; the others keep none."""
-        if self._running == "paranoid":
+        if self.algorithm == "paranoid":
             tt_store(self.table.cells, np.uint64(root.key ^ self._salt), np.int64(depth), np.int64(EXACT),
                      np.int64(score), np.int64(move), np.int64(self.table.generation))
 
@@ -703,28 +535,6 @@ class MultiPlayerSearch(Deepening):
     def _principal_variation(self, root: Position, first: int, length: int) -> tuple[int, ...]:
         """The paranoid line from the table; the other searches' lines are not a
         sequence of turns, and report their first move alone."""
-        if self._running == "mcts":
-            return self._tree_line(first)
-        if self._running != "paranoid":
+        if self.algorithm != "paranoid":
             return (first,)
         return super()._principal_variation(root, first, length)
-
-    def _tree_line(self, first: int) -> tuple[int, ...]:
-        """`first`, then the most visited children of the tree below it."""
-        links, stats = self._tree
-        line = [first]
-        children = range(links[0, FIRST_CHILD], links[0, FIRST_CHILD] + links[0, CHILDREN])
-        node = next((child for child in children if links[child, MOVE_IN] == first), -1)
-        while node >= 0 and len(line) < MAX_PLY:
-            node = int(most_visited(node, links, stats))
-            if node < 0 or stats[node, VISITS] == 0:
-                break
-            line.append(int(links[node, MOVE_IN]))
-        return tuple(line)
-
-    def _terminal_score(self, root: Position) -> int:
-        """The searcher's utility of a root without moves (its returns at ply 0)."""
-        values = np.zeros(PLAYERS, dtype=np.int64)
-        self._kernels.returns(root.s, values)
-        others = max(int(values[player]) for player in range(PLAYERS) if player != self._me)
-        return WIN_VALUE * (int(values[self._me]) - others)

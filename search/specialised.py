@@ -2,10 +2,12 @@
 
 `searches(game, compiled)` specialises the templates of every search that fits the game
 (`games.kernel.specialise`): perft, and alpha-beta with the exact solver for two-player
-zero-sum games, or the multi-player searches for more players. Compiled, each game's
-are cached by numba apart; interpreted, they run the same source as plain Python. The
-namespace also holds the game's own kernels (`rules` and `evaluate`) in the same form,
-and `compiled`, which form it is.
+zero-sum games, or the multi-player searches and the tree search for more players. A
+module's templates are bound to the kernels its `BINDS` names, the game's or those of
+the modules before it, and to the offsets of its work block (`layout`). Compiled, each
+game's are cached by numba apart; interpreted, they run the same source as plain Python.
+The namespace also holds the game's own kernels (`rules` and `evaluate`) in the same
+form, and `compiled`, which form it is.
 
 Compiled code loads from numba's cache in a fraction of a second, and compiles in
 seconds to a minute the first time after a change. `load_in_background(game)` starts
@@ -26,7 +28,7 @@ import numpy as np
 
 from games.base import Game, Position
 from games.kernel import COMPILING, interpreted, specialise
-from search import alphabeta, multiplayer, perft, pv, solver
+from search import alphabeta, mcts, multiplayer, perft, pv, solver
 from search.limits import StopSignal
 
 LOG = logging.getLogger("engine.search")
@@ -46,10 +48,11 @@ _preparing: threading.Thread | None = None
 
 
 def search_modules(game: Game) -> tuple[ModuleType, ...]:
-    """The search modules whose templates serve `game`."""
+    """The search modules whose templates serve `game`, each after those whose kernels
+    it binds."""
     if game.num_players == 2 and game.zero_sum:
         return (perft, pv, alphabeta, solver)
-    return (perft, pv, multiplayer)
+    return (perft, pv, multiplayer, mcts)
 
 
 def searches(game: Game, compiled: bool = COMPILING) -> SimpleNamespace:
@@ -74,7 +77,7 @@ def _specialise(game: Game, compiled: bool) -> SimpleNamespace:
         kernels = {name: interpreted(value) for name, value in kernels.items()}
     made = dict(kernels, compiled=compiled)
     for module in search_modules(game):
-        bindings = {name: kernels[name] for name in module.BINDS}
+        bindings = {name: made[name] for name in module.BINDS}
         if hasattr(module, "layout"):
             bindings.update(module.layout(kernels))
         bound = specialise(module.TEMPLATES, game.kernel_name, bindings, compiled)

@@ -1,18 +1,23 @@
 """The shape of the code, read from its source (only the game registry is imported).
 
 The modules checked are every Python file of the packages (`games`, `search`,
-`protocol`, `daemon`, `adapters`) and of `scripts/`, `scripts/sparring/` included. An
-import is any `import` or `from ... import` statement, at module level or inside a
-function or class, except under `if TYPE_CHECKING:` (never run); an import by a computed
-name (`importlib.import_module`) is not seen. In a script, a bare name is first the
-module beside it (`from common import ...`), as Python's path puts the script's folder
-first.
+`protocol`, `daemon`, `adapters`, `tools`) and of `scripts/` (the wrappers of outside
+programs in `scripts/sparring/`). An import is any `import` or `from ... import`
+statement, at module level or inside a function or class, except under
+`if TYPE_CHECKING:` (never run); an import by a computed name (`importlib.import_module`)
+is not seen. In a script, a bare name is first the module beside it
+(`from common import ...`), as Python's path puts the script's folder first.
 
 - Layers: each package imports only what `ALLOWED` lists for it: adapters -> protocol
   and games (and the web GUI, which can run the daemon in its own process, -> daemon);
   daemon -> protocol, search and games; search -> games; protocol -> only
-  `games.text`; games -> nothing else. Scripts may import every package; no package
-  imports a script.
+  `games.text`; games -> nothing else. The tools may import every package, and scripts
+  every package and the tools; no package imports a tool or a script.
+- Applications stand apart: every part of `adapters/` is an application (`bot`, `arena`,
+  `analysis`, `gui`) or a part they share (`codingame`, `view`, `pool`), as
+  `ADAPTER_PARTS` lists. An application imports the shared parts and no other
+  application, except the GUI, which shows analyses (gui -> analysis); a shared part
+  imports no application.
 - No import cycles: no module reaches itself again by following imports. An import of
   `a.b` leads to `a.b`, and `from a import b` to the module `a.b` where there is one,
   else to `a` (the package `a` that Python initialises on the way is not followed).
@@ -21,11 +26,15 @@ first.
   a name it imported (`import a.b`, `from a import b`); dunder names (`__file__`) are not
   private.
 - A game is named only by its own files: `games/<name>/` and
-  `adapters/codingame/<name>.py`. No other file of the packages or of `scripts/` (any
-  file, not only Python) has the name as a word, in any case, or as a part of an
-  identifier (`othello_format`, `OthelloHistory`), so no shared code imports a game or
-  branches on it. `scripts/sparring/` is exempt: it wraps outside programs that play
+  `adapters/codingame/<name>.py`. No other file of the packages (`tools/` included) or
+  of `scripts/` (any file, not only Python) has the name as a word, in any case, or as a
+  part of an identifier (`othello_format`, `OthelloHistory`), so no shared code imports
+  a game or branches on it. `scripts/sparring/` is exempt: it wraps outside programs that play
   particular games. A binary file (not UTF-8) names nothing.
+- The tools import each other as modules of their package: no file of `tools/` or
+  `scripts/` edits `sys.path` or puts an import after code (`# noqa: E402`).
+  `scripts/sparring/` is exempt: its wrappers run under the outside programs'
+  interpreters, where the project is not installed, and find it by its path.
 - pyflakes finds no unused import or undefined name in the packages, scripts and tests.
 
 A breach known and being mended is listed in `KNOWN_BREACHES`: its check is an expected
@@ -52,11 +61,25 @@ ALLOWED = {
     "protocol": {"protocol", "games.text"},
     "daemon": {"daemon", "protocol", "search", "games"},
     "adapters": {"adapters", "protocol", "games"},
-    "scripts": {"scripts", "games", "search", "protocol", "daemon", "adapters"},
+    "tools": {"tools", "games", "search", "protocol", "daemon", "adapters"},
+    "scripts": {"scripts", "tools", "games", "search", "protocol", "daemon", "adapters"},
 }
 #: Folders allowed more than their package: the web GUI serves an in-process daemon.
 ALLOWED_MORE = {("adapters", "gui"): {"daemon"}}
-#: The folders checked: the packages and the scripts.
+#: The parts of `adapters/` its applications share: each game's CodinGame text, how a
+#: position is drawn and shown, the process pool.
+SHARED_PARTS = {"codingame", "view", "pool"}
+#: For each part of `adapters/` (a package, or a module such as `pool`), the other parts
+#: its modules may import: an application only the shared parts (the GUI also the
+#: analysis it shows), a shared part only the shared parts.
+ADAPTER_PARTS = {
+    "bot": SHARED_PARTS,
+    "arena": SHARED_PARTS,
+    "analysis": SHARED_PARTS,
+    "gui": SHARED_PARTS | {"analysis"},
+    **{part: SHARED_PARTS for part in SHARED_PARTS},
+}
+#: The folders checked: the packages (the tools among them) and the scripts.
 CHECKED = tuple(ALLOWED)
 #: Wrappers of outside programs that play particular games: they may name them.
 SPARRING = ROOT / "scripts" / "sparring"
@@ -198,6 +221,24 @@ def test_imports_follow_the_layers(path: Path) -> None:
                 f"{relative(path)} imports {module}")
 
 
+def adapter_parts(module: str, names: tuple[str, ...]) -> set[str]:
+    """The parts of `adapters/` an import reaches: `b` for `adapters.b...`, and for
+    `from adapters import b` each name taken."""
+    parts = module.split(".")
+    if parts[0] != "adapters":
+        return set()
+    return set(names) if len(parts) == 1 else {parts[1]}
+
+
+@pytest.mark.parametrize("path", [path for path in FILES if module_name(path).startswith("adapters.")], ids=relative)
+def test_applications_import_only_the_shared_parts(path: Path) -> None:
+    own = module_name(path).split(".")[1]
+    assert own in ADAPTER_PARTS, f"{relative(path)}: adapters.{own} is neither an application nor a shared part"
+    for module, names in imports_of(path):
+        for part in adapter_parts(module, names) - {own}:
+            assert part in ADAPTER_PARTS[own], f"{relative(path)} imports {module} ({part})"
+
+
 @pytest.mark.parametrize("module", expecting_breaches(sorted(MODULES)))
 def test_no_import_cycle(module: str) -> None:
     cycle = cycle_members().get(module)
@@ -272,6 +313,17 @@ def test_only_a_games_own_files_name_it(path: Path) -> None:
     for name in all_games():
         own = where.parts[:2] == ("games", name) or where == Path("adapters", "codingame", f"{name}.py")
         assert own or words(name) not in text, f"{where} names {name}"
+
+
+TOOL_FILES = sorted(path for folder in ("tools", "scripts") for path in (ROOT / folder).rglob("*")
+                    if path.is_file() and "__pycache__" not in path.parts and SPARRING not in path.parents)
+
+
+@pytest.mark.parametrize("path", TOOL_FILES, ids=relative)
+def test_no_tool_edits_the_import_path(path: Path) -> None:
+    text = path.read_text()
+    assert "sys.path" not in text, f"{relative(path)} edits sys.path: tools import each other as `tools.NAME`"
+    assert "noqa: E402" not in text, f"{relative(path)} imports after code"
 
 
 def test_no_unused_import_or_undefined_name() -> None:

@@ -216,7 +216,7 @@ def test_the_codingame_page_bot_plays_a_game_in_the_arena(tmp_path: Path) -> Non
     bot = tmp_path / "mybot.py"
     bot.write_text(code)
     out = tmp_path / "out"
-    result = subprocess.run([sys.executable, "-m", "adapters.codingame.arena.main", "othello",
+    result = subprocess.run([sys.executable, "-m", "adapters.arena.main", "othello",
                              "--bot", f"mine={sys.executable} {bot}", "--bot", "random", "--games", "2",
                              "--out", str(out), "--quiet"], capture_output=True, text=True, timeout=300,
                             env={**example_env(tmp_path), "PATH": os.environ["PATH"]})

@@ -9,7 +9,7 @@ and the engine searches rather than answering from its opening book: so at a fix
 depth or node count a position's analysis is the same whichever session searches it and
 whatever it searched before.
 
-The positions are spread over worker sessions as `adapters.codingame.arena.pool.Runs`
+The positions are spread over worker sessions as `adapters.pool.Runs`
 spreads an arena's games: in this process, in a pool of local processes, or as Ray
 tasks. Each worker process keeps one engine session (started on first use, or a
 connection to a running daemon) for the positions it is given.
@@ -35,7 +35,8 @@ from typing import Callable, Iterator, Mapping, Sequence
 import attrs
 
 from adapters.analysis.gamefile import Game
-from adapters.codingame.arena.pool import Runs
+from adapters.pool import Runs
+from adapters.view.engine import expected_points
 from games import find_game
 from protocol.client import Engine, EngineClosed, EngineError, Limit
 from protocol.info import Info, Score
@@ -58,12 +59,6 @@ def centi(score: Score) -> int:
     if score.mate is None:
         return int(score.cp or 0)
     return PROVEN_CP if score.mate > 0 else -PROVEN_CP
-
-
-def expected_points(wdl: Sequence[int] | None) -> float | None:
-    """Win + draw / 2 of `[win, draw, loss]` per mille (in a three-player game: first,
-    second and last place), between 0 and 1; None without win chances."""
-    return None if wdl is None else (wdl[0] + wdl[1] / 2) / 1000
 
 
 def mark(points_lost: float | None) -> str | None:

@@ -49,7 +49,7 @@ from adapters.analysis.gamefile import Game, read_game
 from adapters.analysis.outputs import CannotWrite, check_folder, writing
 from adapters.analysis.picture import plot
 from adapters.analysis.summary import Analysed, summarise, summary_text
-from adapters.codingame.arena.replay import replay_page
+from adapters.view.replay import replay_page
 from games import find_game
 from games.files import atomic_file
 from protocol.client import Limit

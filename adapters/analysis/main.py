@@ -54,7 +54,7 @@ from adapters.analysis.gamefile import read_game
 from adapters.analysis.outputs import CannotWrite, check_folder
 from adapters.analysis.picture import plot
 from adapters.codingame import game_name
-from adapters.codingame.arena.pool import ray_argument
+from adapters.pool import ray_argument
 from games.text import positive
 from protocol import shared
 from protocol.client import Limit

@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from adapters.analysis.analyse import expected_points
 from adapters.analysis.gamefile import Game
 from adapters.analysis.outputs import writing
+from adapters.view.engine import expected_points
 from games import find_game
 from protocol.info import Score
 

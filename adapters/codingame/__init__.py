@@ -1,13 +1,14 @@
-"""CodinGame's turn protocol for each game, both ways, and the tools built on it.
+"""CodinGame's turn protocol for each game, both ways, shared by the applications.
 
 Per game, a module `adapters.codingame.<game>` holds the turn format as the CodinGame
 referee writes it (`format_turn`) and as a bot reads it (`parse_turn`, `framer`), the
-referee's parsing of a bot's output line (`parse_output`) and the time limits. Every
-module has the same names (see `adapters.codingame.common.TurnFormat`), so the adapter
-process (`adapter`), the example bots (`bots`) and the local arena (`arena`) are written
-once for all games. Rules come from `games`; these modules only read and write text.
+referee's parsing of a bot's output line (`parse_output`), the time limits and how its
+board is drawn (`BOARD_STYLE`). Every module has the same names (see
+`adapters.codingame.common.TurnFormat`), so the bot (`adapters.bot`), the arena
+(`adapters.arena`), the analysis and the GUI are written once for all games. Rules come
+from `games`; these modules only read and write text, and import no application.
 
-Importing this package is cheap (the adapter starts its engine before anything heavy is
+Importing this package is cheap (`engine-cg` starts its engine before anything heavy is
 loaded); `turn_format` loads a game's module and the games on first use.
 """
 

@@ -35,7 +35,7 @@ from typing import Callable, Iterable, Sequence
 
 import attrs
 
-from adapters.board import HexBoard
+from adapters.view.board import HexBoard
 from adapters.codingame.common import (
     History,
     Turn,

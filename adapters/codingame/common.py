@@ -16,7 +16,7 @@ from typing import Callable, Protocol, Sequence
 
 import attrs
 
-from adapters.board import BoardStyle
+from adapters.view.board import BoardStyle
 from games.base import Game, GameError, Position
 from games.text import quote
 
@@ -163,7 +163,7 @@ class TurnFormat(Protocol):
     PLAYERS: int
     FIRST_TURN_MS: int
     TURN_MS: int
-    #: How the GUI and the replay page draw the board (adapters.board).
+    #: How the GUI and the replay page draw the board (adapters.view.board).
     BOARD_STYLE: BoardStyle
     #: The engine options (NAME, VALUE) the bot plays this game with, before the
     #: user's `--option`s, which may change them.

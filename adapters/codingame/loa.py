@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from adapters.board import SquareBoard
+from adapters.view.board import SquareBoard
 from adapters.codingame.common import (
     History,
     RANDOM,

@@ -27,7 +27,7 @@ from typing import Sequence
 
 import attrs
 
-from adapters.board import SquareBoard
+from adapters.view.board import SquareBoard
 from adapters.codingame.common import (
     History,
     Turn,

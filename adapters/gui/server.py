@@ -29,6 +29,7 @@ from aiohttp.log import server_logger
 from adapters.codingame import turn_format
 from adapters.gui.page import FOLDER
 from adapters.gui.tab import Tab
+from adapters.view.board import SCRIPT_FILE
 from daemon.main import is_loopback
 from games import find_game
 from protocol.client import Engine, EngineClosed, EngineError
@@ -105,6 +106,9 @@ def make_app(open_engine: Callable[[], Awaitable[Engine]], token: str | None = N
     async def index(request: web.Request) -> web.StreamResponse:
         return web.FileResponse(FOLDER / "index.html", headers={"Cache-Control": "no-store"})
 
+    async def board_script(request: web.Request) -> web.StreamResponse:
+        return web.FileResponse(SCRIPT_FILE)
+
     async def socket(request: web.Request) -> web.StreamResponse:
         origin = request.headers.get("Origin")
         if origin is None:
@@ -166,6 +170,9 @@ def make_app(open_engine: Callable[[], Awaitable[Engine]], token: str | None = N
     app[TABS] = set()
     app.router.add_get("/", index)
     app.router.add_get("/ws", socket)
+    # The board drawing is the view's, shared with the replay pages; the page finds it
+    # beside its own files.
+    app.router.add_get("/static/board.js", board_script)
     app.router.add_static("/static/", FOLDER, append_version=False)
     return app
 

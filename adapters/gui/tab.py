@@ -38,7 +38,7 @@ from adapters.analysis.analyse import ANALYSIS_OPTIONS, Stopped, analyse_afresh,
 from adapters.analysis.gamefile import Game as RecordedGame
 from adapters.analysis.gamefile import LEAVE, played_game, position_after, read_game_text
 from adapters.codingame import turn_format
-from adapters.codingame.arena.replay import engine_view
+from adapters.view.engine import engine_view
 from games import find_game
 from protocol.client import Engine, EngineClosed, EngineError, Limit
 from protocol.info import Info, LineSets

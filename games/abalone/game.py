@@ -39,6 +39,8 @@ class AbaloneGame(OneEvaluation):
     side_names = ("black", "white")
     white_player = rules.WHITE
     fixtures = fixtures
+    training = None
+    parts = None
     board_images = staticmethod(only_itself)
 
     def position(self, fields: Fields) -> Position:

@@ -10,7 +10,7 @@ import numpy as np
 from games.base import ONGOING, OneEvaluation, Outcome, Position, check_params, only_itself
 from games.kernel import interpreted_namespace
 from games.weights import weighted_terms
-from games.clobber import evaluation, fixtures, notation, rules
+from games.clobber import evaluation, fixtures, notation, parts, rules
 
 _OUTCOMES = (Outcome((1, -1), rules.WHITE, "no move"), Outcome((-1, 1), rules.BLACK, "no move"))
 
@@ -29,6 +29,8 @@ class ClobberGame(OneEvaluation):
     side_names = ("white", "black")
     white_player = rules.WHITE
     fixtures = fixtures
+    training = None
+    parts = parts
     board_images = staticmethod(only_itself)
 
     def _position(self, white: int, black: int, to_move: int) -> Position:

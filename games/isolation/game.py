@@ -30,6 +30,8 @@ class IsolationGame(OneEvaluation):
     side_names = ("red", "green", "blue")
     white_player = None
     fixtures = fixtures
+    training = None
+    parts = None
     board_images = staticmethod(only_itself)
 
     def _position(self, blocked: int, knights: tuple[int, int, int], to_move: int, alive: int,

@@ -34,6 +34,8 @@ class LoaGame(OneEvaluation):
     side_names = ("black", "white")
     white_player = rules.WHITE
     fixtures = fixtures
+    training = None
+    parts = None
     board_images = staticmethod(only_itself)
 
     def _position(self, black: int, white: int, to_move: int, ply: int) -> Position:

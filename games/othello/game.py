@@ -4,18 +4,19 @@ as text, over the kernels of `rules` and `evaluation`."""
 from __future__ import annotations
 
 import functools
+from types import ModuleType
 from typing import Callable, Sequence
 
 import numpy as np
 
-from games.base import ONGOING, Outcome, Position, check_params
+from games.base import CLASSIC, ONGOING, Outcome, Position, check_params
 from games.kernel import interpreted_namespace
 from games.weights import weighted_terms
 from games.othello import evaluation, fixtures, notation, patterns, rules
 
 #: The evaluations, by name: the trained pattern tables (the default), and the hand-set
 #: sum of classical features.
-EVALUATIONS = {"patterns": patterns, "classic": evaluation}
+EVALUATIONS = {"patterns": patterns, CLASSIC: evaluation}
 
 
 class OthelloGame:
@@ -33,6 +34,7 @@ class OthelloGame:
     side_names = ("black", "white")
     white_player = rules.WHITE
     fixtures = fixtures
+    parts = None
 
     def __init__(self, evaluation_name: str = evaluations[0]):
         self.evaluation_name = evaluation_name
@@ -41,6 +43,13 @@ class OthelloGame:
 
     def with_evaluation(self, name: str) -> "OthelloGame":
         return self if name == self.evaluation_name else _variant(name)
+
+    @property
+    def training(self) -> ModuleType:
+        """`games.othello.training`, imported here: only the training's tools need it."""
+        from games.othello import training
+
+        return training
 
     def _position(self, black: int, white: int, to_move: int) -> Position:
         return Position(self, interpreted_namespace(rules).make_state(np.uint64(black), np.uint64(white), to_move))

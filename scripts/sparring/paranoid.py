@@ -7,7 +7,7 @@ CodinGame bots are: it reads the referee's turns on stdin as a CodinGame bot doe
 Paranoid alpha-beta with iterative deepening, 80 ms a move: the bot maximises, both
 rivals minimise its value, and the value is 10 x its own knight's jumps - 6 x each
 rival's. It runs on the project's rules, interpreted, with the example bots' turn loop
-(`adapters.codingame.bots.play`).
+(`adapters.bot.bots.play`).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from adapters.codingame.bots import arena_seed, play  # noqa: E402
+from adapters.bot.bots import arena_seed, play  # noqa: E402
 from games.base import Game, Position  # noqa: E402
 from games.kernel import interpret_kernels  # noqa: E402
 

@@ -54,9 +54,9 @@ sys.path.insert(0, str(ROOT))
 
 import attrs  # noqa: E402
 
-from adapters.codingame.arena.main import prepare_shared_daemon, resolve_bots, run_game, shortcut  # noqa: E402
-from adapters.codingame.arena.referee import plan  # noqa: E402
-from adapters.codingame.arena.stats import BotResult, tally, wilson  # noqa: E402
+from adapters.arena.main import prepare_shared_daemon, resolve_bots, run_game, shortcut  # noqa: E402
+from adapters.arena.referee import plan  # noqa: E402
+from adapters.arena.stats import BotResult, tally, wilson  # noqa: E402
 from protocol import shared  # noqa: E402
 
 SPARRING = ROOT / "scripts" / "sparring"

@@ -8,7 +8,7 @@ core for tens of milliseconds or more, so the limit is checked in two parts:
 - the adapter's deadline logic, from its own report of each turn (`--stats`) and its
   log: the move came from the engine's `bestmove` (or `ponderhit`), from the only legal
   move, or from a fallback it logs with the reason; a fallback for an engine that had
-  not answered came at the adapter's own deadline (`adapters.codingame.timing.budget`,
+  not answered came at the adapter's own deadline (`adapters.bot.timing.budget`,
   inside the limit), not before it; and it printed the move by that deadline, give or
   take LOAD_SLACK;
 - the wall time: the answer arrives within the turn's limit, give or take LOAD_SLACK.
@@ -23,9 +23,9 @@ import json
 import re
 
 from adapters.codingame import turn_format
-from adapters.codingame.arena.process import BotProcess
+from adapters.arena.process import BotProcess
 from adapters.codingame.common import TurnFormat
-from adapters.codingame.timing import budget
+from adapters.bot.timing import budget
 from tests.conftest import LOAD_SLACK
 
 #: Where the adapter's move of a turn may come from (`source` in its report).

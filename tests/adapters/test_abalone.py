@@ -11,14 +11,14 @@ import sys
 import pytest
 
 from adapters.codingame import abalone as fmt
-from adapters.codingame.arena.process import BotProcess
-from adapters.codingame.arena.referee import GameSpec, play_game
+from adapters.arena.process import BotProcess
+from adapters.arena.referee import GameSpec, play_game
 from adapters.codingame.common import TurnFormatError
 from tests.adapters.deadlines import ask_turn, check_turn_reports, lenient_time_scale
 from tests.conftest import run
 
-ADAPTER = f"{sys.executable} -m adapters.codingame.adapter"
-EXAMPLE = f"{sys.executable} -m adapters.codingame.bots"
+ADAPTER = f"{sys.executable} -m adapters.bot.main"
+EXAMPLE = f"{sys.executable} -m adapters.bot.bots"
 GAME = fmt.GAME
 
 

@@ -23,12 +23,12 @@ from pathlib import Path
 import pytest
 
 from adapters.codingame import formats, turn_format
-from adapters.codingame.arena.process import BotProcess
-from adapters.codingame.timing import FIRST_TURN_MARGIN_MS, turn_margin_ms
+from adapters.arena.process import BotProcess
+from adapters.bot.timing import FIRST_TURN_MARGIN_MS, turn_margin_ms
 from tests.adapters.deadlines import ask_turn, check_turn_reports
 from tests.conftest import LOAD_SLACK, VECTORS, TcpEngine, load_vectors, run
 
-ADAPTER = f"{sys.executable} -m adapters.codingame.adapter"
+ADAPTER = f"{sys.executable} -m adapters.bot.main"
 FAKE_ENGINE = f"{sys.executable} -m tests.adapters.fake_engine"
 #: The games with referee vectors (Abalone has none: tests/adapters/test_abalone.py).
 VECTOR_GAMES = tuple(game for game in formats() if (VECTORS / f"{game}.jsonl").exists())
@@ -111,14 +111,20 @@ def first_records(game: str, count: int) -> list[dict]:
     (f"{FAKE_ENGINE} silent", "no engine"),
     (f"{FAKE_ENGINE} illegal", "not in the referee's list"),
 ])
-def test_an_engine_that_fails_still_gets_legal_moves_in_time(engine: str, why: str) -> None:
-    bot = run(feed("loa", f"{ADAPTER} loa --engine '{engine}'", first_records("loa", 4)))
+def test_an_engine_that_fails_still_gets_legal_moves_in_time(engine: str, why: str, tmp_path: Path) -> None:
+    # The stand-in begins the game once it has started: else, on a loaded machine, every
+    # turn may pass before it is up, and "no engine" is all there is to see.
+    log = tmp_path / "engine.log" if engine.startswith(FAKE_ENGINE) else None
+    command = f"{ADAPTER} loa --engine '{engine} {log}'" if log else f"{ADAPTER} loa --engine '{engine}'"
+    bot = run(feed("loa", command, first_records("loa", 4), engine_log=log))
     assert any(why in line for line in bot.stderr), bot.stderr
     assert any("fallback" in line for line in bot.stderr)
 
 
-def test_an_engine_that_exits_is_noticed_and_replaced() -> None:
-    bot = run(feed("othello", f"{ADAPTER} othello --engine '{FAKE_ENGINE} crash'", first_records("othello", 6)))
+def test_an_engine_that_exits_is_noticed_and_replaced(tmp_path: Path) -> None:
+    log = tmp_path / "engine.log"
+    bot = run(feed("othello", f"{ADAPTER} othello --engine '{FAKE_ENGINE} crash {log}'", first_records("othello", 6),
+                   engine_log=log))
     assert any("the engine is gone" in line for line in bot.stderr), bot.stderr
 
 
@@ -201,15 +207,15 @@ def test_a_game_sets_its_own_options_first_and_the_user_may_change_them(tmp_path
 
 @pytest.mark.parametrize("option", ["Hash", "=8", "Hash="])
 def test_a_malformed_option_is_refused_on_the_command_line(option: str) -> None:
-    done = subprocess.run([sys.executable, "-m", "adapters.codingame.adapter", "clobber", "--option", option],
+    done = subprocess.run([sys.executable, "-m", "adapters.bot.main", "clobber", "--option", option],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert "NAME=VALUE" in done.stderr
 
 
 #: A process that watches its first input from its start and says, 1 s later, how long
-#: after its start it dates that input (`adapter.FirstInput`).
-WATCH = ("import time; from adapters.codingame.adapter import FirstInput, process_started;"
+#: after its start it dates that input (`main.FirstInput`).
+WATCH = ("import time; from adapters.bot.main import FirstInput, process_started;"
          " watch = FirstInput(process_started()); time.sleep(1.0); print(watch.arrived() - watch.started)")
 
 

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from adapters.analysis.analyse import (BLUNDER_POINTS, HANDSHAKE_TIMEOUT_S, MISTAKE_POINTS, analyse_ply,
-                                      expected_points, mark)
+from adapters.analysis.analyse import BLUNDER_POINTS, HANDSHAKE_TIMEOUT_S, MISTAKE_POINTS, analyse_ply, mark
 from adapters.analysis.gamefile import Game, read_replay
 from adapters.analysis.picture import player_labels, plot, score_heights
 from adapters.codingame import formats, turn_format
+from adapters.view.engine import expected_points
 from games import find_game
 from protocol import shared
 from protocol.client import Limit

@@ -29,7 +29,7 @@ RAY_INTERNAL_FAILURE = "You have likely discovered a bug in Ray"
 def records(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     """Four arena records of Clobber, greedy against random (real games)."""
     out = tmp_path_factory.mktemp("arena")
-    subprocess.run([sys.executable, "-m", "adapters.codingame.arena.main", "clobber", "--bot", "greedy",
+    subprocess.run([sys.executable, "-m", "adapters.arena.main", "clobber", "--bot", "greedy",
                     "--bot", "random", "--games", "4", "--jobs", "2", "--seed", "3", "--out", str(out), "--quiet"],
                    check=True, capture_output=True, timeout=300)
     return sorted(out.glob("game-*.json"))

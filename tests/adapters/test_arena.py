@@ -17,16 +17,16 @@ from pathlib import Path
 import pytest
 
 from adapters.codingame import formats, turn_format
-from adapters.codingame.arena.referee import GameSpec, plan, play_game
-from adapters.codingame.arena.replay import frames, replay_page
-from adapters.codingame.arena.stats import Sprt, elo, expected_score, sprt_units, tally, wilson
+from adapters.arena.referee import GameSpec, plan, play_game
+from adapters.view.replay import frames, replay_page
+from adapters.arena.stats import Sprt, elo, expected_score, sprt_units, tally, wilson
 from games import find_game
 from tests.adapters.deadlines import lenient_time_scale
 from tests.conftest import DATA, run
 
-ARENA = [sys.executable, "-m", "adapters.codingame.arena.main"]
+ARENA = [sys.executable, "-m", "adapters.arena.main"]
 BOTS = f"{sys.executable} -m tests.adapters.cg_bots"
-EXAMPLE = f"{sys.executable} -m adapters.codingame.bots"
+EXAMPLE = f"{sys.executable} -m adapters.bot.bots"
 
 
 def arena(tmp_path: Path, game: str, *arguments: str) -> tuple[str, list[dict]]:
@@ -420,7 +420,7 @@ def test_a_match_of_the_engine_bot_prepares_the_shared_daemon(tmp_path: Path,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     """Before the first game's clock runs, the arena starts the shared daemon of an
     `engine` bot and loads the game in it; a match without one starts none."""
-    from adapters.codingame.arena.main import prepare_shared_daemon, resolve_bots
+    from adapters.arena.main import prepare_shared_daemon, resolve_bots
     from protocol import shared
 
     runtime = tmp_path / "runtime"

@@ -1,4 +1,4 @@
-"""adapters/board.py against the games' own rules, over random positions of every game
+"""adapters/view/board.py against the games' own rules, over random positions of every game
 (30 a game, reached by seeded random play from the start).
 
 What it proves:
@@ -29,7 +29,7 @@ import random
 
 import pytest
 
-from adapters.board import HexBoard
+from adapters.view.board import HexBoard
 from adapters.codingame import turn_format
 from adapters.codingame.common import sorted_tokens
 from games import find_game

@@ -16,7 +16,7 @@ import pytest
 
 from adapters.codingame import turn_format
 
-ARENA = [sys.executable, "-m", "adapters.codingame.arena.main"]
+ARENA = [sys.executable, "-m", "adapters.arena.main"]
 #: The fallbacks allowed: those of the engine still starting, only while the game is
 #: younger than this (s). The process takes about 0.8 s to answer `uci` alone and
 #: 1-1.7 s on a two-core machine where the referee and every bot start at the same

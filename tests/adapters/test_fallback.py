@@ -42,7 +42,7 @@ def test_the_fallback_is_the_best_move_one_ply_deep(engine: str) -> None:
     turns = [FMT.format_turn(state, state.to_move, first, []) for first in (True, False)]
     legal = FMT.legal_tokens(FMT.parse_turn(turns[0], None, 0))
     assert legal[0] == FIRST and WINNING in legal
-    command = [sys.executable, "-m", "adapters.codingame.adapter", "clobber",
+    command = [sys.executable, "-m", "adapters.bot.main", "clobber",
                "--engine", shlex.join(["sh", "-c", script])]
     with subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           text=True) as bot:

@@ -1,6 +1,6 @@
 """The web GUI's pure logic (adapters/gui/static/logic.js) run by node, outside a browser
 (tests/data/gui_logic_check.js), on the legal moves and click paths of each game's start
-position as the server sends them (adapters/board.py).
+position as the server sends them (adapters/view/board.py).
 
 What it proves:
 - clicking a move's path cell by cell plays exactly that move, each click before the

@@ -128,7 +128,8 @@ async def tab(http: aiohttp.ClientSession, gui: Gui):
 def test_the_page_and_its_scripts_are_served_with_a_content_security_policy(gui: Gui) -> None:
     async def check() -> None:
         async with http_session() as http:
-            for path, kind in (("", "text/html"), ("static/app.js", "javascript"), ("static/logic.js", "javascript")):
+            for path, kind in (("", "text/html"), ("static/app.js", "javascript"), ("static/logic.js", "javascript"),
+                               ("static/board.js", "javascript")):
                 async with http.get(gui.base + path) as response:
                     assert response.status == 200, path
                     assert kind in response.headers["Content-Type"]

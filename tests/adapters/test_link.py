@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from adapters.codingame.link import EngineLink
+from adapters.bot.link import EngineLink
 from protocol.client import Engine
 from tests.conftest import engine_command, run
 

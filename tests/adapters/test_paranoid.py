@@ -16,7 +16,8 @@ import pytest
 
 import importlib.util
 
-from adapters.codingame import bots, turn_format
+from adapters.bot import bots
+from adapters.codingame import turn_format
 from tests.conftest import ROOT
 
 _SPEC = importlib.util.spec_from_file_location("paranoid", ROOT / "scripts" / "sparring" / "paranoid.py")

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from adapters.codingame import turn_format
-from adapters.codingame.arena.selfplay import Player, read_records
+from adapters.arena.selfplay import Player, read_records
 
-SELFPLAY = [sys.executable, "-m", "adapters.codingame.arena.selfplay"]
+SELFPLAY = [sys.executable, "-m", "adapters.arena.selfplay"]
 #: What Ray prints when its driver aborts on an internal check of its own.
 RAY_INTERNAL_FAILURE = "You have likely discovered a bug in Ray"
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from adapters.codingame import turn_format
-from adapters.codingame.arena.process import BotProcess
+from adapters.arena.process import BotProcess
 from protocol import shared
 from protocol.client import Engine, EngineError
 from tests.adapters.deadlines import ask_turn, check_turn_reports

@@ -18,7 +18,6 @@ from games import all_games, find_game
 from protocol.client import Engine
 from tests.conftest import LOAD_SLACK, engine_command, run
 
-ROOT = Path(__file__).resolve().parent.parent.parent
 OTHELLO = find_game("othello")
 START = OTHELLO.format_board(OTHELLO.initial_state({}))
 
@@ -195,7 +194,7 @@ def test_the_builder_grows_a_book_from_expert_games_and_resumes_it(tmp_path: Pat
     out = tmp_path / "othello.jsonl"
 
     def build(*arguments: str) -> dict:
-        done = subprocess.run([sys.executable, str(ROOT / "scripts" / "book.py"), "othello", "--games", str(games_folder),
+        done = subprocess.run([sys.executable, "-m", "tools.book", "othello", "--games", str(games_folder),
                                "--min-games", "8", "--plies", "3", "--depth", "3", "--lines", "40", "--workers", "1", "--out", str(out),
                                *arguments], capture_output=True, text=True, timeout=600)
         assert done.returncode == 0, done.stderr

@@ -1,23 +1,15 @@
-"""ShowWDL: the win/draw/loss model (`daemon.wdl`), its fit (`scripts/wdl`), and the `wdl`
+"""ShowWDL: the win/draw/loss model (`daemon.wdl`), its fit (`tools.wdl`), and the `wdl`
 field of `info` lines through the protocol."""
 
 from __future__ import annotations
-
-import importlib.util
 
 import numpy as np
 import pytest
 
 from daemon.wdl import WdlModel, game_model
 from games import all_games
-from tests.conftest import ROOT, StdioEngine, run
-
-
-def wdl_script():
-    spec = importlib.util.spec_from_file_location("wdl_script", ROOT / "scripts" / "wdl.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
+from tests.conftest import StdioEngine, run
+from tools import wdl as wdl_tool
 
 
 @pytest.mark.parametrize("score", [-900, -150, -1, 0, 37, 400, 5000])
@@ -36,7 +28,7 @@ def test_the_fit_recovers_a_known_model(offset: float) -> None:
     win, draw, _ = truth.probabilities(scores)
     draws = rng.random(len(scores))
     results = np.where(draws < win, 1.0, np.where(draws < win + draw, 0.5, 0.0))
-    fitted = wdl_script().fit(scores, results, offset=bool(offset))
+    fitted = wdl_tool.fit(scores, results, offset=bool(offset))
     assert fitted.scale == pytest.approx(0.004, rel=0.05)
     assert fitted.draw_margin == pytest.approx(60.0, rel=0.1)
     assert fitted.offset == pytest.approx(offset, abs=10.0)

@@ -6,8 +6,6 @@ the shipped file against its build, and the evaluation's count of them."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,6 +20,7 @@ from search.solver import Solver, new_solver_table
 from search.specialised import searches
 from search.work import move_rows, new_work
 from tests.search.test_search import solve
+from tools import parts_table
 
 CLOBBER = find_game("clobber")
 RULES = interpreted_namespace(CLOBBER.rules)
@@ -121,13 +120,6 @@ PARTS = interpreted_namespace(parts)
 EVALUATION = interpreted_namespace(evaluation)
 
 
-def _load_script(name: str):
-    spec = importlib.util.spec_from_file_location(name, Path(__file__).resolve().parents[2] / "scripts" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @st.composite
 def small_parts(draw, most: int = parts.TABLE_STONES):
     """(white, black): one orthogonally connected group of 2 to `most` stones holding both
@@ -195,10 +187,9 @@ def test_the_table_holds_each_small_parts_class(part) -> None:
 
 
 def test_the_shipped_table_is_the_build_of_every_part() -> None:
-    build = _load_script("parts_table")
     table = parts.load_table()
     assert len(parts.canonical_parts(parts.TABLE_STONES)) == len(table)
-    smallest = build.classify("clobber", parts, parts.canonical_parts(5))
+    smallest = parts_table.classify("clobber", parts, parts.canonical_parts(5))
     assert len(smallest) == 166 and np.isin(smallest, table).all()
 
 

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
+from types import ModuleType
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from games import all_games, find_game
-from games.base import GameError, IllegalMoveError, NotationError, UnknownGameError
+from games.base import CLASSIC, GameError, IllegalMoveError, NotationError, UnknownGameError
 
 GAMES = sorted(all_games())
 
@@ -82,6 +85,26 @@ def test_turns_alternate_in_two_player_games(name: str) -> None:
     for before, after in zip(states, states[1:]):
         assert after.to_move in range(game.num_players)
         assert before.key != after.key
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_the_descriptor_names_its_own_modules(name: str) -> None:
+    """`evaluation`, `training` and `parts` are modules of the game's own package (the last
+    two None where the game has none), and the hand-set evaluation is every game's."""
+    game = find_game(name)
+    assert CLASSIC in game.evaluations
+    for module in (game.evaluation, game.with_evaluation(CLASSIC).evaluation, game.training, game.parts):
+        assert module is None or isinstance(module, ModuleType) and module.__name__.startswith(f"games.{name}.")
+    assert game.evaluation is not None
+
+
+def test_importing_a_game_leaves_its_training_unloaded() -> None:
+    """A training module is heavy and only the tools need it: a process that plays a game
+    never imports it."""
+    loaded = subprocess.run([sys.executable, "-c", "import sys; from games import all_games; all_games(); "
+                             "print(any(name.endswith('.training') for name in sys.modules))"],
+                            capture_output=True, text=True, check=True)
+    assert loaded.stdout.strip() == "False"
 
 
 @pytest.mark.parametrize("name", GAMES)

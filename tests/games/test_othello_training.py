@@ -1,5 +1,5 @@
 """Othello's pattern training: the expert games read and replayed from their file format,
-and the whole pipeline (`scripts/pattern_data`, `scripts/train_patterns`) run on a few
+and the whole pipeline (`tools.pattern_data`, `tools.train_patterns`) run on a few
 games written in that format."""
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ import pytest
 from games import find_game
 from games.othello import training
 
-ROOT = Path(__file__).resolve().parent.parent.parent
 OTHELLO = find_game("othello")
 
 
@@ -83,13 +82,13 @@ def test_the_pipeline_makes_labels_and_weights_from_games_in_the_file_format(tmp
     write_games(games_folder, [(codes, real, real) for codes, real, _ in played])
 
     def script(name: str, *arguments: str) -> str:
-        done = subprocess.run([sys.executable, str(ROOT / "scripts" / name), *arguments], capture_output=True,
+        done = subprocess.run([sys.executable, "-m", f"tools.{name}", *arguments], capture_output=True,
                               text=True, timeout=600)
         assert done.returncode == 0, done.stderr
         return done.stdout + done.stderr
 
-    script("pattern_data.py", "positions", "othello", str(games_folder), "--out", str(data))
-    script("pattern_data.py", "solve", "othello", "--out", str(data), "--max-empties", "6", "--workers", "1")
+    script("pattern_data", "positions", "othello", str(games_folder), "--out", str(data))
+    script("pattern_data", "solve", "othello", "--out", str(data), "--max-empties", "6", "--workers", "1")
     stored = np.load(data / "expert.npz")
     exact = np.load(data / "expert.exact.npy")
     # Every position of 6 or fewer empty squares is solved; the finished ones to their
@@ -102,7 +101,7 @@ def test_the_pipeline_makes_labels_and_weights_from_games_in_the_file_format(tmp
             assert margin == outcome.margin[0]
     # Deep-search labels for two positions of each of 40-42 empty squares, then none
     # more on a second run: it resumes.
-    searching = ("pattern_data.py", "search", "othello", "--out", str(data), "--depth", "3", "--min-empties", "40",
+    searching = ("pattern_data", "search", "othello", "--out", str(data), "--depth", "3", "--min-empties", "40",
                  "--max-empties", "42", "--per-empties", "2", "--workers", "1")
     script(*searching)
     searched = np.load(data / "expert.search.npy")
@@ -112,21 +111,21 @@ def test_the_pipeline_makes_labels_and_weights_from_games_in_the_file_format(tmp
     assert "searched to depth" not in script(*searching)
     # Near the end (past its 4-ply prelude) the search solves: its label is the exact
     # margin, as the solver finds it after.
-    script("pattern_data.py", "search", "othello", "--out", str(data), "--depth", "5", "--min-empties", "7",
+    script("pattern_data", "search", "othello", "--out", str(data), "--depth", "5", "--min-empties", "7",
            "--max-empties", "8", "--per-empties", "3", "--workers", "1")
-    script("pattern_data.py", "solve", "othello", "--out", str(data), "--max-empties", "8", "--workers", "1")
+    script("pattern_data", "solve", "othello", "--out", str(data), "--max-empties", "8", "--workers", "1")
     searched, exact = np.load(data / "expert.search.npy"), np.load(data / "expert.exact.npy")
     near = ~np.isnan(searched) & (stored["empties"] <= 8)
     assert near.sum() == 6 and (searched[near] == exact[near]).all()
     labelled = ~np.isnan(searched)
-    summary = script("pattern_data.py", "summary", "othello", "--out", str(data))
+    summary = script("pattern_data", "summary", "othello", "--out", str(data))
     assert "solved exactly, 12 searched deep" in summary
-    table = script("train_patterns.py", "othello", "--data", str(data), "--phases", "0-1", "--iterations", "30")
+    table = script("train_patterns", "othello", "--data", str(data), "--phases", "0-1", "--iterations", "30")
     assert "exact held" in table and "6 by deep searches" in table  # the exact margins win
-    errors = script("eval_error.py", "othello", "--data", str(data / "expert.npz"), "--empties", "20-39",
+    errors = script("eval_error", "othello", "--data", str(data / "expert.npz"), "--empties", "20-39",
                     "--bucket", "10", "--per-bucket", "3", "--depth", "2").splitlines()
     assert errors[0].split() == ["empty", "squares", "positions", "patterns", "classic"]
     assert [line.split()[:2] for line in errors[1:3]] == [["20-29", "3"], ["30-39", "3"]]
     curve = tmp_path / "curve.png"
-    script("train_patterns.py", "othello", "--data", str(data), "--phases", "1", "--iterations", "10", "--curve", str(curve))
+    script("train_patterns", "othello", "--data", str(data), "--phases", "1", "--iterations", "10", "--curve", str(curve))
     assert curve.read_bytes().startswith(b"\x89PNG")

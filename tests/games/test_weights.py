@@ -1,9 +1,8 @@
 """Evaluation weights as data (`games.weights`) and their fit to self-play games
-(`scripts/tune`)."""
+(`tools.tune`)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -14,14 +13,8 @@ import pytest
 
 from games import all_games
 from games.weights import Weights, read_weights
-from tests.conftest import EVALUATION_ROUNDING, ROOT
-
-
-def tune_module():
-    spec = importlib.util.spec_from_file_location("tune", ROOT / "scripts" / "tune.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
+from tests.conftest import EVALUATION_ROUNDING
+from tools import tune
 
 
 def test_the_table_blends_neighbouring_anchors() -> None:
@@ -55,7 +48,6 @@ def test_a_weights_file_round_trips_and_bad_files_are_refused(tmp_path: Path) ->
 
 
 def test_the_fit_recovers_known_phase_weights() -> None:
-    tune = tune_module()
     rng = np.random.default_rng(1)
     shape = Weights(("x", "y"), "phase", 11, {0: (0, 0), 10: (0, 0)})
     count = 60_000
@@ -71,10 +63,10 @@ def test_the_fit_recovers_known_phase_weights() -> None:
 
 def test_tune_fits_a_selfplay_run_end_to_end(tmp_path: Path) -> None:
     run = tmp_path / "run"
-    subprocess.run([sys.executable, "-m", "adapters.codingame.arena.selfplay", "clobber", "--games", "20",
+    subprocess.run([sys.executable, "-m", "adapters.arena.selfplay", "clobber", "--games", "20",
                     "--nodes", "500", "--jobs", "2", "--out", str(run), "--quiet"],
                    check=True, capture_output=True, timeout=600)
-    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "tune.py"), "clobber", str(run)],
+    result = subprocess.run([sys.executable, "-m", "tools.tune", "clobber", str(run)],
                             capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr
     assert "clobber: 20 games" in result.stdout and "cross-entropy held_out" in result.stdout
@@ -115,7 +107,7 @@ def test_tune_fits_exact_labels_keeping_anchors(tmp_path: Path) -> None:
     labels = tmp_path / "solved.jsonl"
     labels.write_text("\n".join(lines) + "\n")
     kept = WEIGHTS_DATA.anchor_list[-1]
-    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "tune.py"), "clobber", "--solved", str(labels),
+    result = subprocess.run([sys.executable, "-m", "tools.tune", "clobber", "--solved", str(labels),
                              "--anchors", "30,22", "--keep", str(kept)], capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr
     fitted = json.loads(result.stdout[result.stdout.index("{"):])

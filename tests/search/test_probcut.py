@@ -1,9 +1,8 @@
-"""Multi-ProbCut: its fit (`scripts/probcut`, `games.weights.read_probcut`) and its cuts
+"""Multi-ProbCut: its fit (`tools.probcut`, `games.weights.read_probcut`) and its cuts
 in the alpha-beta search, with the option that sets their confidence."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
@@ -16,27 +15,19 @@ from search import new_searcher
 from search.alphabeta import probcut_binds
 from search.limits import StopSignal
 from search.tt import TranspositionTable
+from tools import probcut
 
-ROOT = Path(__file__).resolve().parent.parent.parent
 OTHELLO = find_game("othello")
 
 
-def script():
-    spec = importlib.util.spec_from_file_location("probcut_script", ROOT / "scripts" / "probcut.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_a_shallow_depth_is_about_half_and_of_the_same_parity() -> None:
-    shallow_depth = script().shallow_depth
+    shallow_depth = probcut.shallow_depth
     for depth in range(3, 30):
         shallow = shallow_depth(depth)
         assert 1 <= shallow < depth and (depth - shallow) % 2 == 0 and shallow >= depth // 2 - 1
 
 
 def test_the_fit_finds_the_linear_relation_and_its_deviation() -> None:
-    probcut = script()
     rng = np.random.default_rng(3)
     depth, count = 6, 4000
     scores = np.full((count, depth + 1), np.nan)

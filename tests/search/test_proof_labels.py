@@ -14,8 +14,6 @@ from search.solver import Solver, new_solver_table
 from search.specialised import searches
 from search.work import move_rows, new_work
 
-ROOT = Path(__file__).resolve().parents[2]
-
 
 def test_labels_are_the_solved_results_of_the_recorded_positions(tmp_path: Path) -> None:
     game = find_game("clobber")
@@ -32,7 +30,7 @@ def test_labels_are_the_solved_results_of_the_recorded_positions(tmp_path: Path)
     (run / "game-0000.json").write_text(json.dumps({"game": "clobber", "start": start, "moves": moves}))
     out = tmp_path / "labels.jsonl"
     for _ in range(2):  # the second run finds every board done
-        result = subprocess.run([sys.executable, str(ROOT / "scripts" / "proofs.py"), "clobber", "label", str(run),
+        result = subprocess.run([sys.executable, "-m", "tools.proofs", "clobber", "label", str(run),
                                  "--out", str(out), "--stones", "24-32", "--limit", "5"],
                                 capture_output=True, text=True, timeout=600)
         assert result.returncode == 0, result.stderr

@@ -15,6 +15,7 @@ from games import find_game
 from games.kernel import interpreted_namespace
 from search import new_searcher
 from search.alphabeta import AlphaBeta
+from search.mcts import MctsSearch
 from search.multiplayer import MultiPlayerSearch
 from search.base import MATE, MATE_BOUND
 from search.limits import Limits, StopSignal, move_budget_ms
@@ -145,6 +146,11 @@ def test_refuses_games_it_cannot_search() -> None:
         new_searcher(CLOBBER, TranspositionTable("othello", 1, 1 << 20))
     with pytest.raises(ValueError, match="3 players"):
         MultiPlayerSearch(CLOBBER, TranspositionTable("clobber", 1, 1 << 20), None)
+    with pytest.raises(ValueError, match="3 players"):
+        MctsSearch(CLOBBER, TranspositionTable("clobber", 1, 1 << 20), None)
+    isolation = find_game("isolation")
+    with pytest.raises(ValueError, match="unknown multi-player search"):
+        new_searcher(isolation, TranspositionTable("isolation", isolation.rules.KEY_SCHEME, 1 << 16), "minimax")
 
 
 def test_time_budget_from_movetime_and_clocks() -> None:

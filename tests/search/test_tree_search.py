@@ -14,7 +14,8 @@ from games import find_game
 from games.kernel import COMPILING
 from search import new_searcher
 from search.limits import StopSignal
-from search.multiplayer import CHILDREN, FIRST_CHILD, MOVE_IN, MOVER, REWARD, VISITS, layout, proven_rank_gap
+from search.mcts import CHILDREN, FIRST_CHILD, MOVE_IN, MOVER, REWARD, VISITS, MctsSearch, layout
+from search.multiplayer import proven_rank_gap
 from search.tt import TranspositionTable
 
 GAME = find_game("isolation")
@@ -117,6 +118,7 @@ def test_two_players_left_play_alpha_beta() -> None:
     position = GAME.parse_board([rows, "r", "alive=rb", "out=g"])
     assert GAME.alive(position) == 0b101
     mcts, paranoid = tree_search(), tree_search(algorithm="paranoid")
+    assert isinstance(mcts, MctsSearch)
     first = [(r.depth, r.score, r.pv) for r in reports(mcts, position, 5)]
     second = [(r.depth, r.score, r.pv) for r in reports(paranoid, position, 5)]
     assert first == second

@@ -1,0 +1,516 @@
+"""How `engine-cg` plays: one CodinGame game of one player, moves chosen by the engine.
+
+Each turn the clock starts when the turn's first line arrives (on the first turn, as
+the process watched for it from its start, `main.FirstInput`: the process start
+where it was there before the watch began). The engine gets the referee's
+board as `position board ...` and `go movetime T`, T leaving a margin inside CodinGame's
+limit (see `timing`). Whatever happens to the engine (late, gone, refusing the position,
+answering a move the referee would not accept) a legal move is printed before the limit,
+and stderr says why: the running search's best move so far if it has one, else the
+adapter's own, the best move one ply deep (`OnePly`). Between turns the engine ponders
+on the position after the move played and the replies it expects; if the referee's next
+position is that one the search goes on (`ponderhit`), else it is stopped and a new one
+starts.
+
+The player keeps no game state of its own beyond its seat, its turn count (a game
+whose board text counts plies derives them from it) and, where the turn format has a
+`matcher`, the labelling of the referee's moves; every position comes from the
+referee's lines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import concurrent.futures
+import gc
+import json
+import math
+import os
+import select
+import stat
+import subprocess
+import sys
+import threading
+import time
+from typing import Callable, Sequence
+
+import attrs
+
+from adapters.bot.bots import one_ply
+from adapters.bot.link import Answer, EngineLink
+from adapters.bot.timing import Budget, budget
+from adapters.codingame import turn_format
+from adapters.codingame.common import TurnFormat, TurnFormatError
+from games.base import GameError
+from protocol import shared
+from protocol.client import Engine, EngineClosed
+
+#: How long the engine may take to start and answer `isready` (seconds).
+STARTUP_TIMEOUT = 10.0
+#: At most this many engine starts per game, at least this many seconds apart.
+MAX_STARTS = 3
+RESTART_DELAY = 5.0
+
+
+def log(message: str) -> None:
+    sys.stderr.write(f"engine-cg: {message}\n")
+    sys.stderr.flush()
+
+
+def engine_preamble(game: str, options: Sequence[tuple[str, str]] = ()) -> bytes:
+    """The first commands to the engine: pondering, the `options` (NAME, VALUE: the
+    game's own, then the user's) and the game, whose compiled code starts loading as the
+    engine reads it; then `uci`, whose `uciok` (after any refusal of an option) tells the
+    process is up and has taken the game, so that the first `go` is read as soon as it
+    is sent."""
+    lines = ["setoption name Ponder value true"]
+    lines += [f"setoption name {name} value {value}" for name, value in options]
+    return "".join(line + "\n" for line in [*lines, f"setgame {game}", "uci"]).encode()
+
+
+class StdinLines(asyncio.Protocol):
+    """Standard input, each line with the time.monotonic() at which it was read (None at
+    end of input). Pipes, sockets and terminals are read by the event loop itself, one
+    wake-up per turn; a plain file by a thread. Lines already waiting when reading
+    starts are dated `arrived()`: when the first input came, as the process watched it
+    from its start (`main.FirstInput`)."""
+
+    def __init__(self, arrived: Callable[[], float]) -> None:
+        self._queue: asyncio.Queue[tuple[str | None, float]] = asyncio.Queue()
+        self._buffer = b""
+        self._arrived = arrived
+        self._early = False
+
+    async def open(self) -> None:
+        loop = asyncio.get_running_loop()
+        fd = sys.stdin.fileno()
+        self._early = bool(select.select([fd], [], [], 0)[0])
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode):
+            await loop.connect_read_pipe(lambda: self, sys.stdin)
+            return
+
+        def pump() -> None:
+            while True:
+                try:
+                    chunk = os.read(fd, 65536)
+                except OSError:
+                    chunk = b""
+                try:
+                    loop.call_soon_threadsafe(self._take, chunk, time.monotonic())
+                except RuntimeError:
+                    return  # the loop is closed: the process is ending
+                if not chunk:
+                    return
+
+        threading.Thread(target=pump, name="stdin", daemon=True).start()
+
+    def data_received(self, data: bytes) -> None:
+        self._take(data, time.monotonic())
+
+    def eof_received(self) -> bool:
+        self._take(b"", time.monotonic())
+        return False
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._buffer is not None:
+            self._take(b"", time.monotonic())
+
+    def _take(self, chunk: bytes, now: float) -> None:
+        if self._buffer is None:
+            return
+        if self._early:
+            now, self._early = min(now, self._arrived()), False
+        if chunk:
+            self._buffer += chunk
+            *complete, self._buffer = self._buffer.split(b"\n")
+            for line in complete:
+                self._queue.put_nowait((line.decode("utf-8", "replace").rstrip("\r"), now))
+            return
+        if self._buffer:
+            self._queue.put_nowait((self._buffer.decode("utf-8", "replace").rstrip("\r"), now))
+        self._buffer = None  # type: ignore[assignment]
+        self._queue.put_nowait((None, now))
+
+    async def get(self) -> tuple[str | None, float]:
+        return await self._queue.get()
+
+
+@attrs.define
+class Ponder:
+    """The search running on the opponent's time: its number and the board text of the
+    position it searches (the one the adapter expects next)."""
+
+    number: int
+    board: str
+
+
+@attrs.define
+class Choice:
+    move: str
+    source: str
+    answer: Answer | None = None
+    sent: float | None = None
+
+
+class OnePly:
+    """The adapter's own move in a position: the greedy example bot's choice (the best
+    move one ply deep by the game's own evaluation, `bots.one_ply`), the first of equals,
+    worked out in steps as time allows. `best` is the best of the moves looked at so far,
+    the first legal move before any."""
+
+    def __init__(self, game, state, legal: list[str]):
+        self.best = legal[0]
+        self._game, self._state, self._legal = game, state, legal
+        self._best_value = -math.inf
+        self._looked = 0
+        self._won = False
+
+    @property
+    def done(self) -> bool:
+        return self._won or self._looked == len(self._legal)
+
+    def work(self, deadline: float) -> None:
+        """Look at the moves not looked at yet until every one is, one wins at once, or
+        `deadline` (time.monotonic) passes. A move the rules refuse is passed over."""
+        while not self.done and time.monotonic() <= deadline:
+            token = self._legal[self._looked]
+            self._looked += 1
+            try:
+                value, self._won = one_ply(self._game, self._state, token)
+            except GameError:
+                continue
+            if value > self._best_value:
+                self.best, self._best_value = token, value
+
+    def describe(self) -> str:
+        """How `best` was chosen, for the log."""
+        if self.done:
+            return "one ply deep"
+        return f"one ply deep, {self._looked} of {len(self._legal)} moves looked at in time"
+
+
+class Adapter:
+    """One CodinGame game of one player."""
+
+    def __init__(self, fmt: TurnFormat, args: argparse.Namespace,
+                 early: subprocess.Popen | concurrent.futures.Future | None = None):
+        self.fmt = fmt
+        #: What the command started before loading this module: the engine process (its
+        #: preamble not yet written), or the search for the shared daemon (the future
+        #: of its place).
+        self.early = early
+        self.game = fmt.GAME
+        self.args = args
+        self.player: int | None = None
+        self.turns = 0
+        self.link: EngineLink | None = None
+        self._starting: asyncio.Task | None = None
+        self._starts: list[float] = []
+        self.ponder: Ponder | None = None
+        self.fallbacks = 0
+        #: Maps the engine's moves to the referee's entries, where the turn format
+        #: labels them its own way (its `matcher`).
+        self.matcher = fmt.matcher() if hasattr(fmt, "matcher") else None
+        #: Seconds the last turn waited for the engine to come up.
+        self.waited = 0.0
+        #: Lost engines being closed.
+        self._closing: list[asyncio.Future] = []
+
+    # ---- the engine ----------------------------------------------------------------
+
+    def start_engine(self) -> None:
+        """Start (or restart) the engine in the background, within the start limits."""
+        now = time.monotonic()
+        if self._starting is not None or len(self._starts) >= MAX_STARTS:
+            return
+        if self._starts and now - self._starts[-1] < RESTART_DELAY:
+            return
+        self._starts.append(now)
+        self._starting = asyncio.ensure_future(self._open())
+
+    async def _connect(self) -> Engine:
+        """A new session: with the shared daemon (found or started by the command, or
+        again after it was lost), a running daemon (`--connect`), the engine the command
+        started, or a new engine of its own."""
+        if self.args.connect:
+            host, _, port = self.args.connect.rpartition(":")
+            return await Engine.connect(host or "127.0.0.1", int(port))
+        if self.args.shared:
+            if isinstance(self.early, concurrent.futures.Future) and len(self._starts) == 1:
+                place = await asyncio.wrap_future(self.early)
+            else:
+                place = await asyncio.to_thread(shared.ensure_running)
+            return await Engine.connect_unix(place.socket)
+        if isinstance(self.early, subprocess.Popen) and len(self._starts) == 1:
+            # The engine the command started; still importing, it reads the preamble next.
+            return await Engine.attach(self.early)
+        return await Engine.popen(self.args.engine_command, env=self.args.engine_env)
+
+    async def _open(self) -> EngineLink:
+        try:
+            client = await self._connect()
+            return EngineLink(await self._handshake(client))
+        except (OSError, EngineClosed) as error:
+            if not self.args.shared:
+                raise
+            busy = next((line for line in getattr(error, "lines", ()) if line.split()[1:2] == ["busy"]), None)
+            why = f"it is full ({busy})" if busy else f"{type(error).__name__}: {error}"
+        # The shared daemon cannot serve this game: an engine of its own from now on.
+        log(f"the shared engine daemon cannot be used, {why}: starting an engine of its own")
+        self.args.shared = False
+        return EngineLink(await self._handshake(await self._connect()))
+
+    async def _handshake(self, client: Engine) -> Engine:
+        """`client` once it has taken the preamble and answered `uci`; a process of its
+        own is killed when it fails."""
+        try:
+            await client.send_raw(engine_preamble(self.game.name, [*self.fmt.ENGINE_OPTIONS, *self.args.option]))
+            # Ready once the process answers `uci`: `isready` would also wait for the
+            # game's compiled code to load (0.3 s, more on a busy machine), and a search
+            # can wait for it within its own time (see search.specialised).
+            for line in await client.until("uciok", STARTUP_TIMEOUT, raise_errors=False):
+                if line.startswith("error"):
+                    log(f"the engine refused a start-up command: {line}")
+        except BaseException:
+            if client.process is not None and client.process.returncode is None:
+                client.process.kill()
+            if isinstance(self.early, subprocess.Popen) and self.early.poll() is None:
+                self.early.kill()
+            raise
+        return client
+
+    async def engine(self, wait_until: float) -> EngineLink | None:
+        """The engine session if it is up, waiting for a start in progress until
+        `wait_until`; a lost engine is restarted in the background (at the first turn
+        the start limits allow)."""
+        if self.link is not None and self.link.closed:
+            log(f"turn {self.turns + 1}: the engine is gone; starting another in the background")
+            self._closing.append(asyncio.ensure_future(self.link.close()))
+            self.link = None
+            self.ponder = None
+        if self.link is None and self._starting is None:
+            self.start_engine()
+        if self.link is None and self._starting is not None:
+            starting = self._starting
+            if not starting.done():
+                await asyncio.wait([starting], timeout=max(wait_until - time.monotonic(), 0))
+            if starting.done():
+                self._starting = None
+                try:
+                    self.link = starting.result()
+                except Exception as error:  # noqa: BLE001 - any start failure means no engine
+                    log(f"cannot start the engine: {type(error).__name__}: {error}")
+                    self.start_engine()
+        return self.link
+
+    # ---- one turn ------------------------------------------------------------------
+
+    async def play_turn(self, lines: list[str], first_line_at: float, last_line_at: float) -> None:
+        turn = self.fmt.parse_turn(lines, self.player, self.turns)
+        self.player = turn.player
+        plan = budget(self.fmt, turn.first_turn, first_line_at)
+        legal = self.fmt.legal_tokens(turn)
+        state = self.game.parse_board(turn.board_text.split())
+        outputs: dict[str, str] = {}
+        if self.matcher is not None:
+            legal, outputs = self.matcher.match(state, legal)
+        choice = await self.choose(turn.board_text, state, legal, plan)
+        await self.await_load(plan)
+        printed = self.emit(outputs.get(choice.move, choice.move))
+        if self.args.stats:
+            self.report(choice, first_line_at, last_line_at, printed)
+        self.turns += 1
+        if choice.answer is not None and choice.answer.move == choice.move:
+            await self.start_ponder(turn.board_text, state, choice.move, choice.answer)
+
+    async def await_load(self, plan: Budget) -> None:
+        """Until the engine has loaded the game's compiled code, spend what is left of a
+        turn whose move is already known waiting for that (the `isready` barrier), so that
+        a later turn's search does not wait for it: a move from the opening book comes
+        in milliseconds, long before the code has loaded on a busy machine."""
+        link = self.link
+        if link is not None and not link.loaded and not link.closed and not link.pending:
+            await link.ready(plan.engine_deadline)
+
+    async def choose(self, board_text: str, state, legal: list[str], plan: Budget) -> Choice:
+        ponder, self.ponder = self.ponder, None
+        asked = time.monotonic()
+        link = await self.engine(plan.engine_wait)
+        self.waited = time.monotonic() - asked
+        if len(legal) == 1:
+            if link is not None and link.pending:
+                await link.send(["stop"])
+            return Choice(legal[0], "only move")
+        own = OnePly(self.game, state, legal)
+        if link is None:
+            return self.fallback(plan, legal, own, "no engine")
+        board = self.game.format_board(state)
+        if ponder is not None and ponder.board == board:
+            sent = time.monotonic()
+            await link.send(["ponderhit"])
+            number: int | None = ponder.number
+            source = "ponderhit"
+        else:
+            movetime = int((plan.engine_deadline - time.monotonic()) * 1000)
+            if movetime < 1:
+                return self.fallback(plan, legal, own, "no time left for a search")
+            commands = ["stop"] if link.pending else []
+            commands += [f"position board {board_text}", f"go movetime {movetime}"]
+            sent = time.monotonic()
+            number = await link.search(commands)
+            source = "engine"
+        if number is None:
+            return self.fallback(plan, legal, own, "the engine is gone")
+        answer = await link.answer(number, plan.own_move_at)
+        if answer is None and self.search_move(link.progress(number), legal) is None:
+            # Halfway through its time the search has found no move (the engine still
+            # loads its compiled code, or waits for a core): the adapter works out its
+            # own while the search may still run, and leaves the rest of the turn to
+            # reading a late answer and printing.
+            own.work(plan.engine_deadline)
+        if answer is None:
+            answer = await link.answer(number, plan.hard_deadline)
+        if answer is None:
+            late = int((time.monotonic() - plan.started) * 1000)
+            why = "the engine is gone" if link.closed else f"no bestmove {late} ms into the turn"
+            return self.fallback(plan, legal, own, why, link.progress(number))
+        if answer.move is None:
+            return self.fallback(plan, legal, own, answer.error or "the engine had no move")
+        if answer.move not in legal:
+            return self.fallback(plan, legal, own, f"the engine's move {answer.move!r} is not in the referee's list")
+        return Choice(answer.move, source, answer, sent)
+
+    @staticmethod
+    def search_move(progress: Answer | None, legal: list[str]) -> str | None:
+        """A running search's best move so far (the first of its last pv) if it is one
+        of `legal`, else None."""
+        if progress is None or not progress.pv or progress.pv[0] not in legal:
+            return None
+        return progress.pv[0]
+
+    def fallback(self, plan: Budget, legal: list[str], own: OnePly, why: str,
+                 progress: Answer | None = None) -> Choice:
+        """A legal move without the engine's answer: the running search's best so far
+        (`progress`) if it has one, else the adapter's own (`own`, worked out until the
+        turn's hard deadline where it is not yet)."""
+        self.fallbacks += 1
+        move, how = self.search_move(progress, legal), "the search's best so far"
+        if move is None:
+            own.work(plan.hard_deadline)
+            move, how = own.best, own.describe()
+        log(f"turn {self.turns + 1}: fallback: {why}; playing {move} ({how})")
+        return Choice(move, "fallback")
+
+    def emit(self, move: str) -> float:
+        os.write(1, (self.fmt.format_output(move) + "\n").encode())
+        return time.monotonic()
+
+    def report(self, choice: Choice, first_line_at: float, last_line_at: float, printed: float) -> None:
+        answer = choice.answer
+        engine_ms = None
+        if answer is not None and answer.received is not None and choice.sent is not None:
+            engine_ms = round((answer.received - choice.sent) * 1000, 2)
+        respond_ms = round((printed - last_line_at) * 1000, 2)
+        waited_ms = round(self.waited * 1000, 2)
+        log("stats " + json.dumps({
+            "turn": self.turns + 1, "source": choice.source,
+            "read_ms": round((last_line_at - first_line_at) * 1000, 2),
+            "respond_ms": respond_ms, "engine_ms": engine_ms,
+            "search_ms": None if answer is None else answer.info_ms,
+            "engine_start_wait_ms": waited_ms,
+            # The adapter's own part: the answer's time minus the engine's round trip
+            # (from sending `go` or `ponderhit` to reading `bestmove`) and minus any wait
+            # for the engine to start.
+            "adapter_ms": None if engine_ms is None else round(respond_ms - engine_ms - waited_ms, 2),
+            # time.monotonic() is one clock for every process of the machine: a referee on
+            # it can tell its own latencies from these.
+            "first_line_at": round(first_line_at, 6), "printed_at": round(printed, 6),
+        }))
+
+    # ---- pondering -----------------------------------------------------------------
+
+    async def start_ponder(self, board_text: str, state, move: str, answer: Answer) -> None:
+        """Search the position after `move` and the replies the engine expects, until
+        this player's next turn, on the opponents' time."""
+        link = self.link
+        if link is None or link.closed or answer.ponder is None:
+            return
+        predicted = list(answer.pv[1:]) if answer.pv[:2] == (move, answer.ponder) else [answer.ponder]
+        moves = [move]
+        try:
+            after = state.play(self.game.parse_move(state, move))
+            for token in predicted:
+                if after.outcome() is not None or after.to_move == self.player:
+                    break
+                after = after.play(self.game.parse_move(after, token))
+                moves.append(token)
+        except GameError:
+            return
+        if after.outcome() is not None or after.to_move != self.player:
+            return
+        plan = budget(self.fmt, False, 0.0)
+        commands = ["stop"] if link.pending else []
+        commands += [f"position board {board_text} moves {' '.join(moves)}",
+                     f"go ponder movetime {plan.ponder_movetime}"]
+        number = await link.search(commands)
+        if number is not None:
+            self.ponder = Ponder(number, self.game.format_board(after))
+
+    # ---- the game loop -------------------------------------------------------------
+
+    async def run(self) -> int:
+        stdin = StdinLines(self.args.first_input.arrived)
+        await stdin.open()
+        self.start_engine()
+        frozen = False
+        while True:
+            line, first_line_at = await stdin.get()
+            if line is None:
+                break
+            framer = self.fmt.framer(self.player is None)
+            last_line_at = first_line_at
+            try:
+                done = framer.add(line)
+                while not done:
+                    line, last_line_at = await stdin.get()
+                    if line is None:
+                        log("the input ended inside a turn")
+                        return await self.finish(1)
+                    done = framer.add(line)
+                await self.play_turn(framer.lines, first_line_at, last_line_at)
+            except TurnFormatError as error:
+                log(f"turn {self.turns + 1}: unreadable input: {error}")
+                return await self.finish(1)
+            if not frozen and self.link is not None:
+                # Everything allocated so far lives for the game: keep the collector
+                # off it, and off the turns (collected between turns instead).
+                gc.freeze()
+                gc.disable()
+                frozen = True
+            elif frozen:
+                gc.collect(1)
+        return await self.finish(0)
+
+    async def finish(self, code: int) -> int:
+        if self.link is not None:
+            await self.link.send(["stop"])
+            await self.link.close()
+        if self._starting is not None:
+            self._starting.cancel()
+        if self._closing:
+            await asyncio.wait(self._closing, timeout=3)
+        if isinstance(self.early, subprocess.Popen):
+            try:
+                await asyncio.wait_for(asyncio.to_thread(self.early.wait), 2)
+            except asyncio.TimeoutError:
+                self.early.kill()
+        if self.fallbacks:
+            log(f"{self.fallbacks} fallback move(s) in {self.turns} turns")
+        return code
+
+
+def play(args: argparse.Namespace, early: subprocess.Popen | concurrent.futures.Future | None = None) -> int:
+    """Play the game of `args` (see `adapters.bot.main`) until the input ends."""
+    return asyncio.run(Adapter(turn_format(args.game), args, early).run())

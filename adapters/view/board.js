@@ -1,0 +1,190 @@
+// Board drawing shared by the web GUI and the arena's replay page: pure functions from a
+// board view (adapters/view/board.py) to SVG text, so that they can be checked outside a
+// browser. Every cell carries data-cell="<name>", by which a page finds the cell clicked.
+(function (root) {
+  "use strict";
+  var CELL = 48, SVG = '<svg xmlns="http://www.w3.org/2000/svg"';
+
+  function esc(text) {
+    return String(text).replace(/[&<>"]/g, function (c) {
+      return {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}[c];
+    });
+  }
+
+  function cellsByName(view) {
+    var byName = {};
+    view.cells.forEach(function (cell) { byName[cell[0]] = cell; });
+    return byName;
+  }
+
+  // The SVG of `view`, with `marks` (optional): last (the cells of the move that led
+  // here), best (the engine's best move), targets (cells a click may go to), selected
+  // (cells clicked so far), arrows ([{from, to, label, rank}]: moves drawn with their
+  // scores; from === to draws a ring).
+  function renderBoard(view, marks) {
+    marks = marks || {};
+    var w = view.width * CELL, h = view.height * CELL, out = [];
+    var byName = cellsByName(view);
+    out.push(SVG + ' class="board" width="' + w + '" height="' + h + '" viewBox="0 0 ' + w + " " + h + '">');
+    view.cells.forEach(function (cell) {
+      var name = cell[0], x = cell[1] * CELL, y = cell[2] * CELL, piece = cell[3], blocked = cell[4];
+      var col = Math.floor(cell[1]), row = Math.floor(cell[2]);
+      if (view.shape === "hex") {
+        out.push('<circle class="cell" data-cell="' + esc(name) + '" cx="' + x + '" cy="' + y + '" r="' +
+                 CELL * 0.47 + '" fill="#c8a165" stroke="#7a5a2e" stroke-width="1"/>');
+      } else {
+        var fill = blocked ? "#555" : view.felt || ((row + col) % 2 ? "#f0d9b5" : "#b58863");
+        out.push('<rect class="cell" data-cell="' + esc(name) + '" x="' + (x - CELL / 2) + '" y="' +
+                 (y - CELL / 2) + '" width="' + CELL + '" height="' + CELL + '" fill="' + fill +
+                 '" stroke="#333" stroke-width="0.5"/>');
+      }
+      if (piece >= 0) {
+        var colour = view.colours[piece];
+        out.push('<circle class="piece" data-cell="' + esc(name) + '" data-player="' + piece + '" cx="' + x +
+                 '" cy="' + y + '" r="' + CELL * 0.38 + '" fill="' + colour[0] + '" stroke="' + colour[1] +
+                 '" stroke-width="2"/>');
+        if (view.letters) {
+          out.push('<text class="letter" data-cell="' + esc(name) + '" x="' + x + '" y="' + (y + 6) +
+                   '" font-size="17" text-anchor="middle" fill="#fff">' + esc(view.letters[piece]) + "</text>");
+        }
+      }
+    });
+    view.labels.forEach(function (label) {
+      out.push('<text class="label" x="' + label[1] * CELL + '" y="' + (label[2] * CELL + 5) +
+               '" font-size="13" text-anchor="middle">' + esc(label[0]) + "</text>");
+    });
+    function ring(names, cls, colour, inset, dash) {
+      (names || []).forEach(function (name) {
+        var cell = byName[name];
+        if (!cell) return;
+        var x = cell[1] * CELL, y = cell[2] * CELL;
+        out.push('<rect class="' + cls + '" data-cell="' + esc(name) + '" x="' + (x - CELL / 2 + inset) + '" y="' +
+                 (y - CELL / 2 + inset) + '" width="' + (CELL - 2 * inset) + '" height="' + (CELL - 2 * inset) +
+                 '" fill="none" stroke="' + colour + '" stroke-width="3"' +
+                 (dash ? ' stroke-dasharray="5,3"' : "") + ' pointer-events="none"/>');
+      });
+    }
+    ring(marks.last, "mark", "#e91e63", 2, false);
+    ring(marks.best, "best", "#1e88e5", 6, true);
+    ring(marks.selected, "selected", "#fdd835", 3, false);
+    (marks.targets || []).forEach(function (name) {
+      var cell = byName[name];
+      if (!cell) return;
+      out.push('<circle class="target" data-cell="' + esc(name) + '" cx="' + cell[1] * CELL + '" cy="' +
+               cell[2] * CELL + '" r="' + CELL * 0.13 + '" fill="#43a047" fill-opacity="0.8" pointer-events="none"/>');
+    });
+    (marks.arrows || []).forEach(function (arrow) {
+      var a = byName[arrow.from], b = byName[arrow.to];
+      if (!a || !b) return;
+      var colour = arrow.rank === 1 ? "#1565c0" : "#6a1b9a", opacity = arrow.rank === 1 ? 0.85 : 0.55;
+      var x1 = a[1] * CELL, y1 = a[2] * CELL, x2 = b[1] * CELL, y2 = b[2] * CELL;
+      out.push('<g class="pv-mark" data-rank="' + arrow.rank + '" pointer-events="none" opacity="' + opacity + '">');
+      if (arrow.from === arrow.to) {
+        out.push('<circle cx="' + x2 + '" cy="' + y2 + '" r="' + CELL * 0.3 + '" fill="none" stroke="' + colour +
+                 '" stroke-width="4"/>');
+      } else {
+        var dx = x2 - x1, dy = y2 - y1, len = Math.sqrt(dx * dx + dy * dy) || 1, ux = dx / len, uy = dy / len;
+        var hx = x2 - ux * 12, hy = y2 - uy * 12;
+        out.push('<line x1="' + x1 + '" y1="' + y1 + '" x2="' + hx + '" y2="' + hy + '" stroke="' + colour +
+                 '" stroke-width="6" stroke-linecap="round"/>');
+        out.push('<polygon points="' + x2 + "," + y2 + " " + (hx - uy * 9) + "," + (hy + ux * 9) + " " +
+                 (hx + uy * 9) + "," + (hy - ux * 9) + '" fill="' + colour + '"/>');
+      }
+      if (arrow.label) {
+        out.push('<text x="' + (x2 + CELL * 0.1) + '" y="' + (y2 - CELL * 0.22) + '" font-size="12" fill="#fff"' +
+                 ' stroke="' + colour + '" stroke-width="3" paint-order="stroke">' + esc(arrow.label) + "</text>");
+      }
+      out.push("</g>");
+    });
+    out.push("</svg>");
+    return out.join("");
+  }
+
+  // Where the graph draws scores, as the analysis picture does: an unproven score at its
+  // value, on a scale linear to +-1000 and logarithmic beyond; a proven result on a row of
+  // its own, twice the largest unproven size (at least 1000), beyond every unproven score.
+  function scoreScale(plies) {
+    var largest = 1000;
+    plies.forEach(function (ply) {
+      var parts = ply ? ply.score.split(" ") : [];
+      if (parts[0] === "cp") largest = Math.max(largest, Math.abs(parseInt(parts[1], 10)));
+    });
+    var proven = 2 * largest;
+    function warp(v) {
+      var size = Math.abs(v), warped = size <= 1000 ? size / 1000 : 1 + Math.log10(size / 1000);
+      return v < 0 ? -warped : warped;
+    }
+    return {proven: warp(proven), top: warp(proven * 1.3), boundary: warp(proven / 1.4),
+            height: function (score) {
+              var parts = score.split(" "), value = parseInt(parts[1], 10);
+              return parts[0] === "mate" ? (value > 0 ? warp(proven) : -warp(proven)) : warp(value);
+            }};
+  }
+
+  // The score graph of a game's analysis: `plies[k]` is the engine's view of the move that
+  // step k shows (null for the start and for unanalysed steps; see replay.engine_view),
+  // drawn per player, proven results as squares on their rows, mistakes and blunders
+  // ringed, step `index` marked, each player's colour named in a legend (`names`, one a
+  // player). Each step's column carries data-step="k" for clicks.
+  function renderGraph(plies, index, names, width) {
+    var players = names.length;
+    var analysed = plies.filter(function (ply) { return ply; });
+    if (!analysed.length) return "";
+    var height = 160, left = 40, colours = ["#1565c0", "#e65100", "#2e7d32"];
+    var scale = scoreScale(analysed), steps = plies.length;
+    var x = function (k) { return left + (width - left - 10) * k / Math.max(1, steps - 1); };
+    var y = function (h) { return 10 + (height - 20) * (scale.top - h) / (2 * scale.top); };
+    var out = [SVG + ' class="graph" width="' + width + '" height="' + height + '" viewBox="0 0 ' + width + " " +
+               height + '">'];
+    var column = (width - left - 10) / Math.max(1, steps - 1);
+    for (var k = 0; k < steps; k++) {
+      out.push('<rect class="step" data-step="' + k + '" x="' + (x(k) - column / 2) + '" y="0" width="' + column +
+               '" height="' + height + '" fill="transparent"/>');
+    }
+    [scale.boundary, -scale.boundary].forEach(function (h) {
+      out.push('<line x1="' + left + '" y1="' + y(h) + '" x2="' + width + '" y2="' + y(h) +
+               '" stroke="#ccc" stroke-dasharray="2,3" pointer-events="none"/>');
+    });
+    out.push('<line x1="' + left + '" y1="' + y(0) + '" x2="' + width + '" y2="' + y(0) +
+             '" stroke="#999" pointer-events="none"/>');
+    out.push('<text x="2" y="' + (y(0) + 4) + '" font-size="11">0</text>');
+    out.push('<text x="2" y="' + (y(scale.proven) + 4) + '" font-size="11">won</text>');
+    out.push('<text x="2" y="' + (y(-scale.proven) + 4) + '" font-size="11">lost</text>');
+    var key = left + 8;
+    names.forEach(function (name, seat) {
+      out.push('<line x1="' + key + '" y1="6" x2="' + (key + 14) + '" y2="6" stroke="' + colours[seat % 3] +
+               '" stroke-width="2" pointer-events="none"/>');
+      out.push('<text class="legend" x="' + (key + 18) + '" y="10" font-size="11" pointer-events="none">' +
+               esc(name) + "</text>");
+      key += 30 + 7 * String(name).length;
+    });
+    for (var seat = 0; seat < players; seat++) {
+      var points = [];
+      plies.forEach(function (ply, k) {
+        if (ply && ply.player === seat) points.push(x(k) + "," + y(scale.height(ply.score)));
+      });
+      if (points.length) {
+        out.push('<polyline class="score" points="' + points.join(" ") + '" fill="none" stroke="' +
+                 colours[seat % 3] + '" stroke-width="1.5" pointer-events="none"/>');
+      }
+    }
+    plies.forEach(function (ply, k) {
+      if (!ply) return;
+      if (ply.score.split(" ")[0] === "mate") {
+        out.push('<rect class="proven" x="' + (x(k) - 4) + '" y="' + (y(scale.height(ply.score)) - 4) +
+                 '" width="8" height="8" fill="' + colours[ply.player % 3] + '" pointer-events="none"/>');
+      }
+      if (ply.mark) {
+        out.push('<circle class="' + ply.mark + '" cx="' + x(k) + '" cy="' + y(scale.height(ply.score)) +
+                 '" r="5" fill="none" stroke="' + (ply.mark === "blunder" ? "#d32f2f" : "#fb8c00") +
+                 '" stroke-width="2" pointer-events="none"/>');
+      }
+    });
+    out.push('<line class="now" x1="' + x(index) + '" y1="5" x2="' + x(index) + '" y2="' + (height - 5) +
+             '" stroke="#555" stroke-dasharray="3,3" pointer-events="none"/>');
+    out.push("</svg>");
+    return out.join("");
+  }
+
+  root.Board = {CELL: CELL, renderBoard: renderBoard, renderGraph: renderGraph, escape: esc};
+})(typeof window !== "undefined" ? window : globalThis);
