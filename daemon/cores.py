@@ -19,6 +19,10 @@ from search.tt import TranspositionTable
 
 PYTHON, COMPILED = "python", "compiled"
 CORES = (COMPILED, PYTHON)
+#: The core of a session or daemon made without naming one (a test's, a script's): the
+#: Python core, which needs no compiling. The `engine` command serves the compiled core
+#: where numba imports (`daemon.main.serving_core`).
+DEFAULT = PYTHON
 
 
 def compiled_missing() -> str | None:

@@ -157,7 +157,7 @@ class Daemon:
     """The live sessions of the process, so that a signal can save their hash files, and
     what every session shares: the hash directory, the memory budget, the token."""
 
-    def __init__(self, core: str = cores.PYTHON, files: HashFiles | None = None,
+    def __init__(self, core: str = cores.DEFAULT, files: HashFiles | None = None,
                  budget: HashBudget | None = None, token: str | None = None,
                  max_sessions: int = DEFAULT_MAX_SESSIONS,
                  max_unauthenticated: int = DEFAULT_MAX_UNAUTHENTICATED) -> None:

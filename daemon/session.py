@@ -2,7 +2,7 @@
 
 A reader task takes the connection's lines as they come, into a bounded queue; the
 session applies them one at a time, in order, turning each into a call of its `SessionEngine`
-(`daemon.engine`: game, position, options, tables, searches, jobs) and writing the
+(`daemon.engine`: game, position, options, tables, jobs; searches, `daemon.searching`) and writing the
 replies through its sink. A command that fails writes one error line and changes
 nothing. While a search runs, only `isready`, `stop`, `ponderhit`, `uci` and `quit` are
 taken. A long job (perft, hash save or load) runs while the session goes on reading:
@@ -141,7 +141,7 @@ class Sink(Protocol):
 class Session:
     """The state and command handlers of one connection."""
 
-    def __init__(self, sink: Sink, core: str = cores.PYTHON, files: HashFiles | None = None,
+    def __init__(self, sink: Sink, core: str = cores.DEFAULT, files: HashFiles | None = None,
                  budget: HashBudget | None = None, figures: Callable[[], DaemonFigures] | None = None,
                  local: bool = True):
         self.sink = sink
@@ -315,7 +315,7 @@ class Session:
             case c.Uci():
                 self._write_all(format_id(ENGINE_NAME, ENGINE_AUTHOR))
                 for spec in engine.specs:
-                    self.write(attrs.evolve(spec, default=engine.defaults[spec.name]).announce())
+                    self.write(spec.announce())
                 self.write(UCIOK)
             case c.IsReady():
                 if engine.active is None:
@@ -412,7 +412,7 @@ class Session:
 
 
 class SearchReplies:
-    """The lines of what a session's searches produce (`daemon.engine.SearchListener`):
+    """The lines of what a session's searches produce (`daemon.searching.SearchListener`):
     `info` lines, with win chances under ShowWDL and ranks under MultiPV, the notes of a
     core still loading and of the book, and `bestmove`."""
 
@@ -434,10 +434,10 @@ class SearchReplies:
         if self._format_pv is None or self._pv_root is not root:
             self._pv_root, self._format_pv = root, PvFormatter(root)
         options = self._session.engine.options
-        ranked = int(options["MultiPV"]) > 1
+        ranked = options.multi_pv > 1
         lines = [report, *(attrs.evolve(report, score=score, pv=pv, others=()) for score, pv in report.others)]
         for rank, line in enumerate(lines, 1):
-            chances = wdl(root.game, line.score, line.mate_in) if options["ShowWDL"] else None
+            chances = wdl(root.game, line.score, line.mate_in) if options.show_wdl else None
             self._session.write(format_info(line, self._format_pv, rank if ranked else None, chances))
         margin = format_margin(report)
         if margin is not None:

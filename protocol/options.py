@@ -101,6 +101,43 @@ def session_options(multiplayer_searches: Sequence[str], cores: Sequence[str],
     )
 
 
+def _option(name: str):
+    return attrs.field(metadata={"option": name})
+
+
+@attrs.frozen
+class EngineOptions:
+    """The values of a session's options (`session_options`), one typed field each, the
+    option's name in its metadata. A `setoption` makes a new value (`set`)."""
+
+    hash: int = _option("Hash")
+    threads: int = _option("Threads")
+    hash_file: str = _option("HashFile")
+    ponder: bool = _option("Ponder")
+    own_book: bool = _option("OwnBook")
+    book_variety: int = _option("BookVariety")
+    move_overhead: int = _option("MoveOverhead")
+    multi_player_search: str = _option("MultiPlayerSearch")
+    core: str = _option("Core")
+    multi_pv: int = _option("MultiPV")
+    show_wdl: bool = _option("ShowWDL")
+    evaluation: str = _option("Evaluation")
+    probcut: int = _option("ProbCut")
+
+    @classmethod
+    def defaults(cls, specs: Sequence[OptionSpec]) -> EngineOptions:
+        """The options before any `setoption`: each of `specs`' default."""
+        return cls(**{_FIELDS[spec.name]: spec.default for spec in specs})
+
+    def set(self, name: str, value: int | bool | str) -> EngineOptions:
+        """These options with the option `name` (as it names itself) `value`."""
+        return attrs.evolve(self, **{_FIELDS[name]: value})
+
+
+#: The field of `EngineOptions` of each option, by the option's name.
+_FIELDS = {field.metadata["option"]: field.name for field in attrs.fields(EngineOptions)}
+
+
 def find_option(options: Sequence[OptionSpec], name: str) -> OptionSpec:
     """The option of `options` called `name` (any case); raises ProtocolError(bad-value)."""
     for spec in options:

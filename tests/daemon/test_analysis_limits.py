@@ -1,6 +1,6 @@
-"""Analysis through the protocol, over pipes and TCP, in every game: `go searchmoves` (the root cut to the
-given moves), `go mate`, and MultiPV (its lines, their order, and each line's score
-against the move searched alone)."""
+"""Analysis through the protocol, over pipes (the transport changes nothing here), in
+every game: `go searchmoves` (the root cut to the given moves), `go mate`, and MultiPV
+(its lines, their order, and each line's score against the move searched alone)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from games import all_games
 from protocol.client import EngineError
 from protocol.info import parse_info
-from tests.conftest import run
+from tests.conftest import StdioEngine, run
 
 
 def scores(infos) -> list[str]:
@@ -17,14 +17,14 @@ def scores(infos) -> list[str]:
 
 
 @pytest.mark.parametrize("name", sorted(all_games()))
-def test_the_root_is_cut_to_the_moves_given(name: str, session) -> None:
+def test_the_root_is_cut_to_the_moves_given(name: str) -> None:
     game = all_games()[name]
     start = game.initial_state({"seed": "3"} if "seed" in game.parameters else {})
     tokens = sorted(game.format_move(start, move) for move in start.legal_moves())
     setgame = f"setgame {name} seed=3" if "seed" in game.parameters else f"setgame {name}"
 
     async def scenario() -> None:
-        async with session() as engine:
+        async with StdioEngine() as engine:
             await engine.send(setgame)
             free = await engine.bestmove("go depth 3")
             others = [token for token in tokens if token != free.move]
@@ -46,10 +46,10 @@ def test_the_root_is_cut_to_the_moves_given(name: str, session) -> None:
     run(scenario())
 
 
-def test_go_mate_finds_a_win_within_its_moves_and_stops(session) -> None:
+def test_go_mate_finds_a_win_within_its_moves_and_stops() -> None:
     """Clobber, white to move: b2a2 takes the last black stone's only partner at once."""
     async def scenario() -> None:
-        async with session() as engine:
+        async with StdioEngine() as engine:
             await engine.send("setgame clobber")
             await engine.send("position board ......../......../......../......../......../......../bw....../........ w")
             found = await engine.bestmove("go mate 3")
@@ -65,7 +65,7 @@ def test_go_mate_finds_a_win_within_its_moves_and_stops(session) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(all_games()))
-def test_multipv_reports_the_best_root_moves_each_on_its_line(name: str, session) -> None:
+def test_multipv_reports_the_best_root_moves_each_on_its_line(name: str) -> None:
     game = all_games()[name]
     start = game.initial_state({"seed": "3"} if "seed" in game.parameters else {})
     legal = {game.format_move(start, move) for move in start.legal_moves()}
@@ -82,7 +82,7 @@ def test_multipv_reports_the_best_root_moves_each_on_its_line(name: str, session
         return found
 
     async def scenario() -> None:
-        async with session() as engine:
+        async with StdioEngine() as engine:
             await engine.send(setgame)
             plain = await engine.bestmove("go depth 2")
             assert not any("multipv" in info for info in plain.info_lines), "MultiPV 1 prints as before"
@@ -102,7 +102,7 @@ def test_multipv_reports_the_best_root_moves_each_on_its_line(name: str, session
 
 
 @pytest.mark.parametrize("name", sorted(all_games()))
-def test_multipv_of_every_move_equals_each_move_searched_alone(name: str, session) -> None:
+def test_multipv_of_every_move_equals_each_move_searched_alone(name: str) -> None:
     """MultiPV at least the number of legal moves scores each root move exactly as a
     `go searchmoves` of that move alone does, at the same depth (fresh tables)."""
     import random
@@ -118,7 +118,7 @@ def test_multipv_of_every_move_equals_each_move_searched_alone(name: str, sessio
         position = position.play(move)
 
     async def scenario() -> None:
-        async with session() as engine:
+        async with StdioEngine() as engine:
             await engine.setgame(name, **params)
             await engine.send("hash clear")
             lines = await engine.analyse({"depth": 3}, position="startpos moves " + " ".join(moves), multipv=256)
@@ -131,14 +131,14 @@ def test_multipv_of_every_move_equals_each_move_searched_alone(name: str, sessio
     run(scenario())
 
 
-def test_multipv_goes_on_until_every_line_is_proven(session) -> None:
+def test_multipv_goes_on_until_every_line_is_proven() -> None:
     """FFO position 20, black to move: h5 ends the game at once with a win, and the
     other three moves lose. A search that stopped at the first proof would leave lines
     2-4 at depth 1 with static scores."""
     board = "00010000/10000000/11000000/11100000/1110011./11111.../1111111./1111111. 0"
 
     async def scenario() -> None:
-        async with session() as engine:
+        async with StdioEngine() as engine:
             await engine.setgame("othello")
             lines = await engine.analyse({"depth": 30}, position=f"board {board}", multipv=4)
             assert [info.move for info in lines][0] == "h5" and lines[0].score.mate == 1
@@ -147,12 +147,12 @@ def test_multipv_goes_on_until_every_line_is_proven(session) -> None:
     run(scenario())
 
 
-def test_multipv_lines_are_best_first_after_a_deeper_search(session) -> None:
+def test_multipv_lines_are_best_first_after_a_deeper_search() -> None:
     """A depth 6 MultiPV search after a depth 9 one of the position before: the table's
     deeper entries once scored line 3 above line 1."""
 
     async def scenario() -> None:
-        async with session() as engine:
+        async with StdioEngine() as engine:
             await engine.setgame("othello")
             await engine.configure({"OwnBook": False})
             await engine.analyse({"depth": 9}, position="startpos moves d3 c5 d6 e3", multipv=3)

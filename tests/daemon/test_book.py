@@ -133,40 +133,6 @@ def test_the_shipped_books_are_whole() -> None:
             assert len(Book.read(game, path)) == lines - 1, game.name
 
 
-def engine_with_book(folder: Path):
-    write_book(folder / "othello.jsonl", BOOK)
-    environment = dict(os.environ, ENGINE_BOOK_DIR=str(folder))
-    return Engine.popen(engine_command(), env=environment)
-
-
-def test_the_engine_plays_its_book_when_it_plays_and_searches_when_it_analyses(tmp_path: Path) -> None:
-    async def scenario() -> None:
-        engine = await engine_with_book(tmp_path)
-        try:
-            await engine.send("setgame othello")
-            await engine.ready()  # the game is ready: its book is read
-            await engine.send("position startpos")
-            lines = await engine.ask("go movetime 100", "bestmove")
-            assert lines == ["info string book f5 score 4 depth 20", "bestmove f5 ponder d6"]
-            # Analysis searches: no book.
-            lines = await engine.ask("go depth 2", "bestmove")
-            assert not any("book" in line for line in lines)
-            assert any(line.startswith("info depth 2") for line in lines)
-            # Off the book: a search.
-            await engine.send("position startpos moves f5 d6")
-            lines = await engine.ask("go movetime 50", "bestmove")
-            assert not any("book" in line for line in lines)
-            # OwnBook false: a search, even on a book position.
-            await engine.send("setoption name OwnBook value false")
-            await engine.send("position startpos")
-            lines = await engine.ask("go movetime 50", "bestmove")
-            assert not any("book" in line for line in lines)
-        finally:
-            await engine.close()
-
-    run(scenario())
-
-
 def test_a_book_still_being_read_never_makes_a_go_late_and_isready_waits_for_it(tmp_path: Path) -> None:
     """A client that sends `setgame`, `position` and `go movetime` at once gets its move
     within its time, even while the book is still being read (a book of many lines to
@@ -187,22 +153,6 @@ def test_a_book_still_being_read_never_makes_a_go_late_and_isready_waits_for_it(
             await engine.ready(timeout=120)
             lines = await engine.ask("go movetime 100", "bestmove")
             assert lines == ["info string book f5 score 4 depth 20", "bestmove f5 ponder d6"]
-        finally:
-            await engine.close()
-
-    run(scenario())
-
-
-def test_a_ponder_search_on_a_book_position_answers_at_ponderhit(tmp_path: Path) -> None:
-    async def scenario() -> None:
-        engine = await engine_with_book(tmp_path)
-        try:
-            await engine.send("setgame othello")
-            await engine.send("position startpos moves f5")
-            await engine.send("go ponder movetime 100")
-            assert await engine.ready() == ["info string book d6 score -3 depth 19"]
-            lines = await engine.ask("ponderhit", "bestmove")
-            assert lines == ["bestmove d6"]
         finally:
             await engine.close()
 

@@ -50,12 +50,12 @@ def leaf_score(game, position) -> int:
 
 @pytest.mark.skipif(not COMPILING, reason="numba is not available")
 @pytest.mark.parametrize("name", sorted(all_games()))
-def test_eval_gives_the_leaf_value_and_terms_that_add_up_to_it(name: str, session) -> None:
+def test_eval_gives_the_leaf_value_and_terms_that_add_up_to_it(name: str) -> None:
     game = all_games()[name]
     positions = sample_positions(game, 25, 7)
 
     async def scenario() -> None:
-        async with session() as engine:
+        async with StdioEngine() as engine:
             await engine.send(f"setgame {name}")
             for position in positions:
                 await engine.send(f"position board {game.format_board(position)}")

@@ -246,9 +246,9 @@ def test_the_hash_file_saved_at_sigterm_keeps_to_the_budget(tmp_path: Path) -> N
 # ---- names and files the protocol refuses ------------------------------------------------
 
 
-def test_names_with_invisible_characters_are_refused_and_never_echoed_raw(session, tmp_path: Path) -> None:
+def test_names_with_invisible_characters_are_refused_and_never_echoed_raw(tmp_path: Path) -> None:
     async def scenario() -> None:
-        async with session("--hash-dir", str(tmp_path)) as engine:
+        async with StdioEngine("--hash-dir", str(tmp_path)) as engine:
             await engine.send("setgame clobber")
             for name in INVISIBLE_NAMES:
                 for command in (f"hash save {name}", f"hash load {name}", f"setoption name HashFile value {name}"):
@@ -279,9 +279,9 @@ def test_paths_with_invisible_characters_are_refused_too(tmp_path: Path) -> None
 
 
 def test_a_file_longer_or_shorter_than_its_header_says_is_refused_for_what_it_is(
-        session, tmp_path: Path) -> None:
+        tmp_path: Path) -> None:
     async def scenario() -> None:
-        async with session("--hash-dir", str(tmp_path)) as engine:
+        async with StdioEngine("--hash-dir", str(tmp_path)) as engine:
             await engine.send("setgame clobber")
             await engine.bestmove("go depth 2")
             (saved,) = await engine.ask("hash save t.hash", "info string hash saved")

@@ -8,7 +8,7 @@ import pytest
 
 from daemon.wdl import WdlModel, game_model
 from games import all_games
-from tests.conftest import run
+from tests.conftest import StdioEngine, run
 from tools import wdl as wdl_tool
 
 
@@ -55,9 +55,9 @@ def test_a_proved_ranking_of_three_players_is_certain() -> None:
     assert sum(wdl(knights, -4000, None)) == 1000
 
 
-def test_info_lines_carry_wdl_when_asked(session) -> None:
+def test_info_lines_carry_wdl_when_asked() -> None:
     async def scenario() -> None:
-        async with session() as engine:
+        async with StdioEngine() as engine:
             await engine.send("setgame loa")
             plain = await engine.bestmove("go depth 2")
             assert not any(" wdl " in info for info in plain.info_lines)
