@@ -286,14 +286,7 @@ class MctsSearch(ThreePlayerSearch):
         Yields a report per completed iteration and a final one whose pv[0] is the move
         (pv is empty when the root has no move).
         """
-        self._me = root.to_move
-        started = self._start(root, stop)
-        moves = self._root_moves(root, root_moves, 1)
-        if not moves:
-            yield self._finished(root)
-            return
-        final, _ = yield from self._deepen(root, moves, stop, started, MAX_PLY)
-        yield final
+        yield from self._deepen_root(root, stop, root_moves, 1)
 
     def _iterate(self, root: Position, moves: list[int], depth: int) -> tuple[int, int]:
         self._allow_root_moves(moves)

@@ -460,6 +460,19 @@ class ThreePlayerSearch(Deepening):
         work[slot] = len(allowed)
         work[slot + 1:slot + 1 + len(allowed)] = allowed
 
+    def _deepen_root(self, root: Position, stop: StopSignal, root_moves: Sequence[int] | None,
+                     multipv: int) -> Iterator[SearchReport]:
+        """The body of a search of `root` for its side to move: a report per completed
+        iteration and a final one (with no move where the root has none)."""
+        self._me = root.to_move
+        started = self._start(root, stop)
+        moves = self._root_moves(root, root_moves, multipv)
+        if not moves:
+            yield self._finished(root)
+            return
+        final, _ = yield from self._deepen(root, moves, stop, started, MAX_PLY)
+        yield final
+
     def _terminal_score(self, root: Position) -> int:
         """The searcher's utility of a root without moves (its returns at ply 0)."""
         values = np.zeros(PLAYERS, dtype=np.int64)
@@ -495,15 +508,8 @@ class MultiPlayerSearch(ThreePlayerSearch):
         Yields a report per completed iteration and a final one whose pv[0] is the move
         (pv is empty when the root has no move).
         """
-        self._me = root.to_move
-        self._salt = _SEARCHER_KEYS[self._me]
-        started = self._start(root, stop)
-        moves = self._root_moves(root, root_moves, multipv)
-        if not moves:
-            yield self._finished(root)
-            return
-        final, _ = yield from self._deepen(root, moves, stop, started, MAX_PLY)
-        yield final
+        self._salt = _SEARCHER_KEYS[root.to_move]
+        yield from self._deepen_root(root, stop, root_moves, multipv)
 
     def _iterate(self, root: Position, moves: list[int], depth: int) -> tuple[int, int]:
         self._allow_root_moves(moves)
