@@ -133,7 +133,7 @@ async def analyse_afresh(engine: Engine, board: str, player: int, played: str, l
 
 
 #: How long an engine has to answer the protocol's handshake (`uci`, answered by
-#: `uciok`), seconds: ours answers in about one, a busy machine's in a few.
+#: `uciok`) by default, seconds: ours answers in about one, a busy machine's in a few.
 HANDSHAKE_TIMEOUT_S = 30.0
 
 
@@ -147,16 +147,18 @@ class EngineSpec:
     """Where a worker's engine session comes from: with `shared`, the user's shared
     daemon on the worker's machine (started where none runs); else `command` started on
     stdio (empty: the `engine` command beside the worker's Python), or, with `address`,
-    a running daemon there, with `token` when it asks for one."""
+    a running daemon there, with `token` when it asks for one. An engine that does not
+    answer `uci` with `uciok` within `handshake_s` seconds is given up."""
 
     command: tuple[str, ...] = ()
     address: tuple[str, int] | None = None
     token: str | None = None
     shared: bool = False
+    handshake_s: float = HANDSHAKE_TIMEOUT_S
 
     async def open(self) -> Engine:
         """A new session, once the engine has answered `uci` with `uciok` (within
-        HANDSHAKE_TIMEOUT_S); raises NoEngine when it cannot be started or reached, ends
+        `handshake_s`); raises NoEngine when it cannot be started or reached, ends
         first, or does not answer so. Where the shared daemon cannot be used (it cannot
         start, or it is full) the worker says why on stderr and starts an engine of its
         own."""
@@ -180,17 +182,16 @@ class EngineSpec:
             raise NoEngine(f"{where} cannot be {opening}: {error.strerror or error}") from None
         return await self._handshake(engine, where)
 
-    @staticmethod
-    async def _handshake(engine: Engine, where: str) -> Engine:
+    async def _handshake(self, engine: Engine, where: str) -> Engine:
         """`engine` once it has answered `uci` with `uciok`; else closed, and NoEngine
         saying why."""
         why = None
         try:
             await engine.send("uci")
-            await engine.until("uciok", HANDSHAKE_TIMEOUT_S)
+            await engine.until("uciok", self.handshake_s)
             return engine
         except asyncio.TimeoutError:
-            why = (f"did not answer uci with uciok within {HANDSHAKE_TIMEOUT_S:g} s:"
+            why = (f"did not answer uci with uciok within {self.handshake_s:g} s:"
                    " is it an engine of this protocol?")
         except EngineError as error:
             why = f"answered uci with {error.line!r}"

@@ -3,7 +3,8 @@ say where the moves played lost.
 
     engine-analyse GAME_FILE [--game GAME] [--depth N | --movetime MS | --nodes N] [--top 3]
                    [--jobs J | --ray local|auto|ADDRESS]
-                   [--private | --engine CMD | --connect HOST:PORT [--token-file F]] [--out PREFIX]
+                   [--private | --engine CMD | --connect HOST:PORT [--token-file F]] [--handshake-timeout S]
+                   [--out PREFIX]
                    [--progress | --quiet]
     engine-analyse RECORD|FOLDER|'GLOB' ... [the same options] [--out DIR]
                    [--summary FILE] [--worst N] [--pictures]
@@ -47,7 +48,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from adapters.analysis.analyse import EngineSpec, analyse_games, failure_text, report
+from adapters.analysis.analyse import HANDSHAKE_TIMEOUT_S, EngineSpec, analyse_games, failure_text, report
 from adapters.analysis.batch import INTERRUPTED, SUMMARY_NAME, Settings, is_batch, write_json
 from adapters.analysis.batch import run as batch_run
 from adapters.analysis.gamefile import read_game
@@ -107,6 +108,9 @@ def main(argv: list[str] | None = None) -> int:
                        help="the engine command each worker starts (default: sessions of the user's shared daemon)")
     where.add_argument("--connect", metavar="HOST:PORT", help="use a running daemon instead")
     parser.add_argument("--token-file", type=Path, help="the daemon's token file, with --connect")
+    parser.add_argument("--handshake-timeout", type=float, default=HANDSHAKE_TIMEOUT_S, metavar="S",
+                        help=f"give up an engine that has not answered uci within S seconds "
+                             f"(default {HANDSHAKE_TIMEOUT_S:g})")
     parser.add_argument("--out", type=Path, help="output prefix (default: the game file's, with -analysis); "
                                                  "of a batch, the folder of its outputs (default: beside each record)")
     parser.add_argument("--summary", type=Path, metavar="FILE",
@@ -125,6 +129,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--summary, --worst and --pictures are for a batch of records")
     if args.worst < 0:
         parser.error("--worst must be at least 0")
+    if not args.handshake_timeout > 0:
+        parser.error("--handshake-timeout must be a positive number of seconds")
     limit = Limit(depth=args.depth, movetime=args.movetime, nodes=args.nodes)
     if limit == Limit():
         limit = DEFAULT_LIMIT
@@ -141,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"engine-analyse: the token file: {failure_text(error)}", file=sys.stderr)
         return 2
     use_shared = not (args.private or args.engine or args.connect or args.ray)
-    engine = EngineSpec(tuple(shlex.split(args.engine or "")), address, token, use_shared)
+    engine = EngineSpec(tuple(shlex.split(args.engine or "")), address, token, use_shared, args.handshake_timeout)
     if use_shared:
         args.jobs = shared_sessions(args.jobs)
     if batch:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from adapters.analysis.analyse import BLUNDER_POINTS, HANDSHAKE_TIMEOUT_S, MISTAKE_POINTS, analyse_ply, mark
+from adapters.analysis.analyse import BLUNDER_POINTS, MISTAKE_POINTS, analyse_ply, mark
 from adapters.analysis.gamefile import Game, read_replay
 from adapters.analysis.picture import player_labels, plot, score_heights
 from adapters.codingame import formats, turn_format
@@ -234,14 +234,14 @@ def test_the_limits_are_explained_with_their_default() -> None:
 @pytest.mark.parametrize(("command", "words"), [
     ("no-such-engine --uci", "the engine no-such-engine --uci cannot be started: No such file or directory"),
     (f"{sys.executable} -c pass", f"the engine {sys.executable} -c pass ended before it answered uci (exit status 0)"),
-    ("cat", f"the engine cat did not answer uci with uciok within {HANDSHAKE_TIMEOUT_S:g} s"),
+    ("cat", "the engine cat did not answer uci with uciok within 1.5 s"),
 ])
 def test_an_engine_that_does_not_answer_the_handshake_is_named(tmp_path: Path, command: str, words: str) -> None:
     """An engine that cannot start, ends at once, or never answers `uci` (cat echoes it)
     is reported in words naming its command, whatever the number of jobs."""
     path = tmp_path / "game.txt"
     path.write_text("setgame clobber\n" + " ".join(clobber_game(3, 3)[1]) + "\n")
-    result = analyse(str(path), "--engine", command, "--jobs", "2")
+    result = analyse(str(path), "--engine", command, "--jobs", "2", "--handshake-timeout", "1.5")
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert f"engine-analyse: {words}" in result.stderr
 
