@@ -8,6 +8,7 @@ import json
 import os
 import random
 import re
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -174,6 +175,28 @@ class TcpEngine:
 
     def stop(self) -> None:
         stop_process(self.process)
+
+
+@pytest.fixture
+def runtime(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A private runtime folder of the test's own (mode 0700, no daemon yet) for this
+    process and the tools it starts (ENGINE_RUNTIME_DIR); its daemons are stopped at the
+    end, killed where they do not stop. It is made in the system's temporary folder, not
+    in `tmp_path`: the shared daemon's socket lives there, and a Unix socket's path has
+    at most 107 bytes, which a pytest worker's `tmp_path` can pass."""
+    from protocol import shared
+
+    folder = Path(tempfile.mkdtemp(prefix="engine-run-"))
+    monkeypatch.setenv("ENGINE_RUNTIME_DIR", str(folder))
+    yield folder
+    folder.chmod(0o700)
+    with contextlib.suppress(OSError):
+        shared.stop(shared.Place.of(folder=folder))
+    for found in shared.status(folder):
+        if found.figures is not None:
+            with contextlib.suppress(OSError):
+                os.kill(found.figures.pid, signal.SIGKILL)
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture

@@ -283,24 +283,17 @@ def test_a_codingame_replay_is_analysed_without_naming_its_game(tmp_path: Path) 
 
 
 @pytest.mark.parametrize("private", [False, True])
-def test_workers_are_sessions_of_the_shared_daemon_unless_private(private: bool, tmp_path: Path,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_workers_are_sessions_of_the_shared_daemon_unless_private(private: bool, tmp_path: Path, runtime: Path) -> None:
     """By default the `--jobs` workers open sessions of the user's shared daemon (one,
     started by the run, which keeps the game loaded after it); `--private` starts none."""
-    runtime = tmp_path / "runtime"
-    runtime.mkdir(mode=0o700)
-    monkeypatch.setenv("ENGINE_RUNTIME_DIR", str(runtime))
     game = tmp_path / "game.txt"
     game.write_text(clobber_game(4, 5)[0])
-    try:
-        result = analyse(str(game), "--depth", "2", "--jobs", "2", *(["--private"] if private else []))
-        assert result.returncode == 0, result.stderr
-        assert "cannot be used" not in result.stderr
-        found = shared.status(runtime)
-        if private:
-            assert found == []
-        else:
-            (daemon,) = found
-            assert daemon.current and daemon.figures.games == ("clobber",) and daemon.figures.sessions == 0
-    finally:
-        shared.stop(shared.Place.of(folder=runtime))
+    result = analyse(str(game), "--depth", "2", "--jobs", "2", *(["--private"] if private else []))
+    assert result.returncode == 0, result.stderr
+    assert "cannot be used" not in result.stderr
+    found = shared.status(runtime)
+    if private:
+        assert found == []
+    else:
+        (daemon,) = found
+        assert daemon.current and daemon.figures.games == ("clobber",) and daemon.figures.sessions == 0

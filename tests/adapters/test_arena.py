@@ -416,21 +416,14 @@ def test_the_replay_page_with_its_analysis_in_headless_chromium(tmp_path: Path) 
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 10_000
 
 
-def test_a_match_of_the_engine_bot_prepares_the_shared_daemon(tmp_path: Path,
-                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_match_of_the_engine_bot_prepares_the_shared_daemon(runtime: Path) -> None:
     """Before the first game's clock runs, the arena starts the shared daemon of an
     `engine` bot and loads the game in it; a match without one starts none."""
     from adapters.arena.main import prepare_shared_daemon, resolve_bots
     from protocol import shared
 
-    runtime = tmp_path / "runtime"
-    runtime.mkdir(mode=0o700)
-    monkeypatch.setenv("ENGINE_RUNTIME_DIR", str(runtime))
     prepare_shared_daemon("clobber", resolve_bots(["greedy", "engine-cg clobber --private"], "clobber", 2))
     assert shared.status(runtime) == []
-    try:
-        prepare_shared_daemon("clobber", resolve_bots(["engine", "greedy"], "clobber", 2))
-        (daemon,) = shared.status(runtime)
-        assert daemon.current and daemon.figures.games == ("clobber",) and daemon.figures.sessions == 0
-    finally:
-        shared.stop(shared.Place.of(folder=runtime))
+    prepare_shared_daemon("clobber", resolve_bots(["engine", "greedy"], "clobber", 2))
+    (daemon,) = shared.status(runtime)
+    assert daemon.current and daemon.figures.games == ("clobber",) and daemon.figures.sessions == 0

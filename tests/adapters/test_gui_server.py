@@ -535,13 +535,9 @@ def test_with_engine_the_tabs_are_sessions_of_the_daemon_there(tmp_path: Path) -
 
 
 @pytest.mark.parametrize("private", [False, True])
-def test_tabs_are_sessions_of_the_shared_daemon_unless_private(private: bool, tmp_path: Path,
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_tabs_are_sessions_of_the_shared_daemon_unless_private(private: bool, tmp_path: Path, runtime: Path) -> None:
     """By default a tab is a session of the user's shared daemon (started by the first
     tab where none runs); with `--private` the engine runs in the GUI's process."""
-    runtime = tmp_path / "runtime"
-    runtime.mkdir(mode=0o700)
-    monkeypatch.setenv("ENGINE_RUNTIME_DIR", str(runtime))
 
     async def check(gui: Gui) -> None:
         async with http_session() as http, tab(http, gui) as ws:
@@ -554,9 +550,6 @@ def test_tabs_are_sessions_of_the_shared_daemon_unless_private(private: bool, tm
                 (daemon,) = found
                 assert daemon.figures.sessions == 1
 
-    try:
-        with running_gui(tmp_path / "stderr.log", *(["--private"] if private else [])) as gui:
-            run(check(gui))
-    finally:
-        shared.stop(shared.Place.of(folder=runtime))
+    with running_gui(tmp_path / "stderr.log", *(["--private"] if private else [])) as gui:
+        run(check(gui))
     assert "cannot be used" not in (tmp_path / "stderr.log").read_text()

@@ -8,14 +8,12 @@ limit (tests/adapters/deadlines.py)."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import signal
 import subprocess
 import time
 from pathlib import Path
 
-import pytest
 
 from adapters.codingame import turn_format
 from adapters.arena.process import BotProcess
@@ -28,20 +26,6 @@ from tests.conftest import engine_command, run
 #: How long a daemon may take to start, or a bot to open its session (s).
 WAIT_S = 60
 GAME = "clobber"
-
-
-@pytest.fixture
-def runtime(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A private runtime folder of the test's own (no daemon yet); its daemons end with it."""
-    folder = tmp_path / "runtime"
-    folder.mkdir(mode=0o700)
-    monkeypatch.setenv("ENGINE_RUNTIME_DIR", str(folder))
-    yield folder
-    folder.chmod(0o700)
-    for found in shared.status(folder):
-        if found.figures is not None:
-            with contextlib.suppress(OSError):
-                os.kill(found.figures.pid, signal.SIGKILL)
 
 
 async def until(condition, what: str, bot: BotProcess | None = None) -> None:

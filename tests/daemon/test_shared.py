@@ -25,14 +25,10 @@ WAIT_S = 60
 
 
 @pytest.fixture
-def runtime(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A private runtime folder and log folder, for this process and the engines it starts."""
-    folder = tmp_path / "runtime"
-    folder.mkdir(mode=0o700)
-    monkeypatch.setenv("ENGINE_RUNTIME_DIR", str(folder))
+def runtime(runtime: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The test's runtime folder (tests/conftest.py), with a log folder of its own."""
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-    yield folder
-    shared.stop()
+    return runtime
 
 
 def engine_daemon(*arguments: str) -> subprocess.CompletedProcess:

@@ -51,7 +51,7 @@ def test_multipv_lines_are_best_first_on_a_warm_table(name: str, seed: int, plie
         return
     searcher = new_searcher(game, TranspositionTable(game.name, game.rules.KEY_SCHEME, 1 << 22))
     for _ in range(priors):  # the table as earlier moves of a game leave it
-        search(searcher, rng.choice(line), rng.randint(1, DEPTHS[name] + 3), rng.choice((1, multipv)))
+        search(searcher, rng.choice(line), rng.randint(1, DEPTHS[name] + 1), rng.choice((1, multipv)))
     reports = search(searcher, position, DEPTHS[name], multipv)
     for report in reports[:-1]:
         scores = [report.score, *(score for score, _ in report.others)]
