@@ -45,7 +45,7 @@ def near_full_boards(draw, most_empty: int = endgame.ENDING_EMPTIES):
 
 
 @pytest.mark.parametrize("form", FORMS)
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(text=near_full_boards(), window=st.tuples(st.integers(-66, 66), st.integers(-66, 66)))
 def test_ending_solver_is_exact_and_fail_soft(form: str, text: str, window: tuple[int, int]) -> None:
     solve_ending = FORMS[form]
