@@ -258,7 +258,7 @@ class SessionEngine:
     async def analyse(self, limits: Limits, multipv: int = 1) -> list[SearchReport]:
         """Every report of a search of the position to `limits` (no clock, no ponder),
         the final one last, each with up to `multipv` root lines, off the loop and
-        writing nothing: what scripts (the bench, the solver's reach, the book) measure.
+        writing nothing: what the tools (the bench, the solver's reach, the book) measure.
         Refused while a `go` runs."""
         return await self._reports(
             limits, lambda searcher: lambda position, stop: searcher.search(position, stop, None, multipv))

@@ -138,7 +138,7 @@ class SearchListener(Protocol):
 
 
 class QuietListener:
-    """A listener that keeps nothing, for scripts that read the reports themselves."""
+    """A listener that keeps nothing, for tools that read the reports themselves."""
 
     def loading(self, waits_for_deadline: bool) -> None:
         pass
