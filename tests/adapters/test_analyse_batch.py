@@ -305,12 +305,18 @@ def test_the_summary_counts_per_player_and_phase() -> None:
 
 
 def test_ctrl_c_in_a_held_block_comes_at_its_end() -> None:
+    # Python's own handler to begin with, whatever an earlier test of this process left
+    # (a Ray driver installs its own).
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     done = []
-    with pytest.raises(KeyboardInterrupt):
-        with _holding_ctrl_c():
-            signal.raise_signal(signal.SIGINT)
-            done.append("saved")
-            done.append("counted")
-        done.append("after")
-    assert done == ["saved", "counted"]
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with _holding_ctrl_c():
+                signal.raise_signal(signal.SIGINT)
+                done.append("saved")
+                done.append("counted")
+            done.append("after")
+        assert done == ["saved", "counted"]
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -32,6 +32,10 @@ from tests.conftest import cpu_seconds, random_game, run
 LONG_MS = 120_000
 #: How long a stopped search may take to answer (s), on a loaded machine.
 STOPPED_S = 20
+#: How long the GUI may take to end after Ctrl-C (s): it closes its tabs' sessions and
+#: waits up to daemon.main.EXIT_LOAD_WAIT_S for compiled code still loading, each slow
+#: on a loaded machine; only a hang takes longer.
+ENDED_S = 60
 
 
 @pytest.fixture(scope="module")
@@ -156,4 +160,4 @@ def test_a_tab_closed_during_the_analysis_of_a_game_is_freed(tmp_path: Path) -> 
     with running_gui(tmp_path / "stderr.log", "--max-tabs", "1") as gui:
         run(check(gui))
         gui.process.send_signal(signal.SIGINT)
-        assert gui.process.wait(STOPPED_S) is not None
+        assert gui.process.wait(ENDED_S) is not None
