@@ -43,9 +43,10 @@ from protocol.info import Info, LineSets, parse_info
 
 T = TypeVar("T")
 
-#: How long the typed calls wait for `readyok`: after `setgame` (or a `Core` or `Hash`
-#: option) it waits for the game's compiled code, which a cold cache compiles for up to
-#: a minute or two.
+#: How long `ready` waits for `readyok` unless told otherwise, and so every typed call:
+#: after `setgame` (or a `Core` or `Hash` option) it waits for the game's compiled code,
+#: which a cold cache compiles for up to a minute or two, and a process just started
+#: answers it only once it has loaded, which a busy machine makes slow.
 READY_TIMEOUT_S = 180.0
 
 
@@ -264,7 +265,7 @@ class Engine:
         await self.send(line)
         return await self.until(prefix, timeout)
 
-    async def ready(self, timeout: float | None = 10, raise_errors: bool = True) -> list[str]:
+    async def ready(self, timeout: float | None = READY_TIMEOUT_S, raise_errors: bool = True) -> list[str]:
         """The `isready` barrier: every line before `readyok`. It reads through the
         `readyok` in any case; then, with `raise_errors`, an `error` line among those
         raises EngineError (the first, the later ones as its `others`)."""
@@ -329,14 +330,14 @@ class Engine:
         await self._settle()
         for name, value in options.items():
             await self.send(f"setoption name {name} value {_option_text(value)}")
-        await self.ready(READY_TIMEOUT_S)
+        await self.ready()
 
     async def setgame(self, game: str, **params: object) -> None:
         """Choose the game (`setgame`, with its parameters) at its start position;
         raises EngineError, the game and position unchanged."""
         await self._settle()
         await self.send(" ".join([f"setgame {game}", *(f"{key}={value}" for key, value in params.items())]))
-        await self.ready(READY_TIMEOUT_S)
+        await self.ready()
         self._position = "startpos"
 
     async def position(self, position: str) -> None:

@@ -37,25 +37,28 @@ def lenient_time_scale(game: str) -> float:
     return 1 + LOAD_SLACK * 1000 / turn_format(game).TURN_MS
 
 
-async def ask_turn(bot: BotProcess, fmt: TurnFormat, lines: list[str], first_turn: bool) -> str:
+async def ask_turn(bot: BotProcess, fmt: TurnFormat, lines: list[str], first_turn: bool,
+                   time_scale: float = 1.0) -> str:
     """Send one turn's lines to `bot` and return its answer line, which must come within
-    the turn's limit, give or take LOAD_SLACK."""
-    limit_ms = fmt.FIRST_TURN_MS if first_turn else fmt.TURN_MS
+    the turn's limit (times `time_scale`, the bot's `--time-scale`), give or take
+    LOAD_SLACK."""
+    limit_ms = (fmt.FIRST_TURN_MS if first_turn else fmt.TURN_MS) * time_scale
     line, elapsed, status = await bot.ask(lines, limit_ms / 1000 + LOAD_SLACK)
     assert status == "ok", (f"{status} after {elapsed * 1000:.0f} ms, the limit being {limit_ms} ms;\n"
                             + "\n".join(bot.stderr))
     return line
 
 
-def check_turn_reports(bot: BotProcess, fmt: TurnFormat, turns: int) -> list[dict]:
+def check_turn_reports(bot: BotProcess, fmt: TurnFormat, turns: int, time_scale: float = 1.0) -> list[dict]:
     """The adapter's report of each of its `turns` turns, read from the stderr of the
-    ended `bot` (run with `--stats`), checked against its deadline logic (see above)."""
+    ended `bot` (run with `--stats`, and `--time-scale time_scale`), checked against its
+    deadline logic (see above)."""
     log = list(bot.stderr)
     reports = [json.loads(line.split("stats ", 1)[1]) for line in log if line.startswith("engine-cg: stats {")]
     assert [report["turn"] for report in reports] == list(range(1, turns + 1)), log
     for report in reports:
         turn = report["turn"]
-        plan = budget(fmt, turn == 1, report["first_line_at"])
+        plan = budget(fmt, turn == 1, report["first_line_at"], time_scale)
         assert report["source"] in SOURCES, report
         late_ms = (report["printed_at"] - plan.hard_deadline) * 1000
         assert late_ms <= LOAD_SLACK * 1000, f"turn {turn} printed {late_ms:.0f} ms after the adapter's deadline"

@@ -3,7 +3,8 @@ each test's own: two bots started at once share one daemon; a daemon killed with
 SIGKILL in the middle of a game is replaced and the game goes on; a full daemon, or a
 runtime folder open to others, is said in words and the bot plays with an engine of
 its own; `--private` starts no daemon. Every answer is a legal move within the turn's
-limit (tests/adapters/deadlines.py)."""
+limit (tests/adapters/deadlines.py), at TIME_SCALE times CodinGame's: these tests are
+about the daemon, and a busy machine's scheduler must not make a search late."""
 
 from __future__ import annotations
 
@@ -13,7 +14,6 @@ import signal
 import subprocess
 import time
 from pathlib import Path
-
 
 from adapters.codingame import turn_format
 from adapters.arena.process import BotProcess
@@ -26,6 +26,9 @@ from tests.conftest import engine_command, run
 #: How long a daemon may take to start, or a bot to open its session (s).
 WAIT_S = 60
 GAME = "clobber"
+#: The factor on CodinGame's time limits of the bots' turns.
+TIME_SCALE = 2
+BOT = f"{ADAPTER} {GAME} --time-scale {TIME_SCALE}"
 
 
 async def until(condition, what: str, bot: BotProcess | None = None) -> None:
@@ -47,7 +50,7 @@ async def play(bot: BotProcess, records: list[dict], between=None) -> list[str]:
     of the turn's legal moves, in time. `between(turn)` runs after each answer."""
     fmt = turn_format(GAME)
     for index, record in enumerate(records):
-        line = await ask_turn(bot, fmt, record["input_lines"], index == 0)
+        line = await ask_turn(bot, fmt, record["input_lines"], index == 0, TIME_SCALE)
         token = fmt.parse_output(line, record.get("legal_referee_order", record["legal"]))
         assert token in record["legal"], (index + 1, line, list(bot.stderr))
         if between is not None:
@@ -57,7 +60,7 @@ async def play(bot: BotProcess, records: list[dict], between=None) -> list[str]:
 
 def test_two_bots_started_at_once_share_one_daemon(runtime: Path) -> None:
     async def match() -> None:
-        bots = [BotProcess(f"{ADAPTER} {GAME} --stats") for _ in range(2)]
+        bots = [BotProcess(f"{BOT} --stats") for _ in range(2)]
         await asyncio.gather(*(bot.start() for bot in bots))
         try:
             await until(lambda: sessions(runtime) == 2, "the two bots are not sessions of one daemon")
@@ -66,7 +69,7 @@ def test_two_bots_started_at_once_share_one_daemon(runtime: Path) -> None:
         finally:
             await asyncio.gather(*(bot.close() for bot in bots))
         for bot in bots:
-            check_turn_reports(bot, turn_format(GAME), 3)
+            check_turn_reports(bot, turn_format(GAME), 3, TIME_SCALE)
             assert not [line for line in bot.stderr if "fallback" in line], list(bot.stderr)
         await until(lambda: sessions(runtime) == 0, "the bots' sessions did not end with them")
     run(match())
@@ -78,7 +81,7 @@ def test_a_daemon_killed_mid_game_is_replaced_and_the_game_goes_on(runtime: Path
     killed: list[int] = []
 
     async def game() -> None:
-        bot = BotProcess(f"{ADAPTER} {GAME} --stats")
+        bot = BotProcess(f"{BOT} --stats")
         await bot.start()
 
         async def between(turn: int) -> None:
@@ -94,7 +97,7 @@ def test_a_daemon_killed_mid_game_is_replaced_and_the_game_goes_on(runtime: Path
             await play(bot, seats(GAME)[0, 0][:10], between)
         finally:
             await bot.close()
-        reports = check_turn_reports(bot, turn_format(GAME), 10)
+        reports = check_turn_reports(bot, turn_format(GAME), 10, TIME_SCALE)
         assert any("the engine is gone; starting another" in line for line in bot.stderr), list(bot.stderr)
         assert reports[-1]["source"] != "fallback", list(bot.stderr)
     run(game())
@@ -115,7 +118,7 @@ def test_a_full_daemon_is_said_and_the_bot_starts_its_own_engine(runtime: Path) 
                 break
             except EngineError:
                 await asyncio.sleep(0.05)
-        bot = BotProcess(f"{ADAPTER} {GAME} --stats")
+        bot = BotProcess(f"{BOT} --stats")
         await bot.start()
         try:
             await until(lambda: any("starting an engine of its own" in line for line in bot.stderr),
@@ -139,7 +142,7 @@ def test_a_runtime_folder_open_to_others_is_refused_and_the_bot_plays_on(runtime
     runtime.chmod(0o755)
 
     async def game() -> list[str]:
-        bot = BotProcess(f"{ADAPTER} {GAME} --stats")
+        bot = BotProcess(f"{BOT} --stats")
         await bot.start()
         try:
             await until(lambda: any("starting an engine of its own" in line for line in bot.stderr),
@@ -155,7 +158,7 @@ def test_a_runtime_folder_open_to_others_is_refused_and_the_bot_plays_on(runtime
 
 def test_private_starts_no_daemon(runtime: Path) -> None:
     async def game() -> list[str]:
-        bot = BotProcess(f"{ADAPTER} {GAME} --private --stats")
+        bot = BotProcess(f"{BOT} --private --stats")
         await bot.start()
         try:
             return await play(bot, seats(GAME)[0, 0][:3])
