@@ -25,6 +25,7 @@ import contextlib
 import json
 import queue
 import re
+import signal
 import socket
 import ssl
 import subprocess
@@ -50,6 +51,13 @@ WAIT_S = 60
 GUI = [sys.executable, "-m", "adapters.gui.main", "--port", "0", "--log-level", "warning"]
 
 
+def interruptible() -> None:
+    """In the child before it runs: Ctrl-C (SIGINT) at its default, as a terminal leaves
+    it, whatever this test process's disposition has become (an ignored signal is
+    inherited, and a test worker has been seen with SIGINT ignored)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Gui:
     """A running `engine-gui --port 0` with `arguments`: `address` is the one it printed
     (with its token, if any), `base` the server's root, `port` its port."""
@@ -58,7 +66,7 @@ class Gui:
         self.log = log
         with open(log, "w") as stderr:
             self.process = subprocess.Popen([*GUI, *arguments], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                            stderr=stderr, text=True)
+                                            stderr=stderr, text=True, preexec_fn=interruptible)
         line = self.process.stdout.readline()
         match = re.fullmatch(r"engine-gui: open (https?://\S+)\n", line)
         if match is None:
