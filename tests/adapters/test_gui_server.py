@@ -53,8 +53,8 @@ GUI = [sys.executable, "-m", "adapters.gui.main", "--port", "0", "--log-level", 
 
 def interruptible() -> None:
     """In the child before it runs: Ctrl-C (SIGINT) at its default, as a terminal leaves
-    it, whatever this test process's disposition has become (an ignored signal is
-    inherited, and a test worker has been seen with SIGINT ignored)."""
+    it, whatever this test process's disposition has become: an ignored signal is
+    inherited, and in the whole suite (never alone) the GUI was seen not to end on it."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
