@@ -89,8 +89,16 @@ def state(page, expression: str):
 
 
 def click_move(page, path: list[str]) -> None:
+    """Click the cells of `path` in turn. Each click goes to the cell as the page has it
+    at that moment, found and clicked in one step: the board is drawn again as analysis
+    lines come in, and an element found before a click, as Playwright's click finds it,
+    may be gone when the click comes (a piece may lie on the cell: the click bubbles up
+    to the board from the cell itself)."""
     for cell in path:
-        page.click(f".cell[data-cell='{cell}']", force=True)  # a piece may lie on it
+        selector = f".cell[data-cell='{cell}']"
+        page.wait_for_selector(selector, state="attached")
+        page.evaluate("selector => document.querySelector(selector)"
+                      ".dispatchEvent(new MouseEvent('click', {bubbles: true}))", selector)
 
 
 @pytest.mark.parametrize("game", GAMES)
