@@ -364,7 +364,11 @@ def test_multipv_lines_come_in_whole_sets_of_one_depth() -> None:
                     assert len({info.depth for info in lines}) == 1
                     assert len({info.move for info in lines}) == 4
                 assert answer.move == sets[-1][0].move
-                assert [info.move for info in sets[-1]] == [info.move for info in sets[-2]]
+                # The final set is the last completed iteration's: repeated as the final
+                # report, or, answered by the watchdog on a busy machine, not repeated;
+                # never an iteration behind.
+                depths = [lines[0].depth for lines in sets]
+                assert depths == sorted(depths), movetime
             lines = await engine.analyse({"movetime": 400}, multipv=4)
             assert len(lines) == 4 and len({info.depth for info in lines}) == 1
             assert {info.move for info in lines} == OTHELLO_OPENINGS
