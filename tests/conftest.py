@@ -52,12 +52,18 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """End the shared daemons the test run's tools started (none outlives the run)."""
+    end_daemons(None, signal.SIGTERM)
+
+
+def end_daemons(folder: Path | None, signum: int) -> None:
+    """Send `signum` to every shared daemon that answers in runtime folder `folder`
+    (None: ENGINE_RUNTIME_DIR's)."""
     from protocol import shared
 
-    for found in shared.status():
+    for found in shared.status(folder):
         if found.figures is not None:
             with contextlib.suppress(OSError):
-                os.kill(found.figures.pid, signal.SIGTERM)
+                os.kill(found.figures.pid, signum)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -192,10 +198,7 @@ def runtime(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     folder.chmod(0o700)
     with contextlib.suppress(OSError):
         shared.stop(shared.Place.of(folder=folder))
-    for found in shared.status(folder):
-        if found.figures is not None:
-            with contextlib.suppress(OSError):
-                os.kill(found.figures.pid, signal.SIGKILL)
+    end_daemons(folder, signal.SIGKILL)
     shutil.rmtree(folder, ignore_errors=True)
 
 
