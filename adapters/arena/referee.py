@@ -158,11 +158,17 @@ _REASONS = {"timeout": "did not answer in time", "crashed": "stopped answering (
             "invalid": "played an invalid action"}
 
 
+def bot_seed(seed: int, index: int, seat: int) -> int:
+    """The ARENA_SEED of the bot in `seat` of the game numbered `index` of a match,
+    played from the start position of `seed`: a seed of its own per game and seat."""
+    return seed * 1_000_003 + index * 10 + seat
+
+
 def _bot_env(spec: GameSpec, seat: int) -> dict[str, str]:
-    """The bots' environment, with ARENA_SEED: a seed of their own per game and seat; and
-    one BLAS thread unless the arena's environment sets it (`single_blas_thread`)."""
+    """The bots' environment, with ARENA_SEED (`bot_seed`); and one BLAS thread unless
+    the arena's environment sets it (`single_blas_thread`)."""
     env = single_blas_thread(os.environ)
-    env["ARENA_SEED"] = str(spec.seed * 1_000_003 + spec.index * 10 + seat)
+    env["ARENA_SEED"] = str(bot_seed(spec.seed, spec.index, seat))
     return env
 
 

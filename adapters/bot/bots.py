@@ -10,7 +10,9 @@ exactly as a bot on CodinGame does and print one move a line.
 
 The legal moves are the referee's list (or the game's own move generator, where the
 referee sends only a count). The seed defaults to the environment variable
-ARENA_SEED, which the arena sets per game and seat, else to a random one.
+ARENA_SEED, which the arena sets per game and seat, else to a random one. Each turn's
+random draws come from the seed and the position (`position_rng`), so that a bot is a
+function of the position it is asked about: an analysis can compute its replies.
 """
 
 from __future__ import annotations
@@ -69,8 +71,17 @@ def greedy_move(game: Game, state: Position, legal: Sequence[str], rng: random.R
 BOTS: dict[str, Chooser] = {"random": random_move, "greedy": greedy_move}
 
 
-def play(game_name: str, choose: Chooser, rng: random.Random, stdin=None, stdout=None) -> int:
-    """Answer turns until the input ends; returns the number of turns played."""
+def position_rng(seed: int, state: Position) -> random.Random:
+    """The random draws of one turn of a bot seeded with `seed`: a function of the seed
+    and the position (its key), whatever the turns before it."""
+    return random.Random(seed * (1 << 64) + state.key)
+
+
+def play(game_name: str, choose: Chooser, seed: int | None, stdin=None, stdout=None) -> int:
+    """Answer turns until the input ends, each with `position_rng(seed, position)` (a
+    random seed when `seed` is None); returns the number of turns played."""
+    if seed is None:
+        seed = random.SystemRandom().getrandbits(63)
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
     fmt = turn_format(game_name)
@@ -84,7 +95,7 @@ def play(game_name: str, choose: Chooser, rng: random.Random, stdin=None, stdout
         turn = fmt.parse_turn(lines, player, turns)
         player = turn.player
         state = fmt.GAME.parse_board(turn.board_text.split())
-        token = choose(fmt.GAME, state, fmt.legal_tokens(turn), rng)
+        token = choose(fmt.GAME, state, fmt.legal_tokens(turn), position_rng(seed, state))
         stdout.write(fmt.format_output(token) + "\n")
         stdout.flush()
         turns += 1
@@ -108,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     # The bots read the rules interpreted and start no engine: without numba, whose
     # import costs a third of a second, they are ready for their first turn sooner.
     interpret_kernels()
-    play(args.game, BOTS[args.bot], random.Random(arena_seed(args.seed)))
+    play(args.game, BOTS[args.bot], arena_seed(args.seed))
     return 0
 
 

@@ -2,12 +2,14 @@
 """A paranoid alpha-beta bot for Knight Isolation, a measuring stick of the kind public
 CodinGame bots are: it reads the referee's turns on stdin as a CodinGame bot does.
 
-    python scripts/sparring/paranoid.py [--seed S]
+    python scripts/sparring/paranoid.py [--seed S] [--depth D]
 
 Paranoid alpha-beta with iterative deepening, 80 ms a move: the bot maximises, both
 rivals minimise its value, and the value is 10 x its own knight's jumps - 6 x each
 rival's. It runs on the project's rules, interpreted, with the example bots' turn loop
-(`adapters.bot.bots.play`).
+(`adapters.bot.bots.play`). With `--depth D` it deepens to D plies whatever the clock:
+it is then a function of the position and its seed, whose replies an analysis can
+compute (`scripts/sparring/ceiling.py`).
 """
 
 from __future__ import annotations
@@ -131,14 +133,14 @@ class ParanoidSearch:
         return player
 
     def best_move(self, blocked: int, knights: tuple[int, int, int], alive: int,
-                  moves: list[int]) -> tuple[int, int]:
+                  moves: list[int], max_depth: int = 64) -> tuple[int, int]:
         """The best of `moves` (squares of `me`, to move) by iterative deepening until
-        the deadline, and the depth of the last finished iteration."""
+        the deadline or `max_depth`, and the depth of the last finished iteration."""
         order = list(moves)
         best, finished = order[0], 0
         after = self._next(self.me, alive)
         depth = 1
-        while depth <= 64:
+        while depth <= max_depth:
             scores: dict[int, int] = {}
             alpha = -math.inf
             try:
@@ -161,19 +163,28 @@ class ParanoidSearch:
 
 
 def paranoid_move(game: Game, state: Position, legal: Sequence[str], rng: random.Random,
-                  budget: float = PARANOID_BUDGET) -> str:
-    """Knight Isolation only: the token `ParanoidSearch` picks within `budget` seconds
-    (ties among the first iteration's moves broken at random)."""
+                  budget: float = PARANOID_BUDGET, depth: int | None = None) -> str:
+    """Knight Isolation only: the token `ParanoidSearch` picks within `budget` seconds,
+    or, with `depth`, after the iteration of `depth` plies whatever the time (ties among
+    the first iteration's moves broken at random)."""
     if game.name != "isolation":
         raise ValueError(f"the paranoid bot plays only Knight Isolation, not {game.name}")
-    deadline = time.perf_counter() + budget
+    deadline = math.inf if depth is not None else time.perf_counter() + budget
     me = state.to_move
     squares = {game.parse_move(state, token): token for token in legal}
     moves = list(squares)
     rng.shuffle(moves)
     search = ParanoidSearch(me, deadline)
-    best, _ = search.best_move(game.blocked(state), game.knights(state), game.alive(state), moves)
+    best, _ = search.best_move(game.blocked(state), game.knights(state), game.alive(state), moves,
+                               max_depth=64 if depth is None else depth)
     return squares[best]
+
+
+def positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not a positive depth")
+    return value
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -181,10 +192,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("game", nargs="?", default=GAME_NAME, choices=[GAME_NAME])
     parser.add_argument("--seed", type=int, default=None,
                         help="RNG seed (default: $ARENA_SEED, else random)")
+    parser.add_argument("--depth", type=positive, default=None,
+                        help="search this many plies whatever the clock (default: 80 ms a move)")
     args = parser.parse_args(argv)
     # The bot reads the rules interpreted: without numba it is ready sooner.
     interpret_kernels()
-    play(GAME_NAME, paranoid_move, random.Random(arena_seed(args.seed)))
+    play(GAME_NAME, functools.partial(paranoid_move, depth=args.depth), arena_seed(args.seed))
     return 0
 
 

@@ -60,7 +60,7 @@ def test_paranoid_answers_a_codingame_turn():
     state = GAME.initial_state({"seed": "2"})
     lines = FMT.format_turn(state, state.to_move, True, [])
     stdout = io.StringIO()
-    turns = bots.play("isolation", paranoid.paranoid_move, random.Random(1),
+    turns = bots.play("isolation", paranoid.paranoid_move, 1,
                       stdin=io.StringIO("\n".join(lines) + "\n"), stdout=stdout)
     assert turns == 1
     assert stdout.getvalue().strip() in FMT.referee_moves(state, [])
