@@ -199,7 +199,8 @@ def test_options_reach_the_engine_before_the_game_and_refusals_are_reported(tmp_
 def test_a_game_sets_its_own_options_first_and_the_user_may_change_them(tmp_path: Path) -> None:
     log = tmp_path / "engine.log"
     run(feed("isolation", f"{ADAPTER} isolation --option MultiPlayerSearch=paranoid "
-                          f"--engine '{FAKE_ENGINE} predictable {log}'", first_records("isolation", 2)))
+                          f"--engine '{FAKE_ENGINE} predictable {log}'", first_records("isolation", 2),
+               engine_log=log))
     commands = log.read_text().splitlines()
     assert commands[:5] == ["setoption name Ponder value true", "setoption name MultiPlayerSearch value mcts",
                             "setoption name MultiPlayerSearch value paranoid", "setgame isolation", "uci"], commands
@@ -256,3 +257,56 @@ def test_the_first_input_is_dated_when_it_arrived(delay: float | None) -> None:
         assert dated < 0.3  # the interpreter's start, at most
     else:
         assert delay - 0.1 <= dated <= delay + LOAD_SLACK
+
+
+def test_the_line_of_the_game_reaches_the_engine(tmp_path: Path) -> None:
+    """Knight Isolation's bot sends the game's moves since its first turn (its own and
+    the rivals', found from the boards), so every `position` its engine gets is the
+    first board and the moves that lead to the referee's board of the turn."""
+    fmt = turn_format("isolation")
+    game = fmt.GAME
+    log = tmp_path / "engine.log"
+
+    async def scenario() -> list[str]:
+        bot = BotProcess(f"{ADAPTER} isolation --engine '{FAKE_ENGINE} predictable {log}'")
+        await bot.start()
+        state = game.initial_state({"seed": "8"})
+        history: list[tuple[int, str]] = []
+        boards = []
+        try:
+            await stand_in_started(log)
+            for turn in range(4):
+                boards.append(game.format_board(state))
+                lines = fmt.format_turn(state, 0, turn == 0, history)
+                line = await ask_turn(bot, fmt, lines, turn == 0)
+                state = state.play(game.parse_move(state, line))
+                history.append((0, line))
+                for player in (1, 2):
+                    if state.to_move != player or state.outcome() is not None:
+                        continue
+                    reply = fmt.referee_moves(state, history)[-1]
+                    state = state.play(game.parse_move(state, reply))
+                    history.append((player, reply))
+                if state.outcome() is not None or state.to_move != 0:
+                    break
+        finally:
+            await bot.close()
+        return boards
+
+    boards = run(scenario())
+    commands = log.read_text().splitlines()
+    positions = [line for line in commands if line.startswith("position")]
+    assert all(line.startswith(f"position board {boards[0]}") for line in positions), positions
+    # Each turn's search (not a ponder: the rivals never play the reply it expects;
+    # none where the bot has only one move) is of the referee's board of that turn.
+    searched = [commands[index - 1] for index, line in enumerate(commands)
+                if line.startswith("go movetime")]
+    reached = []
+    for line in searched:
+        tokens = line.split()
+        moves_at = tokens.index("moves") if "moves" in tokens else len(tokens)
+        state = game.parse_board(tokens[2:moves_at])
+        for token in tokens[moves_at + 1:]:
+            state = state.play(game.parse_move(state, token))
+        reached.append(game.format_board(state))
+    assert len(reached) >= 2 and reached == [board for board in boards if board in reached], (reached, boards)
