@@ -85,6 +85,9 @@ class SessionEngine:
         self.game: Game | None = None
         self.start: Position | None = None
         self.position: Position | None = None
+        #: The moves of the last `position` command, each with the position it was
+        #: played in: the game as far back as the session knows it.
+        self.line: tuple[tuple[Position, int], ...] = ()
         #: The options as `uci` announces them (`Core`'s default the process's), and
         #: their values: the defaults until a `setoption` makes new ones.
         self.specs = tuple(attrs.evolve(spec, default=core) if spec.name == "Core" else spec
@@ -114,13 +117,13 @@ class SessionEngine:
         game = self._evaluating(find_game(game_name))
         start = game.initial_state(params)
         self.tables.ensure(game, self.options.hash)
-        self.game, self.start, self.position = game, start, start
+        self.game, self.start, self.position, self.line = game, start, start, ()
         self._adopt_tables()
         load_book(game)
 
     def new_game(self) -> None:
         self.require_game()
-        self.position = self.start
+        self.position, self.line = self.start, ()
 
     def set_position(self, board: tuple[str, ...], moves: tuple[str, ...]) -> None:
         """The position of the board text `board` (the start position when empty) after
@@ -129,13 +132,15 @@ class SessionEngine:
         game = self.require_game()
         position = game.parse_board(board) if board else self.start
         assert position is not None
+        line = []
         for ply, token in enumerate(moves, 1):
             try:
                 move = game.parse_move(position, token)
             except (NotationError, IllegalMoveError) as error:
                 raise type(error)(f"move {ply}: {error}") from None
+            line.append((position, move))
             position = position.play(move)
-        self.position = position
+        self.position, self.line = position, tuple(line)
 
     def _evaluating(self, game: Game) -> Game:
         """`game` with the evaluation the `Evaluation` option names, where the game has
@@ -153,6 +158,7 @@ class SessionEngine:
         game = self._evaluating(self.game)
         assert self.start is not None and self.position is not None
         self.game, self.start, self.position = game, Position(game, self.start.s), Position(game, self.position.s)
+        self.line = tuple((Position(game, position.s), move) for position, move in self.line)
         self._adopt_tables()
 
     def _adopt_tables(self) -> None:
@@ -184,6 +190,7 @@ class SessionEngine:
         self.abandon_job()
         self._drop_tables()
         self.game = self.start = self.position = None
+        self.line = ()
 
     @property
     def loading(self) -> bool:
@@ -381,6 +388,7 @@ class SessionEngine:
         NoGame, or Busy when the daemon's search slots are all taken."""
         _, position = self.require_position()
         assert self.searcher is not None
+        self.searcher.observe(self.line)
         await self.search.go(self.searcher, self.options, position, limits, root_moves, received_ns)
 
     async def finish_bounded_search(self) -> None:

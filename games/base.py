@@ -210,6 +210,11 @@ class Game(Protocol):
             the first read; None where the game has none.
         parts: the module of the game's table of small parts (its canonical parts and
             how to solve them), or None where the game has none.
+        rivals: for a game of more than two players, the module of its rival models
+            (`MODELS`, `MODEL_COUNT`, `SCRATCH` and the kernel `predict(s, moves, count,
+            out, scratch)`: each model's probability of each move of the player to
+            move), which the tree search weighs by their predictions; None where the
+            game has none.
     """
 
     name: str
@@ -227,6 +232,7 @@ class Game(Protocol):
     kernel_name: str
     training: ModuleType | None
     parts: ModuleType | None
+    rivals: ModuleType | None
 
     def with_evaluation(self, name: str) -> "Game":
         """This game evaluating with its evaluation `name` (one of `evaluations`); raises

@@ -25,6 +25,7 @@ MULTIPLAYER_SEARCHERS = {
     "brs": functools.partial(MultiPlayerSearch, algorithm="brs"),
     "maxn": functools.partial(MultiPlayerSearch, algorithm="maxn"),
     "mcts": MctsSearch,
+    "model": functools.partial(MctsSearch, modelled=True),
 }
 ALGORITHMS = tuple(MULTIPLAYER_SEARCHERS)
 

@@ -96,6 +96,11 @@ class Deepening:
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
         self._stopping: list[concurrent.futures.Future] = []
 
+    def observe(self, line: Sequence[tuple[Position, int]]) -> None:
+        """The moves that led to the next search's root, each with the position it was
+        played in, oldest first (as far back as the caller knows the game). A searcher
+        that models its opponents reads them; the others need nothing."""
+
     # ---- what a search gives -------------------------------------------------------
 
     def _iterate(self, root: Position, moves: list[int], depth: int) -> tuple[int, int]:

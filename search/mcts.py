@@ -9,20 +9,31 @@ the difference of their values (the evaluation's, scaled by REWARD_SCALE; a fini
 game's returns, with certainty). A decided ranking gives the first 1, the second 0.5
 and the last 0, as the game's scores do. The tree lives in two arrays (`new_tree`):
 per node the move into it, the player who made it, its first child and its number of
-children (links), its visits and the summed reward of the player who moved into it
-(stats). Each iteration runs simulations until the root has been visited MCTS_BATCH
+children (links), its visits, the summed reward of the player who moved into it and
+the models' probability of its move (stats). Each iteration runs simulations until the root has been visited MCTS_BATCH
 times 2^(iteration - 1), keeping the tree of the iterations before; a node is expanded
 (all its children at once) at its second visit, while there is room. The searcher's
 move is the root's most visited child; its score is 2000 x (its mean reward - 0.5),
 never a proof, and its line follows the most visited children.
+
+Modelled (`MctsSearch(modelled=True)`, the option value `model`), the searcher's rivals
+are not assumed to play the children best for themselves: a game's rival models
+(`Game.rivals`) predict each rival's move as a probability over its moves, the models
+weighed by how well they predicted that rival's moves before the root (`observe`,
+`model_weights`), and a rival node's children are visited in proportion to those
+probabilities (a chance node). The searcher's reward is then its chance of finishing
+first, not its mean chance of finishing ahead of each other player. A rival whose
+moves the models predicted worse than a random choice would have is left to pick its
+moves by its own rewards, as in the plain search.
 
 The contract. `MctsSearch` searches the tree while three players are in; once two are
 left it hands the whole search to the paranoid search (`search.multiplayer`), which is
 then a two-player alpha-beta, with its table, its lines and its threads. The tree search
 runs one thread, reports one line (MultiPV 1) and keeps no table entries. Its iteration
 kernel, `mcts_root`, is written once over a game's kernels (`BINDS`: `legal_moves`,
-`play`, `to_move`, `returns` and `evaluate` of the multi-player contract, and the root
-filter `search.multiplayer` specialises for the game) and specialised per game by
+`play`, `to_move`, `returns` and `evaluate` of the multi-player contract, the rival
+models' `predict` (`model_binds`), and the root filter `search.multiplayer`
+specialises for the game) and specialised per game by
 `search.specialised`, after the multi-player searches. Its work block is theirs
 (`search.multiplayer.layout`) and one more slot, the count of the tree's nodes in use
 (`TREE_USED`); the path of a simulation lies in the move lists. A stopped iteration sets
@@ -49,8 +60,10 @@ from search.work import ABORTED, PARTIAL_MOVE, PARTIAL_SCORE
 
 #: The game's kernels, and the multi-player searches' root filter, these templates call,
 #: bound per game.
-BINDS = ("MAX_MOVES", "legal_moves", "play", "to_move", "returns", "evaluate", "_root_filter")
+BINDS = ("MAX_MOVES", "legal_moves", "play", "to_move", "returns", "evaluate", "_root_filter",
+         "predict", "MODEL_COUNT", "MODEL_SCRATCH")
 MAX_MOVES = legal_moves = play = to_move = returns = evaluate = _root_filter = None
+predict = MODEL_COUNT = MODEL_SCRATCH = None
 #: Where the evaluation triple, the move lists and the count of the tree's nodes in use
 #: lie in the work block (`layout`).
 VALUES = MOVE_LISTS = TREE_USED = None
@@ -67,8 +80,10 @@ def layout(kernels) -> dict[str, int]:
 #: The tree search's links columns: the move into a node, the player who made it, its
 #: first child (-1: not expanded) and its number of children.
 MOVE_IN, MOVER, FIRST_CHILD, CHILDREN = 0, 1, 2, 3
-#: Its stats columns: visits, and the summed reward of the player who moved into it.
-VISITS, REWARD = 0, 1
+#: Its stats columns: visits, the summed reward of the player who moved into it, and
+#: the probability the rival models give the move into it (0 where its mover is not
+#: modelled).
+VISITS, REWARD, PRIOR = 0, 1, 2
 #: Nodes in the tree; once they are used up, leaves are no longer expanded.
 TREE_NODES = 1 << 20
 #: Root visits of the first tree iteration (each later one doubles them).
@@ -79,11 +94,29 @@ EXPLORATION = 0.35
 REWARD_SCALE = 400.0
 #: The same for a finished game's returns, a rank apart: certain.
 RETURNS_SCALE = 1e-3
+#: The share of a modelled rival's move probabilities spread evenly over its moves,
+#: so that a move no model expects is still looked at.
+SURPRISE = 0.1
+
+
+@kernel
+def no_prediction(s, moves, count, out, scratch):
+    """The rival models of a game without any: none."""
+
+
+def model_binds(game: Game) -> dict:
+    """The rival models of `game` as the templates bind them: its `predict` kernel, the
+    number of models and the scratch space `predict` takes (`Game.rivals`); a game
+    without models binds one that predicts nothing, never called."""
+    rivals = game.rivals
+    if rivals is None:
+        return {"predict": no_prediction, "MODEL_COUNT": 1, "MODEL_SCRATCH": 1}
+    return {"predict": rivals.predict, "MODEL_COUNT": rivals.MODEL_COUNT, "MODEL_SCRATCH": rivals.SCRATCH}
 
 
 def new_tree(nodes: int = TREE_NODES) -> tuple[np.ndarray, np.ndarray]:
     """An empty tree for the tree search: (links, stats)."""
-    return np.zeros((nodes, 4), dtype=np.int64), np.zeros((nodes, 2), dtype=np.float64)
+    return np.zeros((nodes, 4), dtype=np.int64), np.zeros((nodes, 3), dtype=np.float64)
 
 
 @kernel(inline=True)
@@ -102,19 +135,31 @@ def _rewards(v0, v1, v2, scale):
     return r0, r1, r2
 
 
-@inline_template
-def _leaf_rewards(s, work):
-    """The rewards of a leaf `s` of a game not over, by its evaluation (four random plies
-    played from the leaf first won no more games)."""
-    evaluate(s, work[VALUES:VALUES + PLAYERS])
-    return _rewards(np.float64(work[VALUES]), np.float64(work[VALUES + 1]), np.float64(work[VALUES + 2]),
-                    REWARD_SCALE)
+@kernel(inline=True)
+def _modelled(weights, player):
+    """Whether the rival models predict `player`'s moves (a row of weights not all 0)."""
+    total = 0.0
+    for model in range(weights.shape[1]):
+        total += weights[player, model]
+    return total > 0.0
+
+
+@kernel(inline=True)
+def _first_chance(v0, v1, v2, me, scale):
+    """`me`'s chance of finishing ahead of both others, as if the two were apart."""
+    if me == 0:
+        return _ahead(v0, v1, scale) * _ahead(v0, v2, scale)
+    if me == 1:
+        return _ahead(v1, v0, scale) * _ahead(v1, v2, scale)
+    return _ahead(v2, v0, scale) * _ahead(v2, v1, scale)
 
 
 @inline_template
-def _expand(s, node, links, stats, work, base):
+def _expand(s, node, links, stats, work, base, weights, probs, scratch):
     """Give `node` (position `s`) all its children if the tree has room for them; at the
-    root, only the moves `go searchmoves` allows."""
+    root, only the moves `go searchmoves` allows. The children of a modelled mover get
+    the probability of their move: the models' by their weights, SURPRISE of it spread
+    evenly."""
     count = legal_moves(s, work[base:base + MAX_MOVES])
     if node == 0:
         count = _root_filter(work, base, count)
@@ -129,16 +174,36 @@ def _expand(s, node, links, stats, work, base):
         links[used + i, CHILDREN] = 0
         stats[used + i, VISITS] = 0.0
         stats[used + i, REWARD] = 0.0
+        stats[used + i, PRIOR] = 0.0
+    if _modelled(weights, mover):
+        predict(s, work[base:base + count], count, probs, scratch)
+        for i in range(count):
+            chance = 0.0
+            for model in range(MODEL_COUNT):
+                chance += weights[mover, model] * probs[model, i]
+            stats[used + i, PRIOR] = (1.0 - SURPRISE) * chance + SURPRISE / count
     links[node, FIRST_CHILD] = used
     links[node, CHILDREN] = count
     work[TREE_USED] = used + count
 
 
 @kernel(inline=True)
-def _select(node, links, stats):
+def _select(node, links, stats, weights):
     """The child of `node` with the best upper confidence bound for the player to move
-    there (its first unvisited child, if any)."""
+    there (its first unvisited child, if any); for a modelled mover, the child whose
+    visits fall furthest short of its probability's share, so that visits follow the
+    models' prediction."""
     first = links[node, FIRST_CHILD]
+    if _modelled(weights, links[first, MOVER]):
+        total = stats[node, VISITS] + 1.0
+        best = first
+        best_gap = -1e300
+        for child in range(first, first + links[node, CHILDREN]):
+            gap = stats[child, PRIOR] * total - stats[child, VISITS]
+            if gap > best_gap:
+                best_gap = gap
+                best = child
+        return best
     spread = np.log(stats[node, VISITS] + 1.0)
     best = first
     best_bound = -1.0
@@ -153,10 +218,12 @@ def _select(node, links, stats):
     return best
 
 
-def _simulate(s, links, stats, work):
+def _simulate(s, me, links, stats, weights, probs, scratch, work):
     """One simulation from the root `s`: down the tree by `_select`, expanding the leaf
-    it reaches at its second visit, the leaf's rewards added along the path. Leaves the
-    tree untouched when stopped (work[ABORTED])."""
+    it reaches at its second visit, the leaf's rewards added along the path. Where the
+    rivals of searcher `me` are modelled, `me`'s reward is its chance of finishing first
+    (`_first_chance`). Leaves the tree untouched when stopped (work[ABORTED])."""
+    first_only = _modelled(weights, 0) or _modelled(weights, 1) or _modelled(weights, 2)
     path = MOVE_LISTS
     base = MOVE_LISTS + (MAX_PLY + 1) * MAX_MOVES
     node = 0
@@ -166,18 +233,28 @@ def _simulate(s, links, stats, work):
         if _enter(ply, work):
             return
         if returns(s, work[VALUES:VALUES + PLAYERS]):
-            r0, r1, r2 = _rewards(np.float64(work[VALUES]), np.float64(work[VALUES + 1]),
-                                  np.float64(work[VALUES + 2]), RETURNS_SCALE)
+            scale = RETURNS_SCALE
             break
         if links[node, FIRST_CHILD] < 0 and (stats[node, VISITS] > 0.0 or node == 0) and ply < MAX_PLY:
-            _expand(s, node, links, stats, work, base)
+            _expand(s, node, links, stats, work, base, weights, probs, scratch)
         if links[node, FIRST_CHILD] < 0:
-            r0, r1, r2 = _leaf_rewards(s, work)
+            evaluate(s, work[VALUES:VALUES + PLAYERS])
+            scale = REWARD_SCALE
             break
-        node = _select(node, links, stats)
+        node = _select(node, links, stats, weights)
         s = play(s, links[node, MOVE_IN])
         ply += 1
         work[path + ply] = node
+    v0, v1, v2 = np.float64(work[VALUES]), np.float64(work[VALUES + 1]), np.float64(work[VALUES + 2])
+    r0, r1, r2 = _rewards(v0, v1, v2, scale)
+    if first_only:
+        mine = _first_chance(v0, v1, v2, me, scale)
+        if me == 0:
+            r0 = mine
+        elif me == 1:
+            r1 = mine
+        else:
+            r2 = mine
     for i in range(ply + 1):
         node = work[path + i]
         stats[node, VISITS] += 1.0
@@ -205,12 +282,14 @@ def most_visited(node, links, stats):
     return best
 
 
-def mcts_root(s, depth, me, links, stats, work):
+def mcts_root(s, depth, me, links, stats, weights, work):
     """One tree-search iteration from `s` for searcher `me`: simulations until the root
     has MCTS_BATCH x 2^(depth - 1) visits (2^40 at most), on the tree of the earlier
-    iterations (a new one at depth 1). Returns the searcher's score of its most visited
-    root move, whose move (and score) are in work[PARTIAL_MOVE] (and
-    work[PARTIAL_SCORE]), also when stopped."""
+    iterations (a new one at depth 1). weights[p, m] is the weight of rival model m for
+    player p's moves (a row of zeros: p is not modelled, and picks its moves by its own
+    rewards). Returns the searcher's score of its most visited root move, whose move
+    (and score) are in work[PARTIAL_MOVE] (and work[PARTIAL_SCORE]), also when
+    stopped."""
     work[PARTIAL_MOVE] = -1
     work[ABORTED] = 0
     if depth == 1:
@@ -222,8 +301,10 @@ def mcts_root(s, depth, me, links, stats, work):
         stats[0, REWARD] = 0.0
         work[TREE_USED] = 1
     target = MCTS_BATCH * (1 << min(depth - 1, 40))  # no overflow however deep
+    probs = np.zeros((MODEL_COUNT, MAX_MOVES), dtype=np.float64)
+    scratch = np.zeros(MODEL_SCRATCH, dtype=np.int64)
     while stats[0, VISITS] < target and work[ABORTED] == 0:
-        _simulate(s, links, stats, borrowed(work))
+        _simulate(s, me, links, stats, weights, probs, scratch, borrowed(work))
     best = most_visited(0, links, stats)
     if best < 0:
         return 0
@@ -234,14 +315,58 @@ def mcts_root(s, depth, me, links, stats, work):
 
 
 
-TEMPLATES = (_leaf_rewards, _expand, _simulate, mcts_root)
+TEMPLATES = (_expand, _simulate, mcts_root)
 
 
 def warm(kernels, position: Position) -> None:
     """Call the tree iteration once from `position` (one with moves), so that numba
     loads it from its cache, or compiles it the first time."""
     work = new_block(layout(vars(position.game.rules)))
-    kernels.mcts_root(position.s, np.int64(1), kernels.to_move(position.s), *new_tree(64), work)
+    weights = np.zeros((PLAYERS, kernels.MODEL_COUNT), dtype=np.float64)
+    kernels.mcts_root(position.s, np.int64(1), kernels.to_move(position.s), *new_tree(64), weights, work)
+
+
+#: A model's prediction of a move counts this much however small it was, so that one
+#: surprise never rules a model out.
+PREDICTION_FLOOR = 0.1
+#: A rival is judged by its moves from this many on (before, it is modelled).
+MIN_OBSERVED = 3
+
+
+def model_weights(kernels, rivals: Sequence[int], line: Sequence[tuple[Position, int]]) -> np.ndarray:
+    """weights[p, m]: the weight of rival model m for player p, for each player of
+    `rivals`, from the moves p played in `line` ((position, move), oldest first); the
+    other rows 0. Each model starts at the same weight, and each move multiplies it by
+    PREDICTION_FLOOR + (1 - PREDICTION_FLOOR) x the model's probability of that move
+    (Bayes' rule with a floor); the row is normalised to sum 1. A rival is not modelled
+    (its row is 0) when a player choosing at random would have predicted its moves
+    better than the models' mixture did, each move with the weights before it and as
+    the search takes them (SURPRISE of the probability spread evenly): a likelihood
+    ratio below 1, from MIN_OBSERVED moves on."""
+    count = kernels.MODEL_COUNT
+    weights = np.zeros((PLAYERS, count), dtype=np.float64)
+    probs = np.zeros((count, kernels.MAX_MOVES), dtype=np.float64)
+    scratch = np.zeros(kernels.MODEL_SCRATCH, dtype=np.int64)
+    moves = np.zeros(kernels.MAX_MOVES, dtype=np.int64)
+    for player in rivals:
+        log_weights = np.zeros(count)
+        log_ratio, observed = 0.0, 0
+        for position, move in line:
+            if position.to_move != player:
+                continue
+            n = int(kernels.legal_moves(position.s, moves))
+            index = list(moves[:n]).index(move)
+            kernels.predict(position.s, moves, np.int64(n), probs, scratch)
+            mixture = np.exp(log_weights - log_weights.max())
+            chance = (1.0 - SURPRISE) * float(mixture @ probs[:, index]) / mixture.sum() + SURPRISE / n
+            log_ratio += np.log(chance * n)
+            observed += 1
+            log_weights += np.log(PREDICTION_FLOOR + (1.0 - PREDICTION_FLOOR) * probs[:, index])
+        if observed >= MIN_OBSERVED and log_ratio < 0.0:
+            continue
+        row = np.exp(log_weights - log_weights.max())
+        weights[player] = row / row.sum()
+    return weights
 
 
 class MctsSearch(ThreePlayerSearch):
@@ -254,11 +379,22 @@ class MctsSearch(ThreePlayerSearch):
     of another game.
     """
 
-    def __init__(self, game: Game, table: TranspositionTable, searches):
+    def __init__(self, game: Game, table: TranspositionTable, searches, modelled: bool = False):
+        if modelled and game.rivals is None:
+            raise ValueError(f"{game.name} has no rival models")
         super().__init__(game, table, searches, layout)
         self._tree = new_tree()
         #: The search of two players left.
         self._paranoid = MultiPlayerSearch(game, table, searches)
+        #: Whether the rivals' moves are predicted by the game's rival models.
+        self.modelled = modelled
+        self._line: Sequence[tuple[Position, int]] = ()
+        self._weights = np.zeros((PLAYERS, 1), dtype=np.float64)
+
+    def observe(self, line: Sequence[tuple[Position, int]]) -> None:
+        """The moves before the next search's root: a modelled search weighs the rival
+        models by how well they predicted each rival's moves there (`model_weights`)."""
+        self._line = tuple(line)
 
     @property
     def threads(self) -> int:
@@ -278,6 +414,15 @@ class MctsSearch(ThreePlayerSearch):
             return self._paranoid.search(root, stop, root_moves, multipv)
         return self._grow(root, stop, root_moves)
 
+    def _start(self, root: Position, stop: StopSignal) -> float:
+        started = super()._start(root, stop)
+        kernels = self._kernels
+        self._weights = np.zeros((PLAYERS, kernels.MODEL_COUNT), dtype=np.float64)
+        if self.modelled:
+            rivals = [player for player in range(PLAYERS) if player != root.to_move]
+            self._weights = model_weights(kernels, rivals, self._line)
+        return started
+
     @bound_to_its_stop
     def _grow(self, root: Position, stop: StopSignal, root_moves: Sequence[int] | None) -> Iterator[SearchReport]:
         """Deepen one tree iteration at a time until stopped or at `stop.max_depth`; at
@@ -290,7 +435,8 @@ class MctsSearch(ThreePlayerSearch):
 
     def _iterate(self, root: Position, moves: list[int], depth: int) -> tuple[int, int]:
         self._allow_root_moves(moves)
-        score = self._kernels.mcts_root(root.s, np.int64(depth), np.int64(self._me), *self._tree, self._work)
+        score = self._kernels.mcts_root(root.s, np.int64(depth), np.int64(self._me), *self._tree, self._weights,
+                                        self._work)
         return int(score), int(self._work[PARTIAL_MOVE])
 
     def _store_root(self, root: Position, depth: int, score: int, move: int) -> None:

@@ -6,8 +6,8 @@ zero-sum games, or the multi-player searches and the tree search for more player
 module's templates are bound to the kernels its `BINDS` names, the game's or those of
 the modules before it, and to the offsets of its work block (`layout`). Compiled, each
 game's are cached by numba apart; interpreted, they run the same source as plain Python.
-The namespace also holds the game's own kernels (`rules` and `evaluate`) in the same
-form, and `compiled`, which form it is.
+The namespace also holds the game's own kernels (`rules`, `evaluate` and the rival
+models' `predict`) in the same form, and `compiled`, which form it is.
 
 Compiled code loads from numba's cache in a fraction of a second, and compiles in
 seconds to a minute the first time after a change. `load_in_background(game)` starts
@@ -73,6 +73,7 @@ def _specialise(game: Game, compiled: bool) -> SimpleNamespace:
     kernels = {name: value for name, value in vars(game.rules).items() if not name.startswith("_")}
     kernels["evaluate"] = game.evaluation.evaluate
     kernels.update(alphabeta.probcut_binds(game.evaluation))
+    kernels.update(mcts.model_binds(game))
     if not compiled:
         kernels = {name: interpreted(value) for name, value in kernels.items()}
     made = dict(kernels, compiled=compiled)

@@ -13,9 +13,11 @@ position is that one the search goes on (`ponderhit`), else it is stopped and a 
 starts.
 
 The player keeps no game state of its own beyond its seat, its turn count (a game
-whose board text counts plies derives them from it) and, where the turn format has a
-`matcher`, the labelling of the referee's moves; every position comes from the
-referee's lines.
+whose board text counts plies derives them from it), where the turn format has a
+`matcher`, the labelling of the referee's moves, and where it says `SENDS_LINE`, the
+game's moves since its first turn (`line.GameLine`), which it then sends as the
+position (`position board FIRST moves ...`) so that the engine sees how the others
+play; every position comes from the referee's lines.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from typing import Callable, Sequence
 import attrs
 
 from adapters.bot.bots import one_ply
+from adapters.bot.line import GameLine
 from adapters.bot.link import Answer, EngineLink
 from adapters.bot.timing import Budget, budget
 from adapters.codingame import turn_format
@@ -213,6 +216,8 @@ class Adapter:
         #: Maps the engine's moves to the referee's entries, where the turn format
         #: labels them its own way (its `matcher`).
         self.matcher = fmt.matcher() if hasattr(fmt, "matcher") else None
+        #: The game's moves since this player's first turn, where the engine reads them.
+        self.line = GameLine(self.game) if fmt.SENDS_LINE else None
         #: Seconds the last turn waited for the engine to come up.
         self.waited = 0.0
         #: Lost engines being closed.
@@ -313,6 +318,8 @@ class Adapter:
         plan = budget(self.fmt, turn.first_turn, first_line_at, self.args.time_scale)
         legal = self.fmt.legal_tokens(turn)
         state = self.game.parse_board(turn.board_text.split())
+        if self.line is not None:
+            self.line.turn(turn.board_text, state)
         outputs: dict[str, str] = {}
         if self.matcher is not None:
             legal, outputs = self.matcher.match(state, legal)
@@ -324,6 +331,15 @@ class Adapter:
         self.turns += 1
         if choice.answer is not None and choice.answer.move == choice.move:
             await self.start_ponder(turn.board_text, state, choice.move, choice.answer)
+        if self.line is not None:
+            self.line.played(choice.move)
+
+    def position_command(self, board_text: str, moves: list[str] | tuple[str, ...] = ()) -> str:
+        """The `position` command of this turn's board `board_text` after `moves`: from
+        the first board of the game's line where the player keeps one."""
+        if self.line is not None:
+            return self.line.command(moves)
+        return f"position board {board_text}" + (f" moves {' '.join(moves)}" if moves else "")
 
     async def await_load(self, plan: Budget) -> None:
         """Until the engine has loaded the game's compiled code, spend what is left of a
@@ -357,7 +373,7 @@ class Adapter:
             if movetime < 1:
                 return self.fallback(plan, legal, own, "no time left for a search")
             commands = ["stop"] if link.pending else []
-            commands += [f"position board {board_text}", f"go movetime {movetime}"]
+            commands += [self.position_command(board_text), f"go movetime {movetime}"]
             sent = time.monotonic()
             number = await link.search(commands)
             source = "engine"
@@ -452,8 +468,7 @@ class Adapter:
             return
         plan = budget(self.fmt, False, 0.0, self.args.time_scale)
         commands = ["stop"] if link.pending else []
-        commands += [f"position board {board_text} moves {' '.join(moves)}",
-                     f"go ponder movetime {plan.ponder_movetime}"]
+        commands += [self.position_command(board_text, moves), f"go ponder movetime {plan.ponder_movetime}"]
         number = await link.search(commands)
         if number is not None:
             self.ponder = Ponder(number, self.game.format_board(after))

@@ -58,6 +58,7 @@ FIRST_TURN_MS = 1000
 TURN_MS = 75
 BOARD_STYLE = HexBoard(colours=(("#222", "#000"), ("#f4f4f4", "#333")))
 ENGINE_OPTIONS: tuple[tuple[str, str], ...] = ()
+SENDS_LINE = False
 #: `myId` by player index: black (player 0) is 2, white 1.
 IDS = "21"
 NO_MOVE = "-1 -1 -1 -1 -1"

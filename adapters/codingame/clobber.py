@@ -36,6 +36,7 @@ FIRST_TURN_MS = 1000
 TURN_MS = 150
 BOARD_STYLE = SquareBoard(colours=(("#f4f4f4", "#333"), ("#222", "#000")))
 ENGINE_OPTIONS: tuple[tuple[str, str], ...] = ()
+SENDS_LINE = False
 BOARD_SIZE = "8"
 COLOURS = "wb"
 

@@ -168,6 +168,9 @@ class TurnFormat(Protocol):
     #: The engine options (NAME, VALUE) the bot plays this game with, before the
     #: user's `--option`s, which may change them.
     ENGINE_OPTIONS: tuple[tuple[str, str], ...]
+    #: Whether the bot sends the engine the game's moves since its first turn, not
+    #: only the board (for an engine that models its opponents from their moves).
+    SENDS_LINE: bool
 
     def framer(self, first_turn: bool, expert: bool = False) -> TurnFramer:
         """A framer for one turn's lines (first turn: with the one-time lines)."""

@@ -50,6 +50,8 @@ BOARD_STYLE = SquareBoard(colours=(("#d33", "#600"), ("#3a3", "#050"), ("#36d", 
 #: The tree search while three are in: against the paranoid bot and a greedy one it
 #: finishes first 109 times in 216 games, the paranoid search 92 (docs/isolation.md).
 ENGINE_OPTIONS = (("MultiPlayerSearch", "mcts"),)
+#: The rival models read the rivals' moves.
+SENDS_LINE = True
 LETTERS = "rgb"
 
 

@@ -41,6 +41,7 @@ class AbaloneGame(OneEvaluation):
     fixtures = fixtures
     training = None
     parts = None
+    rivals = None
     board_images = staticmethod(only_itself)
 
     def position(self, fields: Fields) -> Position:

@@ -31,6 +31,7 @@ class ClobberGame(OneEvaluation):
     fixtures = fixtures
     training = None
     parts = parts
+    rivals = None
     board_images = staticmethod(only_itself)
 
     def _position(self, white: int, black: int, to_move: int) -> Position:

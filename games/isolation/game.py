@@ -9,7 +9,7 @@ from typing import Sequence
 import numpy as np
 
 from games.base import OneEvaluation, Outcome, Position, only_itself
-from games.isolation import evaluation, fixtures, notation, rules
+from games.isolation import evaluation, fixtures, notation, rivals, rules
 from games.isolation.javarandom import start_squares
 from games.kernel import interpreted_namespace
 
@@ -32,6 +32,7 @@ class IsolationGame(OneEvaluation):
     fixtures = fixtures
     training = None
     parts = None
+    rivals = rivals
     board_images = staticmethod(only_itself)
 
     def _position(self, blocked: int, knights: tuple[int, int, int], to_move: int, alive: int,

@@ -36,6 +36,7 @@ class LoaGame(OneEvaluation):
     fixtures = fixtures
     training = None
     parts = None
+    rivals = None
     board_images = staticmethod(only_itself)
 
     def _position(self, black: int, white: int, to_move: int, ply: int) -> Position:

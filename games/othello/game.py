@@ -35,6 +35,7 @@ class OthelloGame:
     white_player = rules.WHITE
     fixtures = fixtures
     parts = None
+    rivals = None
 
     def __init__(self, evaluation_name: str = evaluations[0]):
         self.evaluation_name = evaluation_name

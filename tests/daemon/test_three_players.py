@@ -18,12 +18,12 @@ def test_seeded_start_clocks_and_searches() -> None:
         async with StdioEngine() as engine:
             lines = await engine.ask("uci", "uciok")
             assert ("option name MultiPlayerSearch type combo default paranoid"
-                    " var paranoid var brs var maxn var mcts") in lines
+                    " var paranoid var brs var maxn var mcts var model") in lines
             await engine.send("setgame isolation seed=3")
             (text,) = [l for l in await engine.ask("d", "board-text") if l.startswith("board-text")]
             board = text.split(" ", 1)[1]
             assert board == "......../....g.../....r.../......../......../......../......b./........ r alive=rgb"
-            for algorithm in ("paranoid", "brs", "maxn", "mcts"):
+            for algorithm in ("paranoid", "brs", "maxn", "mcts", "model"):
                 await engine.send(f"setoption name MultiPlayerSearch value {algorithm}")
                 answer = await engine.bestmove("go depth 3")
                 assert answer.move in legal(board), algorithm

@@ -1,7 +1,9 @@
 """The multi-player tree search (`MultiPlayerSearch=mcts`) on Knight Isolation: the
 tree's counts add up, the compiled and the interpreted search grow the same tree, it
 keeps out of a trap that puts its player out at once, it honours `go searchmoves`, and
-with two players left it plays the two-player alpha-beta instead."""
+with two players left it plays the two-player alpha-beta instead. The modelled search
+(`MultiPlayerSearch=model`): the rival models' weights follow their predictions, and
+its rival nodes are visited as the models predict."""
 
 from __future__ import annotations
 
@@ -10,11 +12,14 @@ import random
 import numpy as np
 import pytest
 
+from adapters.bot.bots import greedy_move
 from games import find_game
 from games.kernel import COMPILING
 from search import new_searcher
 from search.limits import StopSignal
-from search.mcts import CHILDREN, FIRST_CHILD, MOVE_IN, MOVER, REWARD, VISITS, MctsSearch, layout
+from search.mcts import (CHILDREN, FIRST_CHILD, MOVE_IN, MOVER, PREDICTION_FLOOR, PRIOR, REWARD, VISITS,
+                         MctsSearch, layout, model_weights)
+from search.specialised import searches
 from search.multiplayer import proven_rank_gap
 from search.tt import TranspositionTable
 
@@ -122,3 +127,91 @@ def test_two_players_left_play_alpha_beta() -> None:
     first = [(r.depth, r.score, r.pv) for r in reports(mcts, position, 5)]
     second = [(r.depth, r.score, r.pv) for r in reports(paranoid, position, 5)]
     assert first == second
+
+
+def _line(seed: int, choose, plies: int):
+    rng = random.Random(seed)
+    position = GAME.initial_state({"seed": str(seed)})
+    line = []
+    for _ in range(plies):
+        if position.outcome() is not None or GAME.alive(position) != 0b111:
+            break
+        move = choose(position, rng)
+        line.append((position, move))
+        position = position.play(move)
+    return line, position
+
+
+def _most_exits(position, rng):
+    def exits(move):
+        child = position.play(move)
+        own = GAME.knights(child)[position.to_move]
+        occupied = GAME.blocked(child) | sum(1 << square for square in GAME.knights(child))
+        return bin(int(GAME.rules.KNIGHT[own]) & ~occupied).count("1")
+
+    best = max(exits(move) for move in position.legal_moves())
+    return rng.choice([move for move in position.legal_moves() if exits(move) == best])
+
+
+def test_the_weights_follow_the_models_predictions() -> None:
+    kernels = searches(GAME, False)
+    models = GAME.rivals.MODELS
+    mobility, territory, few = (models.index(name) for name in ("mobility", "territory", "best few"))
+    # Players greedy on their exits: the mobility model outweighs territory and best
+    # few (the paranoid model, on exits too, may predict them as well).
+    line, _ = _line(3, _most_exits, 24)
+    weights = model_weights(kernels, [1, 2], line)
+    assert np.all(weights[0] == 0)
+    for player in (1, 2):
+        assert np.isclose(weights[player].sum(), 1.0)
+        assert weights[player][mobility] > max(weights[player][territory], weights[player][few])
+        # The floor: a model that missed keeps some weight.
+        assert np.all(weights[player] > 0)
+
+    # Players greedy on the evaluation: the territory model, above all.
+    def greedy(position, rng):
+        legal = [GAME.format_move(position, move) for move in position.legal_moves()]
+        return GAME.parse_move(position, greedy_move(GAME, position, legal, rng))
+
+    line, _ = _line(3, greedy, 24)
+    weights = model_weights(kernels, [0, 1, 2], line)
+    assert all(weights[player].argmax() == territory for player in range(3))
+    # A player who plays at random is not modelled once its moves are seen to be
+    # unpredictable: uniform over up to eight moves, the mixture gives it too little.
+    random_line, _ = _line(4, lambda position, rng: rng.choice(position.legal_moves()), 30)
+    unpredictable = model_weights(kernels, [0, 1, 2], random_line)
+    assert any(np.all(unpredictable[player] == 0) for player in range(3))
+    assert PREDICTION_FLOOR > 0
+
+
+def test_the_modelled_search_visits_the_rivals_as_predicted() -> None:
+    line, position = _line(5, _most_exits, 9)
+    searcher = tree_search(algorithm="model")
+    searcher.observe(line)
+    final = reports(searcher, position, 4)[-1]
+    assert final.pv[0] in position.legal_moves()
+    links, stats = searcher._tree
+    me = position.to_move
+    checked = 0
+    for node in range(1, 2000):
+        first, count = int(links[node, FIRST_CHILD]), int(links[node, CHILDREN])
+        if first < 0 or links[first, MOVER] == me or stats[node, VISITS] < 40:
+            continue
+        priors = stats[first:first + count, PRIOR]
+        visits = stats[first:first + count, VISITS]
+        assert np.isclose(priors.sum(), 1.0)
+        # Visits follow the probabilities, each within a visit or two of its share.
+        assert np.all(np.abs(visits - priors * visits.sum()) <= 2.0), (priors, visits)
+        checked += 1
+    assert checked > 0
+
+
+@pytest.mark.skipif(not COMPILING, reason="numba is not available")
+def test_compiled_and_interpreted_modelled_searches_agree() -> None:
+    line, position = _line(6, _most_exits, 6)
+    results = []
+    for compiled in (True, False):
+        searcher = tree_search(compiled, algorithm="model")
+        searcher.observe(line)
+        results.append([(r.depth, r.score, r.pv, r.nodes) for r in reports(searcher, position, 2)])
+    assert results[0] == results[1]
