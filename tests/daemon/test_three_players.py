@@ -1,7 +1,9 @@
-"""Three-player Knight Isolation through the real engine: seeds, clocks, the three
-multi-player searches."""
+"""Three-player Knight Isolation through the real engine: seeds, clocks, the
+multi-player searches, the modelled one with the game's line."""
 
 from __future__ import annotations
+
+import asyncio
 
 from games import find_game
 from tests.conftest import LOAD_SLACK, StdioEngine, move_tokens, run
@@ -65,4 +67,29 @@ def test_eliminations_and_the_end_through_the_protocol() -> None:
             assert lines[-1] == "result b last player standing"
             assert lines[-2].endswith(" alive=b out=gr")
             assert (await engine.bestmove("go depth 2")).move is None
+    run(scenario())
+
+
+def test_the_modelled_search_reads_the_line_and_stops_on_time() -> None:
+    """`model` with the rivals' moves in the position command: a legal move within a
+    movetime, and an infinite search that `stop` ends."""
+    async def scenario():
+        async with StdioEngine() as engine:
+            await engine.send("setgame isolation seed=3")
+            await engine.send("setoption name MultiPlayerSearch value model")
+            start = GAME.initial_state({"seed": "3"})
+            position, moves = start, []
+            for _ in range(9):
+                move = sorted(position.legal_moves())[-1]
+                moves.append(GAME.format_move(position, move))
+                position = position.play(move)
+            await engine.send(f"position board {GAME.format_board(start)} moves {' '.join(moves)}")
+            assert await engine.ready() == []
+            answer = await engine.bestmove("go movetime 100")
+            assert answer.move in legal(GAME.format_board(position))
+            assert answer.elapsed < 0.1 + LOAD_SLACK
+            stop = asyncio.Event()
+            asyncio.get_running_loop().call_later(0.2, stop.set)
+            answer = await engine.bestmove("go infinite", stop=stop)
+            assert answer.move in legal(GAME.format_board(position))
     run(scenario())

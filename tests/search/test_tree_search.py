@@ -20,6 +20,7 @@ from search.limits import StopSignal
 from search.mcts import (CHILDREN, FIRST_CHILD, MOVE_IN, MOVER, PREDICTION_FLOOR, PRIOR, REWARD, VISITS,
                          MctsSearch, layout, model_weights)
 from search.specialised import searches
+from search.work import PARTIAL_MOVE
 from search.multiplayer import proven_rank_gap
 from search.tt import TranspositionTable
 
@@ -215,3 +216,27 @@ def test_compiled_and_interpreted_modelled_searches_agree() -> None:
         searcher.observe(line)
         results.append([(r.depth, r.score, r.pv, r.nodes) for r in reports(searcher, position, 2)])
     assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("model", GAME.rivals.MODELS)
+def test_the_tree_search_plays_legal_moves_under_each_model_alone(model: str) -> None:
+    """Every rival predicted by one model only: the tree adds up as a chance tree (each
+    rival node's visits follow its probabilities) and the move is legal."""
+    kernels = searches(GAME)
+    for seed in range(3):
+        _, position = _line(seed, _most_exits, 4 + seed)
+        weights = np.zeros((3, kernels.MODEL_COUNT))
+        for player in range(3):
+            if player != position.to_move:
+                weights[player, GAME.rivals.MODELS.index(model)] = 1.0
+        searcher = tree_search()
+        work = searcher._work
+        links, stats = searcher._tree
+        for depth in (1, 2, 3):  # a tree starts at iteration 1
+            kernels.mcts_root(position.s, np.int64(depth), np.int64(position.to_move), links, stats, weights, work)
+        move = int(work[PARTIAL_MOVE])
+        assert move in position.legal_moves()
+        first, count = int(links[0, FIRST_CHILD]), int(links[0, CHILDREN])
+        child = first + int(np.argmax(stats[first:first + count, VISITS]))
+        grand, grand_count = int(links[child, FIRST_CHILD]), int(links[child, CHILDREN])
+        assert grand >= 0 and np.isclose(stats[grand:grand + grand_count, PRIOR].sum(), 1.0)
