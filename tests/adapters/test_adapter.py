@@ -202,7 +202,7 @@ def test_a_game_sets_its_own_options_first_and_the_user_may_change_them(tmp_path
                           f"--engine '{FAKE_ENGINE} predictable {log}'", first_records("isolation", 2),
                engine_log=log))
     commands = log.read_text().splitlines()
-    assert commands[:5] == ["setoption name Ponder value true", "setoption name MultiPlayerSearch value mcts",
+    assert commands[:5] == ["setoption name Ponder value true", "setoption name MultiPlayerSearch value model",
                             "setoption name MultiPlayerSearch value paranoid", "setgame isolation", "uci"], commands
 
 
