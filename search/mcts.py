@@ -20,11 +20,13 @@ Modelled (`MctsSearch(modelled=True)`, the option value `model`), the searcher's
 are not assumed to play the children best for themselves: a game's rival models
 (`Game.rivals`) predict each rival's move as a probability over its moves, the models
 weighed by how well they predicted that rival's moves before the root (`observe`,
-`model_weights`), and a rival node's children are visited in proportion to those
-probabilities (a chance node). The searcher's reward is then its chance of finishing
-first, not its mean chance of finishing ahead of each other player. A rival whose
-moves the models predicted worse than a random choice would have is left to pick its
-moves by its own rewards, as in the plain search.
+`model_weights`), the share of the rival's moves they miss spread evenly over its
+moves, and a rival node's children are visited in proportion to those probabilities
+(a chance node). The searcher's reward is then its chance of finishing first, not its
+mean chance of finishing ahead of each other player. A rival whose moves even the
+picking model that predicts it best misses more than a fifth of the time plays otherwise than
+they do (a deeper search, say): it is left to pick its moves by its own rewards, as in
+the plain search, and where no rival is modelled the search is the plain one.
 
 The contract. `MctsSearch` searches the tree while three players are in; once two are
 left it hands the whole search to the paranoid search (`search.multiplayer`), which is
@@ -95,8 +97,15 @@ REWARD_SCALE = 400.0
 #: The same for a finished game's returns, a rank apart: certain.
 RETURNS_SCALE = 1e-3
 #: The share of a modelled rival's move probabilities spread evenly over its moves,
-#: so that a move no model expects is still looked at.
+#: so that a move no model expects is still looked at: until its moves have been
+#: judged; then the share of its moves that the picking model (`Game.rivals`) that
+#: predicts it best missed (did not rate among its likeliest), at least MIN_SURPRISE.
 SURPRISE = 0.1
+MIN_SURPRISE = 0.05
+#: A rival whose moves even that model misses more often than this is not modelled:
+#: it plays otherwise than any of them (a deeper search, say), and is searched as a
+#: player who picks the moves best for itself.
+MAX_MISSED = 0.2
 
 
 @kernel
@@ -106,12 +115,14 @@ def no_prediction(s, moves, count, out, scratch):
 
 def model_binds(game: Game) -> dict:
     """The rival models of `game` as the templates bind them: its `predict` kernel, the
-    number of models and the scratch space `predict` takes (`Game.rivals`); a game
-    without models binds one that predicts nothing, never called."""
+    number of models, the scratch space `predict` takes and which models pick a best
+    move (`Game.rivals`); a game without models binds one that predicts nothing, never
+    called."""
     rivals = game.rivals
     if rivals is None:
-        return {"predict": no_prediction, "MODEL_COUNT": 1, "MODEL_SCRATCH": 1}
-    return {"predict": rivals.predict, "MODEL_COUNT": rivals.MODEL_COUNT, "MODEL_SCRATCH": rivals.SCRATCH}
+        return {"predict": no_prediction, "MODEL_COUNT": 1, "MODEL_SCRATCH": 1, "MODEL_PICKS": (False,)}
+    return {"predict": rivals.predict, "MODEL_COUNT": rivals.MODEL_COUNT, "MODEL_SCRATCH": rivals.SCRATCH,
+            "MODEL_PICKS": rivals.PICKS}
 
 
 def new_tree(nodes: int = TREE_NODES) -> tuple[np.ndarray, np.ndarray]:
@@ -139,8 +150,8 @@ def _rewards(v0, v1, v2, scale):
 def _modelled(weights, player):
     """Whether the rival models predict `player`'s moves (a row of weights not all 0)."""
     total = 0.0
-    for model in range(weights.shape[1]):
-        total += weights[player, model]
+    for column in range(weights.shape[1]):
+        total += weights[player, column]
     return total > 0.0
 
 
@@ -158,8 +169,8 @@ def _first_chance(v0, v1, v2, me, scale):
 def _expand(s, node, links, stats, work, base, weights, probs, scratch):
     """Give `node` (position `s`) all its children if the tree has room for them; at the
     root, only the moves `go searchmoves` allows. The children of a modelled mover get
-    the probability of their move: the models' by their weights, SURPRISE of it spread
-    evenly."""
+    the probability of their move: the models' by their weights, and the share of the
+    last column of weights spread evenly."""
     count = legal_moves(s, work[base:base + MAX_MOVES])
     if node == 0:
         count = _root_filter(work, base, count)
@@ -181,7 +192,7 @@ def _expand(s, node, links, stats, work, base, weights, probs, scratch):
             chance = 0.0
             for model in range(MODEL_COUNT):
                 chance += weights[mover, model] * probs[model, i]
-            stats[used + i, PRIOR] = (1.0 - SURPRISE) * chance + SURPRISE / count
+            stats[used + i, PRIOR] = chance + weights[mover, MODEL_COUNT] / count
     links[node, FIRST_CHILD] = used
     links[node, CHILDREN] = count
     work[TREE_USED] = used + count
@@ -286,8 +297,9 @@ def mcts_root(s, depth, me, links, stats, weights, work):
     """One tree-search iteration from `s` for searcher `me`: simulations until the root
     has MCTS_BATCH x 2^(depth - 1) visits (2^40 at most), on the tree of the earlier
     iterations (a new one at depth 1). weights[p, m] is the weight of rival model m for
-    player p's moves (a row of zeros: p is not modelled, and picks its moves by its own
-    rewards). Returns the searcher's score of its most visited root move, whose move
+    player p's moves, and weights[p, MODEL_COUNT] the share of its probability spread
+    evenly (`model_weights`; a row of zeros: p is not modelled, and picks its moves by
+    its own rewards). Returns the searcher's score of its most visited root move, whose move
     (and score) are in work[PARTIAL_MOVE] (and work[PARTIAL_SCORE]), also when
     stopped."""
     work[PARTIAL_MOVE] = -1
@@ -322,7 +334,7 @@ def warm(kernels, position: Position) -> None:
     """Call the tree iteration once from `position` (one with moves), so that numba
     loads it from its cache, or compiles it the first time."""
     work = new_block(layout(vars(position.game.rules)))
-    weights = np.zeros((PLAYERS, kernels.MODEL_COUNT), dtype=np.float64)
+    weights = np.zeros((PLAYERS, kernels.MODEL_COUNT + 1), dtype=np.float64)
     kernels.mcts_root(position.s, np.int64(1), kernels.to_move(position.s), *new_tree(64), weights, work)
 
 
@@ -335,37 +347,41 @@ MIN_OBSERVED = 3
 
 def model_weights(kernels, rivals: Sequence[int], line: Sequence[tuple[Position, int]]) -> np.ndarray:
     """weights[p, m]: the weight of rival model m for player p, for each player of
-    `rivals`, from the moves p played in `line` ((position, move), oldest first); the
-    other rows 0. Each model starts at the same weight, and each move multiplies it by
+    `rivals`, from the moves p played in `line` ((position, move), oldest first), and in
+    the last column the share spread evenly over p's moves (its surprise); the other
+    rows 0. Each model starts at the same weight, and each move multiplies it by
     PREDICTION_FLOOR + (1 - PREDICTION_FLOOR) x the model's probability of that move
-    (Bayes' rule with a floor); the row is normalised to sum 1. A rival is not modelled
-    (its row is 0) when a player choosing at random would have predicted its moves
-    better than the models' mixture did, each move with the weights before it and as
-    the search takes them (SURPRISE of the probability spread evenly): a likelihood
-    ratio below 1, from MIN_OBSERVED moves on."""
+    (Bayes' rule with a floor). The surprise is SURPRISE until MIN_OBSERVED moves have
+    been seen, then the share of its moves that the picking model (one that picks a
+    best move, `MODEL_PICKS`) that predicts it best missed (gave less than its likeliest
+    move's probability), at least MIN_SURPRISE; the row sums to 1. A rival that even
+    that model misses more often than MAX_MISSED is not modelled (its row is 0)."""
     count = kernels.MODEL_COUNT
-    weights = np.zeros((PLAYERS, count), dtype=np.float64)
+    weights = np.zeros((PLAYERS, count + 1), dtype=np.float64)
     probs = np.zeros((count, kernels.MAX_MOVES), dtype=np.float64)
     scratch = np.zeros(kernels.MODEL_SCRATCH, dtype=np.int64)
     moves = np.zeros(kernels.MAX_MOVES, dtype=np.int64)
     for player in rivals:
         log_weights = np.zeros(count)
-        log_ratio, observed = 0.0, 0
+        seen = []
         for position, move in line:
             if position.to_move != player:
                 continue
             n = int(kernels.legal_moves(position.s, moves))
             index = list(moves[:n]).index(move)
             kernels.predict(position.s, moves, np.int64(n), probs, scratch)
-            mixture = np.exp(log_weights - log_weights.max())
-            chance = (1.0 - SURPRISE) * float(mixture @ probs[:, index]) / mixture.sum() + SURPRISE / n
-            log_ratio += np.log(chance * n)
-            observed += 1
-            log_weights += np.log(PREDICTION_FLOOR + (1.0 - PREDICTION_FLOOR) * probs[:, index])
-        if observed >= MIN_OBSERVED and log_ratio < 0.0:
-            continue
+            seen.append(probs[:count, index] >= probs[:count, :n].max(axis=1))
+            log_weights += np.log(PREDICTION_FLOOR + (1.0 - PREDICTION_FLOOR) * probs[:count, index])
         row = np.exp(log_weights - log_weights.max())
-        weights[player] = row / row.sum()
+        row /= row.sum()
+        surprise = SURPRISE
+        if len(seen) >= MIN_OBSERVED:
+            missed = 1.0 - float(np.mean(seen, axis=0)[list(kernels.MODEL_PICKS)].max())
+            if missed > MAX_MISSED:
+                continue
+            surprise = max(missed, MIN_SURPRISE)
+        weights[player, :count] = (1.0 - surprise) * row
+        weights[player, count] = surprise
     return weights
 
 
@@ -389,7 +405,7 @@ class MctsSearch(ThreePlayerSearch):
         #: Whether the rivals' moves are predicted by the game's rival models.
         self.modelled = modelled
         self._line: Sequence[tuple[Position, int]] = ()
-        self._weights = np.zeros((PLAYERS, 1), dtype=np.float64)
+        self._weights = np.zeros((PLAYERS, 2), dtype=np.float64)
 
     def observe(self, line: Sequence[tuple[Position, int]]) -> None:
         """The moves before the next search's root: a modelled search weighs the rival
@@ -417,7 +433,7 @@ class MctsSearch(ThreePlayerSearch):
     def _start(self, root: Position, stop: StopSignal) -> float:
         started = super()._start(root, stop)
         kernels = self._kernels
-        self._weights = np.zeros((PLAYERS, kernels.MODEL_COUNT), dtype=np.float64)
+        self._weights = np.zeros((PLAYERS, kernels.MODEL_COUNT + 1), dtype=np.float64)
         if self.modelled:
             rivals = [player for player in range(PLAYERS) if player != root.to_move]
             self._weights = model_weights(kernels, rivals, self._line)

@@ -22,6 +22,10 @@ from games.kernel import kernel, popcount
 #: The models, in the order of `predict`'s rows.
 MODELS = ("mobility", "territory", "paranoid", "best few")
 MODEL_COUNT = len(MODELS)
+#: Whether each model picks a best move (sharing only among equal ones) rather than
+#: spreading by design: how often such a model's likeliest moves hold a rival's move
+#: says whether the rival plays as it does.
+PICKS = (True, True, True, False)
 #: The moves the `best few` model picks among.
 BEST_FEW = 3
 #: The paranoid model's value of a position where the player it predicts is out.

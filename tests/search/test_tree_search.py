@@ -17,8 +17,8 @@ from games import find_game
 from games.kernel import COMPILING
 from search import new_searcher
 from search.limits import StopSignal
-from search.mcts import (CHILDREN, FIRST_CHILD, MOVE_IN, MOVER, PREDICTION_FLOOR, PRIOR, REWARD, VISITS,
-                         MctsSearch, layout, model_weights)
+from search.mcts import (CHILDREN, FIRST_CHILD, MIN_SURPRISE, MOVE_IN, MOVER, PREDICTION_FLOOR, PRIOR, REWARD,
+                         VISITS, MctsSearch, layout, model_weights)
 from search.specialised import searches
 from search.work import PARTIAL_MOVE
 from search.multiplayer import proven_rank_gap
@@ -177,6 +177,8 @@ def test_the_weights_follow_the_models_predictions() -> None:
     line, _ = _line(3, greedy, 24)
     weights = model_weights(kernels, [0, 1, 2], line)
     assert all(weights[player].argmax() == territory for player in range(3))
+    # They are predicted so well that the share spread evenly is the least there is.
+    assert np.allclose(weights[:, -1], MIN_SURPRISE)
     # A player who plays at random is not modelled once its moves are seen to be
     # unpredictable: uniform over up to eight moves, the mixture gives it too little.
     random_line, _ = _line(4, lambda position, rng: rng.choice(position.legal_moves()), 30)
@@ -225,7 +227,7 @@ def test_the_tree_search_plays_legal_moves_under_each_model_alone(model: str) ->
     kernels = searches(GAME)
     for seed in range(3):
         _, position = _line(seed, _most_exits, 4 + seed)
-        weights = np.zeros((3, kernels.MODEL_COUNT))
+        weights = np.zeros((3, kernels.MODEL_COUNT + 1))
         for player in range(3):
             if player != position.to_move:
                 weights[player, GAME.rivals.MODELS.index(model)] = 1.0
