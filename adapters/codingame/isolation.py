@@ -48,9 +48,9 @@ TURN_MS = 100
 BOARD_STYLE = SquareBoard(colours=(("#d33", "#600"), ("#3a3", "#050"), ("#36d", "#014")), lettered=True,
                           blocked="#")
 #: The tree search with the rivals it can predict modelled from their moves: against
-#: the paranoid bot and a greedy one it finishes first in 149 of 216 games, the plain
-#: tree search in 109 and the paranoid search in 92; against two greedy bots in 202,
-#: the plain tree search in 144 (docs/isolation.md).
+#: the paranoid bot and a greedy one it finishes first in 299 of 432 games, the plain
+#: tree search in 224 (and the paranoid search in 92 of 216); against two greedy bots
+#: in 202 of 216, the plain tree search in 144 (docs/isolation.md).
 ENGINE_OPTIONS = (("MultiPlayerSearch", "model"),)
 #: The rival models read the rivals' moves.
 SENDS_LINE = True
