@@ -10,9 +10,10 @@ game's returns, with certainty). A decided ranking gives the first 1, the second
 and the last 0, as the game's scores do. The tree lives in two arrays (`new_tree`):
 per node the move into it, the player who made it, its first child and its number of
 children (links), its visits, the summed reward of the player who moved into it and
-the models' probability of its move (stats). Each iteration runs simulations until the root has been visited MCTS_BATCH
-times 2^(iteration - 1), keeping the tree of the iterations before; a node is expanded
-(all its children at once) at its second visit, while there is room. The searcher's
+the models' probability of its move (stats). Each iteration runs simulations until
+the root has been visited MCTS_BATCH times 2^(iteration - 1), keeping the tree of the
+iterations before; a node is expanded (all its children at once) at its second visit,
+while there is room. The searcher's
 move is the root's most visited child; its score is 2000 x (its mean reward - 0.5),
 never a proof, and its line follows the most visited children.
 
@@ -24,9 +25,10 @@ weighed by how well they predicted that rival's moves before the root (`observe`
 moves, and a rival node's children are visited in proportion to those probabilities
 (a chance node). The searcher's reward is then its chance of finishing first, not its
 mean chance of finishing ahead of each other player. A rival whose moves even the
-picking model that predicts it best misses more than a fifth of the time plays otherwise than
-they do (a deeper search, say): it is left to pick its moves by its own rewards, as in
-the plain search, and where no rival is modelled the search is the plain one.
+picking model that predicts it best misses more than a fifth of the time plays
+otherwise than they do (a deeper search, say): it is left to pick its moves by its own
+rewards, as in the plain search, and where no rival is modelled the search is the
+plain one.
 
 The contract. `MctsSearch` searches the tree while three players are in; once two are
 left it hands the whole search to the paranoid search (`search.multiplayer`), which is
@@ -35,8 +37,8 @@ runs one thread, reports one line (MultiPV 1) and keeps no table entries. Its it
 kernel, `mcts_root`, is written once over a game's kernels (`BINDS`: `legal_moves`,
 `play`, `to_move`, `returns` and `evaluate` of the multi-player contract, the rival
 models' `predict` (`model_binds`), and the root filter `search.multiplayer`
-specialises for the game) and specialised per game by
-`search.specialised`, after the multi-player searches. Its work block is theirs
+specialises for the game) and specialised per game by `search.specialised`, after the
+multi-player searches. Its work block is theirs
 (`search.multiplayer.layout`) and one more slot, the count of the tree's nodes in use
 (`TREE_USED`); the path of a simulation lies in the move lists. A stopped iteration sets
 work[ABORTED] and adds nothing of the simulation under way to the tree's visits and
@@ -299,8 +301,8 @@ def mcts_root(s, depth, me, links, stats, weights, work):
     iterations (a new one at depth 1). weights[p, m] is the weight of rival model m for
     player p's moves, and weights[p, MODEL_COUNT] the share of its probability spread
     evenly (`model_weights`; a row of zeros: p is not modelled, and picks its moves by
-    its own rewards). Returns the searcher's score of its most visited root move, whose move
-    (and score) are in work[PARTIAL_MOVE] (and work[PARTIAL_SCORE]), also when
+    its own rewards). Returns the searcher's score of its most visited root move, whose
+    move (and score) are in work[PARTIAL_MOVE] (and work[PARTIAL_SCORE]), also when
     stopped."""
     work[PARTIAL_MOVE] = -1
     work[ABORTED] = 0
@@ -432,11 +434,8 @@ class MctsSearch(ThreePlayerSearch):
 
     def _start(self, root: Position, stop: StopSignal) -> float:
         started = super()._start(root, stop)
-        kernels = self._kernels
-        self._weights = np.zeros((PLAYERS, kernels.MODEL_COUNT + 1), dtype=np.float64)
-        if self.modelled:
-            rivals = [player for player in range(PLAYERS) if player != root.to_move]
-            self._weights = model_weights(kernels, rivals, self._line)
+        rivals = [player for player in range(PLAYERS) if player != root.to_move] if self.modelled else []
+        self._weights = model_weights(self._kernels, rivals, self._line)
         return started
 
     @bound_to_its_stop

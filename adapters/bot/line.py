@@ -44,11 +44,6 @@ class GameLine:
         self.position = self.position.play(self.game.parse_move(self.position, token))
         self.moves.append(token)
 
-    def command(self, further: list[str] | tuple[str, ...] = ()) -> str:
-        """The `position` command of the line, with `further` moves after it."""
-        moves = [*self.moves, *further]
-        return f"position board {self.start}" + (f" moves {' '.join(moves)}" if moves else "")
-
     def _between(self, after: Position, state: Position) -> list[str] | None:
         """The moves (tokens) of the players other than `state`'s side to move that lead
         from `after` to a position whose board is `state`'s, breadth first; None when

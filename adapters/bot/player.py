@@ -336,9 +336,11 @@ class Adapter:
 
     def position_command(self, board_text: str, moves: list[str] | tuple[str, ...] = ()) -> str:
         """The `position` command of this turn's board `board_text` after `moves`: from
-        the first board of the game's line where the player keeps one."""
+        the first board of the game's line, after the line's moves, where the player
+        keeps one."""
         if self.line is not None:
-            return self.line.command(moves)
+            assert self.line.start is not None
+            board_text, moves = self.line.start, [*self.line.moves, *moves]
         return f"position board {board_text}" + (f" moves {' '.join(moves)}" if moves else "")
 
     async def await_load(self, plan: Budget) -> None:

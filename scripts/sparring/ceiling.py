@@ -28,7 +28,6 @@ import argparse
 import collections
 import functools
 import json
-import multiprocessing
 import shlex
 import sys
 from pathlib import Path
@@ -41,6 +40,7 @@ if str(ROOT) not in sys.path:
 from adapters.arena.referee import bot_seed  # noqa: E402
 from adapters.bot.bots import greedy_move, position_rng  # noqa: E402
 from adapters.codingame import turn_format  # noqa: E402
+from adapters.pool import Runs  # noqa: E402
 from games.base import Position  # noqa: E402
 from paranoid import paranoid_move  # noqa: E402
 
@@ -263,8 +263,8 @@ def main(argv: list[str] | None = None) -> int:
     jobs = [(path, args.seat, args.nodes) for path in record_files(args.records)]
     if not jobs:
         parser.error("no game records found")
-    with multiprocessing.Pool(args.jobs) if args.jobs > 1 else _Serial() as pool:
-        results = list(pool.imap(_analyse_file, jobs))
+    with Runs(_analyse_file, jobs, args.jobs) as runs:
+        results = sorted(runs)  # in the order of the records, however they finished
     summaries = []
     for path, result in results:
         if isinstance(result, str):
@@ -278,20 +278,6 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     print("\n".join(report(summaries)))
     return 0
-
-
-class _Serial:
-    """`multiprocessing.Pool`'s `imap` in this process."""
-
-    def __enter__(self) -> "_Serial":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-    @staticmethod
-    def imap(function: Callable, items: Iterable) -> Iterable:
-        return map(function, items)
 
 
 if __name__ == "__main__":

@@ -25,6 +25,8 @@ import pytest
 from adapters.codingame import formats, turn_format
 from adapters.arena.process import BotProcess
 from adapters.bot.timing import FIRST_TURN_MARGIN_MS, budget, turn_margin_ms
+from protocol.commands import Position
+from protocol.parse import parse_line
 from tests.adapters.deadlines import ask_turn, check_turn_reports
 from tests.conftest import LOAD_SLACK, VECTORS, TcpEngine, load_vectors, run
 
@@ -303,10 +305,10 @@ def test_the_line_of_the_game_reaches_the_engine(tmp_path: Path) -> None:
                 if line.startswith("go movetime")]
     reached = []
     for line in searched:
-        tokens = line.split()
-        moves_at = tokens.index("moves") if "moves" in tokens else len(tokens)
-        state = game.parse_board(tokens[2:moves_at])
-        for token in tokens[moves_at + 1:]:
+        command = parse_line(line)
+        assert isinstance(command, Position)
+        state = game.parse_board(command.board)
+        for token in command.moves:
             state = state.play(game.parse_move(state, token))
         reached.append(game.format_board(state))
     assert len(reached) >= 2 and reached == [board for board in boards if board in reached], (reached, boards)

@@ -13,13 +13,10 @@ from adapters.codingame import formats, turn_format
 
 
 def _replayed(line: GameLine):
-    """The position the line's command names: its first board after its moves."""
+    """The position the line names: its first board after its moves."""
     game = line.game
-    words = line.command().split()
-    assert words[:2] == ["position", "board"]
-    board = words[2:words.index("moves")] if "moves" in words else words[2:]
-    position = game.parse_board(board)
-    for token in words[words.index("moves") + 1:] if "moves" in words else []:
+    position = game.parse_board(line.start.split())
+    for token in line.moves:
         position = position.play(game.parse_move(position, token))
     return position
 
@@ -68,4 +65,3 @@ def test_a_player_who_leaves_starts_a_new_line() -> None:
     board_text = game.format_board(state)
     line.turn(board_text, game.parse_board(board_text.split()))
     assert line.start == board_text != first and line.moves == []
-    assert line.command() == f"position board {board_text}"
