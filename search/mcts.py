@@ -333,10 +333,14 @@ TEMPLATES = (_expand, _simulate, mcts_root)
 
 
 def warm(kernels, position: Position) -> None:
-    """Call the tree iteration once from `position` (one with moves), so that numba
-    loads it from its cache, or compiles it the first time."""
+    """Call the tree iteration once from `position` (one with moves), and the rival
+    models as `model_weights` calls them, so that numba loads both from its cache, or
+    compiles them the first time: a modelled search's first weighing would otherwise
+    load `predict` inside its time (about 0.1 s)."""
     work = new_block(layout(vars(position.game.rules)))
-    weights = np.zeros((PLAYERS, kernels.MODEL_COUNT + 1), dtype=np.float64)
+    # The side to move weighed on its first move: the search below then models it.
+    weights = model_weights(kernels, [position.to_move] if position.game.rivals else [],
+                            [(position, position.legal_moves()[0])])
     kernels.mcts_root(position.s, np.int64(1), kernels.to_move(position.s), *new_tree(64), weights, work)
 
 
