@@ -75,12 +75,14 @@ CHUNK = 2000
 
 
 def training_module(game_name: str) -> ModuleType:
-    """The game's `training` module; exits for a game without one."""
+    """The game's `training` module; exits for a game without one of margins (a
+    two-player game's: a game of more players trains by `train_td`)."""
     from games import find_game
 
     game = find_game(game_name)
-    if game.training is None:
-        raise SystemExit(f"pattern_data: {game.name} has no pattern training (games/{game.name}/training.py)")
+    if game.training is None or game.num_players != 2:
+        raise SystemExit(f"pattern_data: {game.name} has no pattern training of margins"
+                         f" (games/{game.name}/training.py)")
     return game.training
 
 

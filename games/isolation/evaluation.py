@@ -42,7 +42,7 @@ DECIDED_RANK = 90_000
 
 
 @kernel
-def _decided(s, free, out):
+def decided(s, free, out):
     """The values of a position whose knights are walled off from each other into
     out[:3]; False (out untouched) when two knights still in can meet.
 
@@ -86,7 +86,7 @@ def _value(alive_bit, knight, owned, free, score, weights):
 
 
 @kernel(inline=True)
-def _territories(s, free):
+def territories(s, free):
     """Each knight's territory (a breadth-first race of all knights still in over the
     free squares), as three boards."""
     k0, k1, k2, alive = s[1], s[2], s[3], s[5]
@@ -114,7 +114,8 @@ def _territories(s, free):
 
 
 @kernel(inline=True)
-def _free(s):
+def free_squares(s):
+    """The squares neither blocked nor under a knight."""
     return ~(s[0] | SQUARE[s[1]] | SQUARE[s[2]] | SQUARE[s[3]])
 
 
@@ -122,10 +123,10 @@ def _free(s):
 def evaluate(s, out):
     """Each player's value of the position into out[:3] (red's, green's, blue's)."""
     k0, k1, k2, alive = s[1], s[2], s[3], s[5]
-    free = _free(s)
-    if _decided(s, free, out):
+    free = free_squares(s)
+    if decided(s, free, out):
         return
-    o0, o1, o2 = _territories(s, free)
+    o0, o1, o2 = territories(s, free)
     weights = WEIGHTS[popcount(free)]
     out[0] = _value(alive & 1, k0, o0, free, s[6], weights)
     out[1] = _value(alive & 2, k1, o1, free, s[7], weights)
@@ -138,14 +139,14 @@ def player_terms(s, out):
     1 if it has none), for a player still in; the phase (free squares) of their weights.
     -1 (out untouched) when the knights are walled off from each other: `evaluate` then
     gives the final scores instead."""
-    free = _free(s)
-    decided = out[:, 0].copy()
-    if _decided(s, free, decided):
+    free = free_squares(s)
+    values = out[:, 0].copy()
+    if decided(s, free, values):
         return -1
-    territories = _territories(s, free)
+    owned = territories(s, free)
     for player in range(3):
         exits = popcount(KNIGHT[s[1 + player]] & free)
-        out[player, 0] = popcount(territories[player])
+        out[player, 0] = popcount(owned[player])
         out[player, 1] = exits
         out[player, 2] = 1 if exits == 0 else 0
     return popcount(free)

@@ -4,24 +4,31 @@ position the CodinGame adapters need (`blocked`, `knights`, `alive`, `scores`)."
 
 from __future__ import annotations
 
+import functools
+from types import ModuleType
 from typing import Sequence
 
 import numpy as np
 
-from games.base import OneEvaluation, Outcome, Position, only_itself
-from games.isolation import evaluation, fixtures, notation, rivals, rules
+from games.base import CLASSIC, Outcome, Position, only_itself
+from games.isolation import evaluation, fixtures, notation, patterns, rivals, rules
 from games.isolation.javarandom import start_squares
 from games.kernel import interpreted_namespace
 
 _NOBODY_OUT = (-1, -1, -1)
 
+#: The evaluations, by name: the hand-set one (the default) and the pattern tables
+#: trained by temporal differences.
+EVALUATIONS = {CLASSIC: evaluation, "patterns": patterns}
 
-class IsolationGame(OneEvaluation):
-    """Knight Isolation for three players (see the package docstring)."""
+
+class IsolationGame:
+    """Knight Isolation for three players (see the package docstring), evaluating with
+    its evaluation `evaluation_name` (one of EVALUATIONS)."""
 
     name = "isolation"
     rules = rules
-    evaluation = evaluation
+    evaluations = tuple(EVALUATIONS)
     listing_order = 4
     parameters: tuple[str, ...] = ("seed",)
     num_players = rules.PLAYERS
@@ -30,10 +37,24 @@ class IsolationGame(OneEvaluation):
     side_names = ("red", "green", "blue")
     white_player = None
     fixtures = fixtures
-    training = None
     parts = None
     rivals = rivals
     board_images = staticmethod(only_itself)
+
+    def __init__(self, evaluation_name: str = evaluations[0]):
+        self.evaluation_name = evaluation_name
+        self.evaluation = EVALUATIONS[evaluation_name]
+        self.kernel_name = self.name if evaluation_name == self.evaluations[0] else f"{self.name}-{evaluation_name}"
+
+    def with_evaluation(self, name: str) -> "IsolationGame":
+        return self if name == self.evaluation_name else _variant(name)
+
+    @property
+    def training(self) -> ModuleType:
+        """`games.isolation.training`, imported here: only the training's tools need it."""
+        from games.isolation import training
+
+        return training
 
     def _position(self, blocked: int, knights: tuple[int, int, int], to_move: int, alive: int,
                   scores: tuple[int, int, int]) -> Position:
@@ -72,13 +93,15 @@ class IsolationGame(OneEvaluation):
 
     def evaluate(self, position: Position) -> tuple[int, ...]:
         values = np.zeros(rules.PLAYERS, dtype=np.int64)
-        interpreted_namespace(evaluation).evaluate(position.s, values)
+        interpreted_namespace(self.evaluation).evaluate(position.s, values)
         return tuple(int(value) for value in values)
 
     def evaluation_terms(self, position: Position) -> tuple[tuple[str, tuple[int, ...]], ...]:
         """The weighted terms of each player still in, and `out` (the value of a player
         out, by its score); once the knights are walled off from each other, `decided`
         alone: the final scores the moves left give (see `evaluation`)."""
+        if self.evaluation is patterns:
+            return self._pattern_terms(position)
         values = self.evaluate(position)
         raw = np.zeros((rules.PLAYERS, len(evaluation.FEATURES)), dtype=np.int64)
         phase = int(interpreted_namespace(evaluation).player_terms(position.s, raw))
@@ -91,6 +114,27 @@ class IsolationGame(OneEvaluation):
                 for index, name in enumerate(evaluation.FEATURES)]
         if not all(alive):
             rows.append(("out", tuple(0 if alive[player] else values[player] for player in range(rules.PLAYERS))))
+        return tuple(rows)
+
+    def _pattern_terms(self, position: Position) -> tuple[tuple[str, tuple[int, ...]], ...]:
+        """The pattern evaluation's blocks of weights (`patterns.FEATURES`) summed for
+        each player still in, and `out`; `decided` alone as for the hand-set one."""
+        values = self.evaluate(position)
+        found = self.training.open_rows(position.s)
+        if found is None:
+            return (("decided" if position.outcome() is None else "out", values),)
+        phase, players = found
+        weights = patterns.WEIGHTS[phase]
+        sums = {name: [0.0] * rules.PLAYERS for name, _ in patterns.FEATURES}
+        starts = [getattr(patterns, name.upper()) for name, _ in patterns.FEATURES]
+        for player, slots, amounts in players:
+            for slot, amount in zip(slots.tolist(), amounts.tolist()):
+                block = max(index for index, start in enumerate(starts) if start <= slot)
+                sums[patterns.FEATURES[block][0]][player] += weights[slot] * amount
+        rows = [(name, tuple(round(total) for total in totals)) for name, totals in sums.items()]
+        alive = self.alive(position)
+        if alive != rules.ALL_IN:
+            rows.append(("out", tuple(0 if alive >> player & 1 else values[player] for player in range(rules.PLAYERS))))
         return tuple(rows)
 
     def picture(self, position: Position) -> list[str]:
@@ -113,6 +157,11 @@ class IsolationGame(OneEvaluation):
         """Each player's final score if it is out (0 for the first out, 1 for the next),
         -1 while it is in."""
         return int(position.s[6]), int(position.s[7]), int(position.s[8])
+
+
+@functools.cache
+def _variant(evaluation_name: str) -> IsolationGame:
+    return IsolationGame(evaluation_name)  # KeyError for a name not in EVALUATIONS
 
 
 GAME = IsolationGame()

@@ -1,6 +1,7 @@
 """The `Evaluation` option through the real engine: Othello's trained pattern tables by
-default, its hand-set evaluation on request, the search and `eval` following the option
-(its refusals and the tables it empties: tests/daemon/test_facade.py)."""
+default, its hand-set evaluation on request, Knight Isolation's trained tables on
+request, the search and `eval` following the option (its refusals and the tables it
+empties: tests/daemon/test_facade.py)."""
 
 from __future__ import annotations
 
@@ -62,4 +63,33 @@ def test_search_and_eval_follow_the_option(seed: int) -> None:
                 assert any(line.startswith(f"eval term {term} ") for line in lines), lines
                 answer = await engine.bestmove("go depth 1")
                 assert answer.infos[-1].score.cp == score, name
+    run(scenario())
+
+
+def test_knight_isolation_evaluates_with_its_trained_tables_on_request() -> None:
+    isolation = find_game("isolation")
+    trained = isolation.with_evaluation("patterns")
+    position = isolation.initial_state({"seed": "4"})
+    rng = random.Random(4)
+    for _ in range(9):
+        position = position.play(rng.choice(position.legal_moves()))
+    board = isolation.format_board(position)
+
+    async def scenario() -> None:
+        async with StdioEngine() as engine:
+            await engine.send("setgame isolation seed=4")
+            await engine.send(f"position board {board}")
+            for name, game, term in (("default", isolation, "territory"), ("patterns", trained, "exits"),
+                                     ("classic", isolation, "mobility")):
+                await engine.send(f"setoption name Evaluation value {name}")
+                await engine.ready(timeout=180)
+                lines = await engine.ask("eval", "eval total")
+                lines += await engine.ready()
+                values = game.evaluate(position)
+                me = position.to_move
+                utility = values[me] - max(value for player, value in enumerate(values) if player != me)
+                assert any(line.startswith(f"eval term {term} ") for line in lines), lines
+                assert lines[0] == f"eval total {utility}", (name, lines)
+                answer = await engine.bestmove("go depth 2")
+                assert isolation.parse_move(position, answer.move) in position.legal_moves()
     run(scenario())
