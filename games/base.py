@@ -66,6 +66,7 @@ entry per player, in turn-order index (player 0 moves first in the start positio
 
 from __future__ import annotations
 
+import functools
 import random
 from types import ModuleType, SimpleNamespace
 from typing import Callable, Protocol, Sequence
@@ -305,6 +306,33 @@ class OneEvaluation:
         if name not in self.evaluations:
             raise KeyError(name)
         return self
+
+
+class SeveralEvaluations:
+    """The evaluation members of a descriptor whose game has several evaluations: the
+    class's EVALUATIONS (name -> module; the first the default, whose kernels go by the
+    game's name), one descriptor per evaluation (`with_evaluation`)."""
+
+    EVALUATIONS: dict[str, ModuleType]
+    name: str
+
+    def __init__(self, evaluation_name: str | None = None):
+        default = next(iter(self.EVALUATIONS))
+        self.evaluation_name = evaluation_name or default
+        self.evaluation = self.EVALUATIONS[self.evaluation_name]  # KeyError for an unknown name
+        self.kernel_name = self.name if self.evaluation_name == default else f"{self.name}-{self.evaluation_name}"
+
+    @property
+    def evaluations(self) -> tuple[str, ...]:
+        return tuple(self.EVALUATIONS)
+
+    def with_evaluation(self, name: str) -> "SeveralEvaluations":
+        return self if name == self.evaluation_name else _variant(type(self), name)
+
+
+@functools.cache
+def _variant(descriptor: type, evaluation_name: str) -> SeveralEvaluations:
+    return descriptor(evaluation_name)
 
 
 def zobrist_keys(seed: int, count: int) -> list[int]:

@@ -4,13 +4,12 @@ position the CodinGame adapters need (`blocked`, `knights`, `alive`, `scores`)."
 
 from __future__ import annotations
 
-import functools
 from types import ModuleType
 from typing import Sequence
 
 import numpy as np
 
-from games.base import CLASSIC, Outcome, Position, only_itself
+from games.base import CLASSIC, Outcome, Position, SeveralEvaluations, only_itself
 from games.isolation import evaluation, fixtures, notation, patterns, rivals, rules
 from games.isolation.javarandom import start_squares
 from games.kernel import interpreted_namespace
@@ -22,13 +21,13 @@ _NOBODY_OUT = (-1, -1, -1)
 EVALUATIONS = {CLASSIC: evaluation, "patterns": patterns}
 
 
-class IsolationGame:
+class IsolationGame(SeveralEvaluations):
     """Knight Isolation for three players (see the package docstring), evaluating with
     its evaluation `evaluation_name` (one of EVALUATIONS)."""
 
     name = "isolation"
     rules = rules
-    evaluations = tuple(EVALUATIONS)
+    EVALUATIONS = EVALUATIONS
     listing_order = 4
     parameters: tuple[str, ...] = ("seed",)
     num_players = rules.PLAYERS
@@ -40,14 +39,6 @@ class IsolationGame:
     parts = None
     rivals = rivals
     board_images = staticmethod(only_itself)
-
-    def __init__(self, evaluation_name: str = evaluations[0]):
-        self.evaluation_name = evaluation_name
-        self.evaluation = EVALUATIONS[evaluation_name]
-        self.kernel_name = self.name if evaluation_name == self.evaluations[0] else f"{self.name}-{evaluation_name}"
-
-    def with_evaluation(self, name: str) -> "IsolationGame":
-        return self if name == self.evaluation_name else _variant(name)
 
     @property
     def training(self) -> ModuleType:
@@ -157,11 +148,6 @@ class IsolationGame:
         """Each player's final score if it is out (0 for the first out, 1 for the next),
         -1 while it is in."""
         return int(position.s[6]), int(position.s[7]), int(position.s[8])
-
-
-@functools.cache
-def _variant(evaluation_name: str) -> IsolationGame:
-    return IsolationGame(evaluation_name)  # KeyError for a name not in EVALUATIONS
 
 
 GAME = IsolationGame()

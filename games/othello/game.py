@@ -9,7 +9,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from games.base import CLASSIC, ONGOING, Outcome, Position, check_params
+from games.base import CLASSIC, ONGOING, Outcome, Position, SeveralEvaluations, check_params
 from games.kernel import interpreted_namespace
 from games.weights import weighted_terms
 from games.othello import evaluation, fixtures, notation, patterns, rules
@@ -19,13 +19,13 @@ from games.othello import evaluation, fixtures, notation, patterns, rules
 EVALUATIONS = {"patterns": patterns, CLASSIC: evaluation}
 
 
-class OthelloGame:
+class OthelloGame(SeveralEvaluations):
     """Othello (see the package docstring), evaluating with its evaluation
     `evaluation_name` (one of EVALUATIONS)."""
 
     name = "othello"
     rules = rules
-    evaluations = tuple(EVALUATIONS)
+    EVALUATIONS = EVALUATIONS
     listing_order = 2
     parameters: tuple[str, ...] = ()
     num_players = 2
@@ -36,14 +36,6 @@ class OthelloGame:
     fixtures = fixtures
     parts = None
     rivals = None
-
-    def __init__(self, evaluation_name: str = evaluations[0]):
-        self.evaluation_name = evaluation_name
-        self.evaluation = EVALUATIONS[evaluation_name]
-        self.kernel_name = self.name if evaluation_name == self.evaluations[0] else f"{self.name}-{evaluation_name}"
-
-    def with_evaluation(self, name: str) -> "OthelloGame":
-        return self if name == self.evaluation_name else _variant(name)
 
     @property
     def training(self) -> ModuleType:
@@ -119,11 +111,6 @@ def _image(discs: int, g: int) -> int:
         image |= 1 << patterns.symmetric_square(g, low.bit_length() - 1)
         discs ^= low
     return image
-
-
-@functools.cache
-def _variant(evaluation_name: str) -> OthelloGame:
-    return OthelloGame(evaluation_name)  # KeyError for a name not in EVALUATIONS
 
 
 @functools.cache
