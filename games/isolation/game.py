@@ -115,14 +115,11 @@ class IsolationGame(SeveralEvaluations):
         if found is None:
             return (("decided" if position.outcome() is None else "out", values),)
         phase, players = found
-        weights = patterns.WEIGHTS[phase]
-        sums = {name: [0.0] * rules.PLAYERS for name, _ in patterns.FEATURES}
-        starts = [getattr(patterns, name.upper()) for name, _ in patterns.FEATURES]
+        sums = np.zeros((len(patterns.FEATURES), rules.PLAYERS))
         for player, slots, amounts in players:
-            for slot, amount in zip(slots.tolist(), amounts.tolist()):
-                block = max(index for index, start in enumerate(starts) if start <= slot)
-                sums[patterns.FEATURES[block][0]][player] += weights[slot] * amount
-        rows = [(name, tuple(round(total) for total in totals)) for name, totals in sums.items()]
+            blocks = np.searchsorted(patterns.BLOCK_STARTS, slots, side="right") - 1
+            np.add.at(sums[:, player], blocks, patterns.WEIGHTS[phase][slots] * amounts)
+        rows = [(name, tuple(round(total) for total in totals)) for (name, _), totals in zip(patterns.FEATURES, sums)]
         alive = self.alive(position)
         if alive != rules.ALL_IN:
             rows.append(("out", tuple(0 if alive >> player & 1 else values[player] for player in range(rules.PLAYERS))))

@@ -110,13 +110,10 @@ ONWARD_MAX = 7
 #: The features, each a block of a phase's weights: (name, size).
 FEATURES = (("exits", EXIT_SLOTS), ("onward", 2 * (ONWARD_MAX + 1)), ("territory", 64), ("order", PLAYERS),
             ("reach", 1))
-_OFFSETS = {}
-_at = 0
-for _name, _size in FEATURES:
-    _OFFSETS[_name] = _at
-    _at += _size
-EXITS, ONWARD, TERRITORY, ORDER, REACH = (_OFFSETS[name] for name, _ in FEATURES)
-WEIGHTS_SIZE = _at
+#: BLOCK_STARTS[b]: the first slot of feature b's block; the last entry is WEIGHTS_SIZE.
+BLOCK_STARTS = tuple(int(start) for start in np.cumsum([0] + [size for _, size in FEATURES]))
+EXITS, ONWARD, TERRITORY, ORDER, REACH = BLOCK_STARTS[:-1]
+WEIGHTS_SIZE = BLOCK_STARTS[-1]
 #: At most this many features of one player are set: exits, one per jump, territory,
 #: order, reach.
 MAX_FEATURES = 1 + JUMPS + 3

@@ -21,8 +21,6 @@ PHASES = patterns.PHASES
 WEIGHTS_SIZE = patterns.WEIGHTS_SIZE
 WEIGHTS_FILE = patterns.WEIGHTS_FILE
 VALUE_SCALE = patterns.VALUE_SCALE
-#: (name, first slot, size) of each block of a phase's weights.
-BLOCKS = tuple((name, getattr(patterns, name.upper()), size) for name, size in patterns.FEATURES)
 
 
 def open_rows(s: tuple) -> tuple[int, list[tuple[int, np.ndarray, np.ndarray]]] | None:
