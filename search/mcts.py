@@ -13,9 +13,9 @@ children (links), its visits, the summed reward of the player who moved into it 
 the models' probability of its move (stats). Each iteration runs simulations until
 the root has been visited MCTS_BATCH times 2^(iteration - 1), keeping the tree of the
 iterations before; a node is expanded (all its children at once) at its second visit,
-while there is room. The searcher's
-move is the root's most visited child; its score is 2000 x (its mean reward - 0.5),
-never a proof, and its line follows the most visited children.
+while there is room. The searcher's move is the root's most visited child; its score
+is 2000 x (its mean reward - 0.5), never a proof, and its line follows the most
+visited children.
 
 Modelled (`MctsSearch(modelled=True)`, the option value `model`), the searcher's rivals
 are not assumed to play the children best for themselves: a game's rival models
@@ -38,11 +38,11 @@ kernel, `mcts_root`, is written once over a game's kernels (`BINDS`: `legal_move
 `play`, `to_move`, `returns` and `evaluate` of the multi-player contract, the rival
 models' `predict` (`model_binds`), and the root filter `search.multiplayer`
 specialises for the game) and specialised per game by `search.specialised`, after the
-multi-player searches. Its work block is theirs
-(`search.multiplayer.layout`) and one more slot, the count of the tree's nodes in use
-(`TREE_USED`); the path of a simulation lies in the move lists. A stopped iteration sets
-work[ABORTED] and adds nothing of the simulation under way to the tree's visits and
-rewards; the most visited root move is in work[PARTIAL_MOVE] (-1 none) and its score in
+multi-player searches. Its work block is theirs (`search.multiplayer.layout`) and one
+more slot, the count of the tree's nodes in use (`TREE_USED`); the path of a
+simulation lies in the move lists. A stopped iteration sets work[ABORTED] and adds
+nothing of the simulation under way to the tree's visits and rewards; the most
+visited root move is in work[PARTIAL_MOVE] (-1 none) and its score in
 work[PARTIAL_SCORE].
 """
 
