@@ -95,6 +95,10 @@ class Deepening:
         self._helpers: list[Deepening] = []
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
         self._stopping: list[concurrent.futures.Future] = []
+        #: The searcher's own table of the nodes next to the leaves, emptied as each
+        #: search starts, where its kind keeps one (`search.alphabeta.NEAR_DEPTH`); else
+        #: one empty slot. The principal variation reads it after the main table.
+        self._near = np.zeros((1, 2), dtype=np.uint64)
 
     def observe(self, line: Sequence[tuple[Position, int]]) -> None:
         """The moves that led to the next search's root, each with the position it was
@@ -221,11 +225,17 @@ class Deepening:
         self.seldepth = 0
         self._partial = None
         self.table.new_search()
-        reset_work(self._work)
+        self._reset()
         for helper in self._helpers:
-            reset_work(helper._work)
+            helper._reset()
         stop.bind(self._work)
         return time.monotonic()
+
+    def _reset(self) -> None:
+        """Ready what this searcher keeps of its own (its work block and near table) for
+        a new search."""
+        reset_work(self._work)
+        self._near.fill(0)
 
     def _root_moves(self, root: Position, root_moves: Sequence[int] | None, multipv: int) -> list[int]:
         """The root's legal moves (cut to `root_moves` when given) for a search reporting
@@ -359,5 +369,5 @@ class Deepening:
         line = np.empty(max(length, 1), dtype=np.int64)
         count = self._kernels.principal_variation(root.s, np.int64(first), np.int64(length),
                                                   np.uint64(self._line_salt()), self.table.cells,
-                                                  self._line_moves, line)
+                                                  self._near, self._line_moves, line)
         return tuple(line[:count].tolist())

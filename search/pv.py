@@ -17,10 +17,11 @@ BINDS = ("legal_moves", "play", "key")
 legal_moves = play = key = None
 
 
-def principal_variation(s, first, length, salt, cells, moves, line):
-    """`first`, then the table's moves (under `key ^ salt`) while they stay legal and no
-    position repeats, at most `length`; written to `line`, returns the count. `moves`
-    holds a position's moves (MAX_MOVES)."""
+def principal_variation(s, first, length, salt, cells, near, moves, line):
+    """`first`, then the table's moves (under `key ^ salt`: the main table `cells`, else
+    the near table `near`) while they stay legal and no position repeats, at most
+    `length`; written to `line`, returns the count. `moves` holds a position's moves
+    (MAX_MOVES)."""
     line[0] = first
     count = 1
     seen = np.empty(length + 1, dtype=np.uint64)
@@ -30,6 +31,8 @@ def principal_variation(s, first, length, salt, cells, moves, line):
     known = 2
     while count < length:
         entry = tt_probe(cells, key(s) ^ salt)
+        if entry == 0:
+            entry = tt_probe(near, key(s) ^ salt)
         move = entry_move(entry)
         if entry == 0 or move < 0:
             break
@@ -59,5 +62,5 @@ def warm(kernels, position: Position) -> None:
     """Call `principal_variation` once from `position` (one with moves), so that numba
     loads it from its cache, or compiles it the first time."""
     kernels.principal_variation(position.s, np.int64(position.legal_moves()[0]), np.int64(2), np.uint64(0),
-                                np.zeros((1 << 10, 2), dtype=np.uint64),
+                                np.zeros((1 << 10, 2), dtype=np.uint64), np.zeros((1, 2), dtype=np.uint64),
                                 np.empty(kernels.MAX_MOVES, dtype=np.int64), np.empty(2, dtype=np.int64))

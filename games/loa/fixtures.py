@@ -15,4 +15,4 @@ BENCH_POSITIONS = (
     "....b.../b...w.w./.w.b.b.w/..b...../w.w..b.w/....bbw./....b.../.bwb.w.. b ply=36",
 )
 BENCH_DEPTH = 3
-BENCH_NODES = 8908
+BENCH_NODES = 8991
