@@ -19,7 +19,7 @@ BENCH_POSITIONS = (
     "..1000../..0110../001.1111/.101111./111011../010.10../...0010./......10 0",
 )
 BENCH_DEPTH = 7
-BENCH_NODES = 13002
+BENCH_NODES = 13478
 OTHER_BENCH_NODES = {"classic": 57147}
 
 #: The exact-solve suites of the bench, the FFO endgame problems: (label, file, the
