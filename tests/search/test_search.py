@@ -7,6 +7,7 @@ import functools
 import threading
 import time
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -14,12 +15,12 @@ from hypothesis import strategies as st
 from games import find_game
 from games.kernel import interpreted_namespace
 from search import new_searcher
-from search.alphabeta import AlphaBeta
+from search.alphabeta import NEAR_DEPTH, AlphaBeta
 from search.mcts import MctsSearch
 from search.multiplayer import MultiPlayerSearch
 from search.base import MATE, MATE_BOUND
 from search.limits import Limits, StopSignal, move_budget_ms
-from search.tt import TranspositionTable
+from search.tt import TranspositionTable, entry_depth
 
 CLOBBER = find_game("clobber")
 
@@ -104,6 +105,26 @@ def test_fixed_depth_search_is_deterministic_and_reuses_its_table() -> None:
     again = run_to_depth(searcher, CLOBBER.initial_state({}), 3)[-1]
     assert again.nodes < first.nodes, "a kept table answers most of the repeat search"
     assert again.score == first.score
+
+
+def test_each_search_starts_from_an_empty_near_table() -> None:
+    other = CLOBBER.initial_state({}).play(CLOBBER.initial_state({}).legal_moves()[0])
+    fresh = run_to_depth(new_search(), other, 4)[-1]
+    searcher = new_search()
+    run_to_depth(searcher, CLOBBER.initial_state({}), 4)
+    assert searcher._near.any(), "the nodes next to the leaves stored their entries in the near table"
+    searcher.table.clear()
+    again = run_to_depth(searcher, other, 4)[-1]
+    assert (again.nodes, again.score, again.pv) == (fresh.nodes, fresh.score, fresh.pv)
+
+
+def test_the_main_table_holds_no_entry_of_the_nodes_next_to_the_leaves() -> None:
+    searcher = new_search()
+    run_to_depth(searcher, CLOBBER.initial_state({}), 5)
+    depths = {entry_depth(np.uint64(data)) for _, data in searcher.table.pairs()}
+    assert depths and min(depths) > NEAR_DEPTH
+    near = searcher._near[searcher._near[:, 1] != 0]
+    assert {entry_depth(data) for data in near[:, 1]} == set(range(1, NEAR_DEPTH + 1))
 
 
 def test_stop_from_another_thread_ends_the_search_quickly() -> None:
