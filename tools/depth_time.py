@@ -29,7 +29,7 @@ from daemon.engine import SessionEngine
 from games import all_games, find_game
 from games.base import Position
 from search.limits import Limits
-from tools.pattern_data import default_folder, training_module
+from tools.pattern_data import default_folder, read_boards
 from tools.searching import LOAD_TIMEOUT_S
 
 
@@ -37,10 +37,7 @@ def draw(game_name: str, data: Path, count: int, low: int, high: int, seed: int 
     """The board texts of `count` positions with moves, `low` to `high` empty squares,
     drawn from `data` (seeded)."""
     game = find_game(game_name)
-    training = training_module(game.name)
-    with np.load(data) as stored:
-        boards = stored["boards"]
-        empties = stored["empties"] if "empties" in stored else training.empty_squares(boards)
+    training, boards, empties = read_boards(game.name, data)
     rng = np.random.default_rng(seed)
     texts: list[str] = []
     for index in rng.permutation(np.flatnonzero((empties >= low) & (empties <= high))):

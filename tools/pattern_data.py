@@ -90,6 +90,16 @@ def default_folder(game_name: str) -> Path:
     return ROOT / ".cache" / "training" / game_name
 
 
+def read_boards(game_name: str, path: Path) -> tuple[ModuleType, np.ndarray, np.ndarray]:
+    """(the game's `training` module, the boards, their empty squares) of the data file
+    `path`."""
+    training = training_module(game_name)
+    with np.load(path) as stored:
+        boards = stored["boards"]
+        empties = stored["empties"] if "empties" in stored else training.empty_squares(boards)
+    return training, boards, empties
+
+
 # ---- files ----------------------------------------------------------------------------------
 
 

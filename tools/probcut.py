@@ -38,7 +38,7 @@ from games.files import atomic_file
 from games.weights import PROBCUT_FIELDS
 from search.base import MATE_BOUND
 from search.limits import Limits
-from tools.pattern_data import default_folder, training_module
+from tools.pattern_data import default_folder, read_boards
 from tools.searching import analyse_board, tool_engine
 
 #: A row needs this many positions for a fit of its own.
@@ -73,10 +73,7 @@ def depth_scores(task: tuple[str, str, int]) -> list[int | None]:
 def sample(game_name: str, data: Path, per_row: int, min_empties: int, seed: int) -> tuple[list[str], list[int]]:
     """(board texts, rows) of `per_row` positions of each row drawn from `data`."""
     game = find_game(game_name)
-    training = training_module(game.name)
-    with np.load(data) as stored:
-        boards = stored["boards"]
-        empties = stored["empties"] if "empties" in stored else training.empty_squares(boards)
+    training, boards, empties = read_boards(game.name, data)
     rng = np.random.default_rng(seed)
     order = rng.permutation(np.flatnonzero(empties >= min_empties))
     taken: dict[int, list[str]] = {}
