@@ -141,7 +141,7 @@ def test_saves_under_new_names_stop_at_the_byte_budget_and_a_refusal_writes_noth
         await client.send("setgame clobber")
         assert await save(client, "grow.hash") is None  # an empty table: a header alone
         grow = (tmp_path / "grow.hash").read_bytes()
-        await client.bestmove("go depth 4")
+        await client.bestmove("go depth 5")
         count = 0
         while (refused := await save(client, f"f{count}.hash")) is None:
             count += 1
@@ -195,7 +195,7 @@ def test_saves_from_many_sessions_at_once_never_pass_a_bound_together(tmp_path: 
         clients = await asyncio.gather(*(Engine.connect("127.0.0.1", engine.port) for _ in range(8)))
         for client in clients:
             await client.send("setgame clobber")
-        await clients[0].bestmove("go depth 5", timeout=120)
+        await clients[0].bestmove("go depth 6", timeout=120)
         await clients[0].ask("hash save seed.hash", "info string hash saved")
         for client in clients[1:]:
             await client.ask("hash load seed.hash", "info string hash loaded")

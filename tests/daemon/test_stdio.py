@@ -295,7 +295,7 @@ def test_sigterm_saves_the_hash_file(tmp_path) -> None:
     path = tmp_path / "term.hash"
     process = subprocess.Popen([*engine_command(), "--hash-dir", str(tmp_path)], stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    process.stdin.write(b"setgame clobber\nsetoption name HashFile value term.hash\ngo depth 2\n")
+    process.stdin.write(b"setgame clobber\nsetoption name HashFile value term.hash\ngo depth 4\n")
     process.stdin.flush()
     while not process.stdout.readline().startswith(b"bestmove"):
         pass
