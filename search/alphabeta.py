@@ -31,6 +31,7 @@ from search.tt import (
     NO_MARK,
     UPPER,
     TranspositionTable,
+    bound_decides,
     entry_bound,
     entry_depth,
     entry_move,
@@ -172,22 +173,15 @@ def _pick(row, count, i):
 
 
 @inline_template
-def _leaf(parent, move, ply, work):
-    """The value of the position after `move` from `parent`, a leaf at `ply`: visited,
-    and evaluated unless the game ends there."""
-    s = play(parent, move)
-    value = _visit(s, ply, work)
-    return evaluate(s) if value == OPEN else value
-
-
-@inline_template
 def _child(parent, move, depth, alpha, beta, ply, cells, near, work, moves):
     """The value of the position after `move` from `parent`: a leaf (depth 0, or the
     deepest ply) is played, visited and evaluated here, in its parent's code, with no
     call, and numba drops what of `play` the leaf does not use (its key); any other is
     searched."""
     if depth <= 0 or ply >= MAX_PLY:
-        return _leaf(parent, move, ply, work)
+        s = play(parent, move)
+        value = _visit(s, ply, work)
+        return evaluate(s) if value == OPEN else value
     return _search(play(parent, move), depth, alpha, beta, ply, cells, near, work, moves)
 
 
@@ -212,8 +206,7 @@ def _search(s, depth, alpha, beta, ply, cells, near, work, moves):
                 value -= ply
             elif value < -MATE_BOUND:
                 value += ply
-            bound = entry_bound(entry)
-            if bound == EXACT or (bound == LOWER and value >= beta) or (bound == UPPER and value <= alpha):
+            if bound_decides(entry_bound(entry), value, alpha, beta):
                 return value
 
     if HAS_PROBCUT and depth >= PROBCUT_MIN_DEPTH and beta - alpha == 1 and work[PROBCUT_T] > 0:
@@ -302,16 +295,14 @@ def _shallow(s, entry, depth, alpha, beta, ply, near, work, moves):
     of `s`'s own entry `entry` (0 none) where it is that deep or deeper and its bound
     decides the window, else a search whose every node keeps its entry in the near table
     alone. Kept apart from the main table, which other threads write at other depths,
-    what a shallow search predicts depends on this thread's searches only: on 12 expert
-    positions two threads took 1.69 times less time than one to depth 17 (1.38 before
-    the near table), and on 20 others one thread took 10% less time than with the
+    what a shallow search predicts depends on this thread's searches only: on 20 expert
+    positions two threads reached depth 20 1.77 times as fast as one (1.37 before the
+    near table, docs/threads.md), and one thread took 10% less time than with the
     shallow searches in the main table."""
     if entry != 0 and entry_depth(entry) >= depth:
         value = entry_value(entry)
-        if -MATE_BOUND <= value <= MATE_BOUND:
-            bound = entry_bound(entry)
-            if bound == EXACT or (bound == LOWER and value >= beta) or (bound == UPPER and value <= alpha):
-                return value
+        if -MATE_BOUND <= value <= MATE_BOUND and bound_decides(entry_bound(entry), value, alpha, beta):
+            return value
     return _search(s, depth, alpha, beta, ply, near, near, work, moves)
 
 
@@ -400,7 +391,7 @@ def root_iteration(s, root_moves, depth, cells, near, work, moves, bound):
     return alpha, best_move
 
 
-TEMPLATES = (_visit, _pick, _leaf, _child, _search, _shallow, _probcut, root_iteration)
+TEMPLATES = (_visit, _pick, _child, _search, _shallow, _probcut, root_iteration)
 
 
 def warm(kernels, position: Position) -> None:

@@ -52,6 +52,7 @@ from search.tt import (
     NO_MARK,
     UPPER,
     TranspositionTable,
+    bound_decides,
     entry_bound,
     entry_depth,
     entry_move,
@@ -228,8 +229,7 @@ def _paranoid(s, depth, alpha, beta, ply, me, salt, cells, work):
         tt_move = entry_move(entry)
         if entry_depth(entry) >= depth and ply != 0:
             value = entry_value(entry)
-            bound = entry_bound(entry)
-            if bound == EXACT or (bound == LOWER and value >= beta) or (bound == UPPER and value <= alpha):
+            if bound_decides(entry_bound(entry), value, alpha, beta):
                 return value
     maximising = to_move(s) == me
     base = MOVE_LISTS + ply * MAX_MOVES

@@ -119,6 +119,13 @@ def entry_move(entry):
 
 
 @kernel(inline=True)
+def bound_decides(bound, value, alpha, beta):
+    """Whether a stored `value` of bound `bound` (EXACT, LOWER or UPPER) answers a search
+    in the window (alpha, beta)."""
+    return bound == EXACT or (bound == LOWER and value >= beta) or (bound == UPPER and value <= alpha)
+
+
+@kernel(inline=True)
 def tt_probe(cells, key):
     """The packed entry stored for `key`, 0 when there is none (or the slot's words
     are of two stores: see the module docstring)."""
