@@ -19,18 +19,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
-import time
 from pathlib import Path
 
 import numpy as np
 
 from daemon import cores
-from daemon.engine import SessionEngine
 from games import all_games, find_game
 from games.base import Position
-from search.limits import Limits
 from tools.pattern_data import default_folder, read_boards
-from tools.searching import LOAD_TIMEOUT_S
+from tools.searching import timed_searches
 
 
 def draw(game_name: str, data: Path, count: int, low: int, high: int, seed: int = 7) -> list[str]:
@@ -47,30 +44,6 @@ def draw(game_name: str, data: Path, count: int, low: int, high: int, seed: int 
         if len(texts) == count:
             break
     return texts
-
-
-async def times_to_depth(game_name: str, texts: list[str], depth: int, threads: int, probcut: int | None,
-                         hash_mib: int) -> tuple[list[float], list[int]]:
-    """(seconds, nodes) of a search of each board text to `depth` with `threads`."""
-    engine = SessionEngine(core=cores.COMPILED)
-    await engine.set_option("Hash", hash_mib)
-    await engine.set_option("Threads", threads)
-    await engine.set_option("OwnBook", False)
-    if probcut is not None:
-        await engine.set_option("ProbCut", probcut)
-    engine.set_game(game_name, {})
-    await engine.wait_loaded(LOAD_TIMEOUT_S)
-    await engine.analyse(Limits(depth=1))  # the first call's one-time costs, untimed
-    seconds, nodes = [], []
-    for text in texts:
-        engine.hash_clear()
-        engine.table().wait_mapped(5.0)
-        engine.set_position(tuple(text.split()), ())
-        started = time.perf_counter()
-        reports = await engine.analyse(Limits(depth=depth))
-        seconds.append(time.perf_counter() - started)
-        nodes.append(reports[-1].nodes)
-    return seconds, nodes
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -95,9 +68,13 @@ def main(argv: list[str] | None = None) -> int:
     counts = [int(count) for count in args.threads.split(",")]
     print(f"{args.game}: {len(texts)} positions of {args.empties} empty squares from {data}, depth {args.depth}, "
           f"ProbCut {'default' if args.probcut is None else args.probcut}, {args.hash} MiB", flush=True)
+    # The book off: a search waits for a book still loading, and `analyse` never answers from it.
+    options = [("OwnBook", False)] + ([] if args.probcut is None else [("ProbCut", args.probcut)])
     results = {}
     for count in counts:
-        seconds, nodes = asyncio.run(times_to_depth(args.game, texts, args.depth, count, args.probcut, args.hash))
+        searched = asyncio.run(timed_searches(args.game, cores.COMPILED, args.depth, positions=texts, threads=count,
+                                              hash_mib=args.hash, options=options))
+        seconds, nodes = [run[0] for run in searched], [run[1] for run in searched]
         results[count] = seconds
         print(f"  threads {count}: {sum(seconds):.2f} s in all, geometric mean {statistics.geometric_mean(seconds):.3f} s,"
               f" {sum(nodes):,} nodes, {sum(nodes) / sum(seconds):,.0f} nodes/s", flush=True)

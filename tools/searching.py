@@ -46,30 +46,41 @@ class BenchResult:
         return self.nodes / self.seconds if self.seconds else 0.0
 
 
-async def bench(game_name: str, core: str, depth: int | None = None, evaluation: str = DEFAULT_EVALUATION,
-                positions: Sequence[str] | None = None, threads: int = 1, hash_mib: int = BENCH_HASH_MIB) -> BenchResult:
-    """Search every bench position of the game (or the board texts `positions`) to
-    `depth` (default: its bench depth) on `core` with the game's evaluation
-    `evaluation` and `threads` threads, each with a fresh table of `hash_mib` MiB;
-    compiled searches are loaded before the clock starts."""
+async def timed_searches(game_name: str, core: str, depth: int | None = None,
+                         evaluation: str = DEFAULT_EVALUATION, positions: Sequence[str] | None = None,
+                         threads: int = 1, hash_mib: int = BENCH_HASH_MIB,
+                         options: Sequence[tuple[str, object]] = ()) -> list[tuple[float, int]]:
+    """(seconds, nodes) of a search of each bench position of the game (or each board
+    text of `positions`) to `depth` (default: its bench depth) on `core` with the
+    game's evaluation `evaluation`, `threads` threads and the engine options `options`
+    (name, value) besides, each with a fresh table of `hash_mib` MiB; compiled searches
+    are loaded before the clock starts."""
     engine = SessionEngine(core=core)
     await engine.set_option("Hash", hash_mib)
     await engine.set_option("Evaluation", evaluation)
     await engine.set_option("Threads", threads)
+    for name, value in options:
+        await engine.set_option(name, value)
     engine.set_game(game_name, {})
     await engine.wait_loaded(LOAD_TIMEOUT_S)
     assert engine.game is not None
     await engine.analyse(Limits(depth=1))  # the first call's one-time costs, untimed
-    total, elapsed = 0, 0.0
+    searched = []
     for text in engine.game.fixtures.BENCH_POSITIONS if positions is None else positions:
         engine.hash_clear()
         engine.table().wait_mapped(5.0)  # time searching, not the page faults
         engine.set_position(tuple(text.split()), ())
         started = time.perf_counter()
         reports = await engine.analyse(Limits(depth=depth or engine.game.fixtures.BENCH_DEPTH))
-        elapsed += time.perf_counter() - started
-        total += reports[-1].nodes
-    return BenchResult(total, elapsed)
+        searched.append((time.perf_counter() - started, reports[-1].nodes))
+    return searched
+
+
+async def bench(game_name: str, core: str, depth: int | None = None, evaluation: str = DEFAULT_EVALUATION,
+                positions: Sequence[str] | None = None, threads: int = 1, hash_mib: int = BENCH_HASH_MIB) -> BenchResult:
+    """The nodes and seconds of `timed_searches` together."""
+    searched = await timed_searches(game_name, core, depth, evaluation, positions, threads, hash_mib)
+    return BenchResult(sum(nodes for _, nodes in searched), sum(seconds for seconds, _ in searched))
 
 
 def run_bench(game_name: str, core: str, depth: int | None = None,
