@@ -106,7 +106,7 @@ def _scipy_hidden() -> Iterator[None]:
 #: What this module defines once the process has chosen how to run its kernels:
 #: NUMBA_MISSING, why kernels cannot be compiled in this process (None when they are);
 #: COMPILING, whether they are; and the intrinsic kernels.
-_CHOSEN = ("NUMBA_MISSING", "COMPILING", "borrowed", "popcount", "lowest_bit", "monotonic_ns")
+_CHOSEN = ("NUMBA_MISSING", "COMPILING", "borrowed", "popcount", "lowest_bit", "monotonic_ns", "prefetch")
 
 
 def interpret_kernels() -> None:
@@ -141,13 +141,14 @@ def _choose(interpreted_because: str | None = None) -> None:
     """Choose how this process runs its kernels: interpreted, `interpreted_because` this,
     where it is given; else compiled where `_import_numba` can. Then make the intrinsic
     kernels."""
-    global NUMBA_MISSING, COMPILING, _ctpop, _cttz, _clock_ns, _borrowed
-    global borrowed, popcount, lowest_bit, monotonic_ns
+    global NUMBA_MISSING, COMPILING, _ctpop, _cttz, _clock_ns, _borrowed, _prefetch
+    global borrowed, popcount, lowest_bit, monotonic_ns, prefetch
     NUMBA_MISSING = interpreted_because or _import_numba()
     COMPILING = NUMBA_MISSING is None
     if COMPILING:
-        _ctpop, _cttz, _clock_ns, _borrowed = _intrinsics()
+        _ctpop, _cttz, _clock_ns, _borrowed, _prefetch = _intrinsics()
     borrowed = twin(_same)(kernel(_borrowed_kernel, inline=True))
+    prefetch = twin(_no_prefetch)(kernel(_prefetch_kernel, inline=True))
     popcount = twin(_popcount)(kernel(_popcount_kernel, inline=True))
     lowest_bit = twin(_lowest_bit)(kernel(_lowest_bit_kernel, inline=True))
     monotonic_ns = twin(_monotonic_ns)(kernel(_monotonic_ns_kernel, inline=True))
@@ -306,9 +307,13 @@ def _monotonic_ns() -> int:
     return time.monotonic_ns()
 
 
-def _intrinsics() -> tuple[Any, Any, Any, Any]:
-    """The numba intrinsics of the intrinsic kernels: `_ctpop`, `_cttz`, `_clock_ns` and
-    `_borrowed` (numba imported)."""
+def _no_prefetch(array, row: int) -> None:
+    return None
+
+
+def _intrinsics() -> tuple[Any, Any, Any, Any, Any]:
+    """The numba intrinsics of the intrinsic kernels: `_ctpop`, `_cttz`, `_clock_ns`,
+    `_borrowed` and `_prefetch` (numba imported)."""
     from llvmlite import ir
     from numba import types as nbtypes
     from numba.core import cgutils
@@ -366,7 +371,26 @@ def _intrinsics() -> tuple[Any, Any, Any, Any]:
 
         return signature, codegen
 
-    return ctpop, cttz, clock_ns, borrowed
+    @intrinsic
+    def prefetch(typingctx, array, row):
+        signature = nbtypes.none(array, nbtypes.int64)
+
+        def codegen(context, builder, sig, args):
+            source = context.make_array(sig.args[0])(context, builder, value=args[0])
+            stride = builder.extract_value(source.strides, 0)
+            address = builder.add(builder.ptrtoint(source.data, ir.IntType(64)), builder.mul(args[1], stride))
+            i8_pointer = ir.IntType(8).as_pointer()
+            i32 = ir.IntType(32)
+            prototype = ir.FunctionType(ir.VoidType(), [i8_pointer, i32, i32, i32])
+            function = cgutils.get_or_insert_function(builder.module, prototype, "llvm.prefetch.p0")
+            # A read (0), kept in every cache level (3), of data (1).
+            builder.call(function, [builder.inttoptr(address, i8_pointer), ir.Constant(i32, 0),
+                                    ir.Constant(i32, 3), ir.Constant(i32, 1)])
+            return context.get_dummy_value()
+
+        return signature, codegen
+
+    return ctpop, cttz, clock_ns, borrowed, prefetch
 
 
 def _same(array):
@@ -384,6 +408,12 @@ def _borrowed_kernel(array):
     borrowed arrays does neither. Only for arrays that outlive the call that borrows
     them, never returned or stored."""
     return _borrowed(array)
+
+
+def _prefetch_kernel(array, row):
+    """Start loading row `row` of `array` (its first axis) into the cache, for a read
+    soon after: a hint, which changes no value. Interpreted, it does nothing."""
+    _prefetch(array, row)
 
 
 def _popcount_kernel(board):

@@ -54,7 +54,7 @@ from typing import Callable, ContextManager
 import numpy as np
 
 from games.base import ONGOING, Position
-from games.kernel import borrowed, inline_template, kernel
+from games.kernel import borrowed, inline_template, kernel, prefetch
 from search.base import MAX_PLY, Aborted
 from search.tt import BUSY_SHIFT, capacity_for, fresh_memory, next_move
 from search.work import ABORTED, HARD_ONLY, NODES, POLL, SHARED, STOP, move_rows, must_stop, new_work
@@ -234,20 +234,29 @@ def _solve(s, alpha, beta, ply, table, work, moves):
     row = moves[ply]
     count = legal_moves(s, row)
     if count >= ORDERING_MIN_MOVES:
+        # The children's keys wait in the upper half of the next row, whose lower half
+        # counts their moves where the game gives no `mobility`.
         scratch = moves[ply + 1]
+        keys = len(scratch) // 2
         for i in range(count):
             child = play(s, row[i])
+            child_key = np.int64(key(child))
+            scratch[keys + i] = child_key
+            # Its slot is fetched while the others' scores are computed: the probes
+            # below then find it in the cache (they waited on memory one by one).
+            prefetch(table, child_key & np.int64(len(table) - 2))
+            row[count + i] = -(mobility(child) if HAS_MOBILITY else legal_moves(child, scratch))
+            if ply < EVALUATED_PLIES:
+                row[count + i] = MOBILITY_WEIGHT * row[count + i] - evaluate(child)
+        for i in range(count):
             # Enhanced transposition cut-off: a move whose position the table already
             # proves bad enough for the opponent refutes this one at once.
-            child_key = np.int64(key(child))
+            child_key = scratch[keys + i]
             slot, _, child_upper, _ = _find(table, child_key & np.int64(len(table) - 2), child_key)
             if slot >= 0 and -child_upper >= beta:
                 best = -child_upper
                 _store(table, bucket, position, best, upper if known else WINDOW_LIMIT, row[i], ply)
                 return best
-            row[count + i] = -(mobility(child) if HAS_MOBILITY else legal_moves(child, scratch))
-            if ply < EVALUATED_PLIES:
-                row[count + i] = MOBILITY_WEIGHT * row[count + i] - evaluate(child)
         # Fastest first: the opponent's lowest mobility first (near the root weighed with
         # the evaluation), ties in the generator's order.
         sort_by_score(row, count, 0)
