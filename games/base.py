@@ -49,6 +49,10 @@ Optional kernels of a two-player game's `rules`, for its exact solver (`search.s
     ending(s) -> bool             whether the game's own solver takes `s`
     solve_ending(s, alpha, beta, counter) -> int   the solver's value of `s` (fail-soft
                                   in (alpha, beta)), its nodes added to counter[0]
+    margin_ceiling(s, alpha) -> int   at least the final margin the side to move can
+                                  reach; the solver fails a node low at once where it
+                                  is alpha or less (a game may answer more, unlooked,
+                                  where that is out of reach)
 
 A game of more than two players gives, in place of result, margin, evaluate(s) and
 solvable (`out` an int64 array of one slot per player):

@@ -33,6 +33,12 @@ not solved. This is the outcome class part of decomposition search: the parts' e
 game values (numbers, infinitesimals, switches) and their temperatures are not
 computed.
 
+A game may bound a node's value from above before it is searched: where it gives
+`margin_ceiling(s, alpha)` (at least the final margin the side to move can reach, and
+free to answer more than alpha, without looking, where a bound of alpha or less is out
+of reach), a node whose ceiling is alpha or less fails low at once (a stability
+cut-off: pieces the opponent can never lose bound the margin).
+
 A game may hand the positions nearest the end to a solver of its own: where its rules
 give `ending(s)` (true near the end) and `solve_ending(s, alpha, beta, counter)` (the
 same fail-soft value, its nodes added to counter[0]), the solver calls it on every
@@ -97,8 +103,8 @@ _MOVE_SPREAD = np.int64(0x9E3779B97F4A7C15 - (1 << 64))
 #: The game's kernels these templates call, bound per game.
 BINDS = ("legal_moves", "play", "key", "result", "margin", "evaluate")
 legal_moves = play = key = result = margin = evaluate = None
-ending = solve_ending = mobility = live_parts = part_alone = part_outcome = None
-HAS_MOBILITY = HAS_PARTS = HAS_PART_OUTCOMES = False
+ending = solve_ending = mobility = live_parts = part_alone = part_outcome = margin_ceiling = None
+HAS_MOBILITY = HAS_PARTS = HAS_PART_OUTCOMES = HAS_CEILING = False
 EVALUATED_PLIES = 0
 
 
@@ -118,6 +124,12 @@ def no_solve_ending(s, alpha, beta, counter):
 def no_mobility(s):
     """The `mobility` of a game without one of its own (never called: HAS_MOBILITY)."""
     return 0
+
+
+@kernel(inline=True)
+def no_margin_ceiling(s, alpha):
+    """The `margin_ceiling` of a game without one (never called: HAS_CEILING)."""
+    return WINDOW_LIMIT
 
 
 @kernel(inline=True)
@@ -141,13 +153,16 @@ def no_part_outcome(s, squares):
 
 def layout(kernels) -> dict[str, object]:
     """The game's optional solver hooks, or their stand-ins: no ending solver of its own
-    (every position left to `solve`); without `mobility`, the legal moves are counted;
+    (every position left to `solve`); without `margin_ceiling`, no node fails low
+    before its search; without `mobility`, the legal moves are counted;
     without SOLVER_EVALUATED_PLIES, no ordering by the evaluation; without `live_parts` and
     `part_alone`, positions are searched whole; without `part_outcome`, every part is
     solved."""
     return {"EVALUATED_PLIES": kernels.get("SOLVER_EVALUATED_PLIES", 0),
             "ending": kernels.get("ending", never_ending),
             "solve_ending": kernels.get("solve_ending", no_solve_ending),
+            "HAS_CEILING": "margin_ceiling" in kernels,
+            "margin_ceiling": kernels.get("margin_ceiling", no_margin_ceiling),
             "HAS_MOBILITY": "mobility" in kernels,
             "mobility": kernels.get("mobility", no_mobility),
             "HAS_PARTS": "live_parts" in kernels,
@@ -231,6 +246,10 @@ def _solve(s, alpha, beta, ply, table, work, moves):
             return lower
         alpha = max(alpha, lower)
         beta = min(beta, upper)
+    if HAS_CEILING:
+        ceiling = margin_ceiling(s, alpha)
+        if ceiling <= alpha:
+            return ceiling
     row = moves[ply]
     count = legal_moves(s, row)
     if count >= ORDERING_MIN_MOVES:

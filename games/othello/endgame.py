@@ -24,6 +24,7 @@ import numpy as np
 
 from games.kernel import kernel, lowest_bit, popcount
 from games.othello.bitboard import flips
+from games.othello.stability import margin_ceiling
 
 #: From this many empty squares down, `search.solver` hands a position to `solve_ending`.
 ENDING_EMPTIES = 8
@@ -33,6 +34,8 @@ U1 = np.uint64(1)
 FULL = np.uint64((1 << 64) - 1)
 #: Above every margin.
 INFINITY = 65
+#: From this many empty squares up, a node first tries the stability cut-off.
+CEILING_EMPTIES = 5
 
 #: The four quadrants: a1-d4, e1-h4, a5-d8, e5-h8.
 QUADRANTS = np.array([0x0F0F0F0F, 0xF0F0F0F0, 0x0F0F0F0F << 32, 0xF0F0F0F0 << 32], dtype=np.uint64)
@@ -103,9 +106,14 @@ def _last(own, opp, square, counter):
 def _search(own, opp, empties, alpha, beta, passed, counter):
     """Negamax over two or more `empties`; `passed` is 1 when the other side just passed."""
     counter[0] += 1
+    left = popcount(empties)
+    if left >= CEILING_EMPTIES:
+        ceiling = margin_ceiling(own, opp, alpha)
+        if ceiling <= alpha:
+            return ceiling
     best = -INFINITY
     odd = _odd_quadrants(empties)
-    two_left = popcount(empties) == 2
+    two_left = left == 2
     for region in range(2):
         candidates = empties & odd if region == 0 else empties & ~odd
         while candidates != U0:

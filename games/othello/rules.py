@@ -27,7 +27,7 @@ import numpy as np
 from games.base import ONGOING, zobrist_keys
 from games.kernel import kernel, lowest_bit, popcount
 from games.othello.bitboard import around, flips, move_mask
-from games.othello import endgame
+from games.othello import endgame, stability
 
 BLACK, WHITE = 0, 1
 STATE_TYPES = (np.uint64, np.uint64, np.uint64, np.uint64, np.int64, np.int64)
@@ -201,6 +201,14 @@ def mobility(s):
     placements = s[2]
     potential = popcount(around(s[1]) & ~(s[0] | s[1]))
     return 4 * (popcount(placements) + popcount(placements & CORNERS)) + potential
+
+
+@kernel(inline=True)
+def margin_ceiling(s, alpha):
+    """The solver's stability cut-off: the most the side to move can finish with, the
+    other side keeping its stable discs, where that could be alpha or less (see
+    games/othello/stability.py)."""
+    return stability.margin_ceiling(s[0], s[1], alpha)
 
 
 @kernel(inline=True)
