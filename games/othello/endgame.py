@@ -9,7 +9,8 @@ subtrees it saves. This one works on the two boards alone:
   disc is skipped unseen, one that flips nothing is no move), with no move generation;
 - the empty squares are tried in parity order: first those in the quadrants (the 4x4
   corners of the board) with an odd number of empty squares, where the side to move
-  can hope for the last move of the region;
+  can hope for the last move of the region; within each, the corners first and the
+  squares next to a corner last (`SQUARE_CLASSES`);
 - the last empty square is counted, not searched: its flips for either side give the
   final margin at once;
 - no table, no key: the subtrees are too small for it to pay.
@@ -39,6 +40,25 @@ CEILING_EMPTIES = 5
 
 #: The four quadrants: a1-d4, e1-h4, a5-d8, e5-h8.
 QUADRANTS = np.array([0x0F0F0F0F, 0xF0F0F0F0, 0x0F0F0F0F << 32, 0xF0F0F0F0 << 32], dtype=np.uint64)
+
+
+def _square_classes() -> np.ndarray:
+    """The squares in the order tried within a parity region: the corners, then the
+    squares off the corners' neighbours, then those next to a corner."""
+    corners = 1 << 0 | 1 << 7 | 1 << 56 | 1 << 63
+    near = 0
+    for corner in (0, 7, 56, 63):
+        row, file = divmod(corner, 8)
+        for r in (row - 1, row, row + 1):
+            for f in (file - 1, file, file + 1):
+                if 0 <= r < 8 and 0 <= f < 8:
+                    near |= 1 << (r * 8 + f)
+    near &= ~corners
+    rest = ((1 << 64) - 1) & ~corners & ~near
+    return np.array([corners, rest, near], dtype=np.uint64)
+
+
+SQUARE_CLASSES = _square_classes()
 
 
 def _neighbours() -> np.ndarray:
@@ -114,8 +134,8 @@ def _search(own, opp, empties, alpha, beta, passed, counter):
     best = -INFINITY
     odd = _odd_quadrants(empties)
     two_left = left == 2
-    for region in range(2):
-        candidates = empties & odd if region == 0 else empties & ~odd
+    for region in range(6):
+        candidates = empties & (odd if region < 3 else ~odd) & SQUARE_CLASSES[region % 3]
         while candidates != U0:
             square = lowest_bit(candidates)
             candidates &= candidates - U1
