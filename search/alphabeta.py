@@ -72,6 +72,15 @@ PROVE_GUESS_DEPTH = 10
 #: 90th percentile (the slowest proofs measured took one to three times as long), and the
 #: exact margin comes after the proof.
 SOLVE_SHARE = 0.4
+#: With at least this many seconds left, a search solves a position whose modelled proof
+#: fits the whole time left, after a heuristic prelude to PROVE_GUESS_DEPTH (a fraction
+#: of a second): the move to fall back on should the proof not come, and the score the
+#: margin's tests start from, as `prove`'s do, without a test of the sign first (FFO
+#: #40-#49 through `go movetime 30000`: 9 of 10 proved, #49 not, with the short prelude
+#: and the sign first). Shorter turns keep to SOLVE_SHARE and the short prelude: there
+#: the heuristic search's own depth counts for more, and a proof that does not come
+#: costs most of the turn.
+LONG_SOLVE_SECONDS = 1.0
 #: How many times longer the interpreted solver takes than the compiled one: the exact
 #: solves of six positions of scripts/solve (12 empty cells) took 12 ms compiled and
 #: 1,187 ms interpreted.
@@ -460,24 +469,31 @@ class AlphaBeta(Deepening):
         if remembered in moves:
             moves.remove(remembered)
             moves.insert(0, remembered)
-        solvable = not root_moves and multipv == 1 and self._within_reach(root, stop)
-        final, settled = yield from self._deepen(
-            root, moves, stop, started, SOLVER_PRELUDE_DEPTH if solvable else MAX_PLY)
-        if solvable and not settled:
-            final = yield from self._solve(root, stop, started, final, final.score, True)
+        prelude = self._prelude(root, stop) if not root_moves and multipv == 1 else None
+        final, settled = yield from self._deepen(root, moves, stop, started, prelude or MAX_PLY)
+        if prelude is not None and not settled:
+            # After the long prelude, the tests start at its score, as `prove`'s do.
+            final = yield from self._solve(root, stop, started, final, final.score, prelude == SOLVER_PRELUDE_DEPTH)
         yield final
 
-    def _within_reach(self, root: Position, stop: StopSignal) -> bool:
-        """Whether the search solves `root` exactly: with a deadline, when the game's
-        solve-time model (`solve_seconds`) gives a proof of win, loss or draw at most
-        SOLVE_SHARE of the time left; else where the game calls it `solvable`."""
+    def _prelude(self, root: Position, stop: StopSignal) -> int | None:
+        """How deep the heuristic search goes before the exact solver takes `root`, or
+        None where the search does not solve it. With a deadline, the game's solve-time
+        model (`solve_seconds`) decides: with at least LONG_SOLVE_SECONDS left, a proof of
+        win, loss or draw modelled within the time left comes after PROVE_GUESS_DEPTH;
+        with less, one modelled within SOLVE_SHARE of it after SOLVER_PRELUDE_DEPTH.
+        Without a deadline, or a model, where the game calls it `solvable`, after
+        SOLVER_PRELUDE_DEPTH."""
         kernels = self._kernels
         if stop.deadline_ns is None or not hasattr(kernels, "solve_seconds"):
-            return bool(kernels.solvable(root.s))
+            return SOLVER_PRELUDE_DEPTH if kernels.solvable(root.s) else None
         seconds = float(kernels.solve_seconds(root.s))
         if not kernels.compiled:
             seconds *= INTERPRETED_SLOWDOWN
-        return seconds <= SOLVE_SHARE * (stop.deadline_ns - time.monotonic_ns()) / 1e9
+        left = (stop.deadline_ns - time.monotonic_ns()) / 1e9
+        if left >= LONG_SOLVE_SECONDS:
+            return PROVE_GUESS_DEPTH if seconds <= left else None
+        return SOLVER_PRELUDE_DEPTH if seconds <= SOLVE_SHARE * left else None
 
     @bound_to_its_stop
     def prove(self, root: Position, stop: StopSignal) -> Iterator[SearchReport]:
@@ -546,9 +562,10 @@ class AlphaBeta(Deepening):
 
         Where the game bounds its margins (MARGIN_LIMIT), null windows close in on the
         margin (`_close_in`): a null window cuts far more than a wide one (FFO #39, a
-        wipe-out, was not solved in 600 s in the window (0, 64)). A search that plays
-        (`sign_first`) proves win, loss or draw first, with the window (-1, 1), since
-        that decides its move; then, as `prove` does from the start, it tests at
+        wipe-out, was not solved in 600 s in the window (0, 64)). A search that plays a
+        short turn (`sign_first`) proves win, loss or draw first, with the window
+        (-1, 1), since that decides its move; then, as `prove` does from the start (and
+        a search with a long deadline, after its deeper prelude), it tests at
         `guess`, a heuristic score (hundredths of the margin), and then just past each
         bound proved (MTD(f)): the tests near the margin cost the most, and from a good
         guess it takes two or three. Halving the interval between the bounds instead,

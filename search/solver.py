@@ -8,7 +8,8 @@ looks each one's position up in its table: one already proved bad enough for the
 opponent refutes the node at once (enhanced transposition cut-off). Moves are then
 ordered fastest-first: the reply that leaves the opponent the fewest moves is tried
 first (a cheap proxy for the smallest subtree), after the move the solver's own table
-remembers for the position.
+remembers for the position; near the root, where a game asks for it, the evaluation
+weighs in, and nearer still a shallow alpha-beta search by it (`_estimate`).
 
 A game of normal play (the side left without a move loses: values +1 and -1 alone)
 whose positions fall apart into independent parts may give `live_parts(s, parts)` (the
@@ -73,6 +74,13 @@ ORDERING_MIN_MOVES = 3
 #: by the opponent's mobility, each move of it weighing MOBILITY_WEIGHT centi-units,
 #: plus the evaluation of the position for the opponent (lowest first).
 MOBILITY_WEIGHT = 100
+#: Where a game also gives SOLVER_SEARCHED_PLIES, the nodes of that many first plies
+#: weigh each move by the evaluation's alpha-beta value of its position ORDERING_DEPTH
+#: plies deep (`_estimate`) in place of the evaluation itself.
+ORDERING_DEPTH = 4
+#: A finished position's value in `_estimate`: its margin in the evaluation's
+#: hundredths.
+MARGIN_UNIT = 100
 #: The values of a game of normal play (see `live_parts`).
 WIN = np.int64(1)
 LOSS = np.int64(-1)
@@ -105,7 +113,7 @@ BINDS = ("legal_moves", "play", "key", "result", "margin", "evaluate")
 legal_moves = play = key = result = margin = evaluate = None
 ending = solve_ending = mobility = live_parts = part_alone = part_outcome = margin_ceiling = None
 HAS_MOBILITY = HAS_PARTS = HAS_PART_OUTCOMES = HAS_CEILING = False
-EVALUATED_PLIES = 0
+EVALUATED_PLIES = SEARCHED_PLIES = 0
 
 
 @kernel(inline=True)
@@ -155,10 +163,12 @@ def layout(kernels) -> dict[str, object]:
     """The game's optional solver hooks, or their stand-ins: no ending solver of its own
     (every position left to `solve`); without `margin_ceiling`, no node fails low
     before its search; without `mobility`, the legal moves are counted;
-    without SOLVER_EVALUATED_PLIES, no ordering by the evaluation; without `live_parts` and
+    without SOLVER_EVALUATED_PLIES, no ordering by the evaluation (and without
+    SOLVER_SEARCHED_PLIES, none by its shallow searches); without `live_parts` and
     `part_alone`, positions are searched whole; without `part_outcome`, every part is
     solved."""
     return {"EVALUATED_PLIES": kernels.get("SOLVER_EVALUATED_PLIES", 0),
+            "SEARCHED_PLIES": kernels.get("SOLVER_SEARCHED_PLIES", 0),
             "ending": kernels.get("ending", never_ending),
             "solve_ending": kernels.get("solve_ending", no_solve_ending),
             "HAS_CEILING": "margin_ceiling" in kernels,
@@ -265,7 +275,10 @@ def _solve(s, alpha, beta, ply, table, work, moves):
             # below then find it in the cache (they waited on memory one by one).
             prefetch(table, child_key & np.int64(len(table) - 2))
             row[count + i] = -(mobility(child) if HAS_MOBILITY else legal_moves(child, scratch))
-            if ply < EVALUATED_PLIES:
+            if ply < SEARCHED_PLIES:
+                row[count + i] = MOBILITY_WEIGHT * row[count + i] - _estimate(
+                    child, np.int64(ORDERING_DEPTH), np.int64(-WINDOW_LIMIT), np.int64(WINDOW_LIMIT), ply + 2, moves)
+            elif ply < EVALUATED_PLIES:
                 row[count + i] = MOBILITY_WEIGHT * row[count + i] - evaluate(child)
         for i in range(count):
             # Enhanced transposition cut-off: a move whose position the table already
@@ -329,6 +342,24 @@ def _solve(s, alpha, beta, ply, table, work, moves):
         upper = best
     _store(table, bucket, position, lower, upper, best_move, ply)
     return best
+
+
+def _estimate(s, depth, alpha, beta, ply, moves):
+    """The evaluation's negamax value of `s` to `depth` plies (alpha-beta, fail-hard in
+    (alpha, beta)); uses moves[ply] and the rows below it."""
+    if result(s) != ONGOING:
+        return margin(s) * MARGIN_UNIT
+    if depth == 0:
+        return np.int64(evaluate(s))
+    row = moves[ply]
+    count = legal_moves(s, row)
+    for i in range(count):
+        value = -_estimate(play(s, row[i]), depth - 1, -beta, -alpha, ply + 1, moves)
+        if value > alpha:
+            alpha = value
+            if alpha >= beta:
+                break
+    return alpha
 
 
 @inline_template
@@ -511,7 +542,7 @@ def solve(s, alpha, beta, table, work, moves):
                   borrowed(moves))
 
 
-TEMPLATES = (_solve, _simplified, _stored_move, simplified, solve)
+TEMPLATES = (_solve, _estimate, _simplified, _stored_move, simplified, solve)
 
 
 def warm(kernels, position: Position) -> None:

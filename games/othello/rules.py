@@ -100,6 +100,13 @@ solve_ending = endgame.solve_ending
 #: evaluating at 6 plies 191 s with 9 proved, at 10 plies 160 s with 9, at 14 plies
 #: 150 s with all 10, at every ply 183 s with all 10.
 SOLVER_EVALUATED_PLIES = 14
+#: Of those, the first SOLVER_SEARCHED_PLIES weigh a move by a shallow search of its
+#: position (`search.solver.ORDERING_DEPTH` plies) in place of its evaluation: FFO
+#: #40-#48 but #45 took 444 M nodes against 570 M with 4 plies searched 4 deep (25 s
+#: against 28), 479 M 8 plies 2 deep (29 s), 374 M 6 plies 4 deep (33 s), 363 M 8 plies
+#: 4 deep (71 s) and 415 M 4 plies 6 deep (73 s): the shallow searches' own nodes,
+#: uncounted, cost more than they save beyond the first plies.
+SOLVER_SEARCHED_PLIES = 4
 #: The squares, then PASS.
 MOVE_LIMIT = PASS + 1
 #: Moves index the history table as they are.
@@ -122,6 +129,15 @@ SOLVE_EMPTIES = 18
 SOLVE_MODEL_EMPTIES = 18
 SOLVE_MODEL_SECONDS = 0.020
 SOLVE_MODEL_GROWTH = 2.5
+#: From SOLVE_MODEL_FAR_EMPTIES on, proofs grow more slowly than that: positions of
+#: expert games (10 at each count, `go` proving win, loss or draw after its 4-ply
+#: prelude, a fresh table each, the solver with its stability cut-off) took at the 90th
+#: percentile 0.087 s at 18 empty squares, 0.38 at 20, 0.86 at 22 and 3.7 at 24 (the
+#: slowest 0.17, 0.58, 2.5 and 4.5): about 1.05 s at 22 and 1.85 times as long for each
+#: further square, against 2.5 below.
+SOLVE_MODEL_FAR_EMPTIES = 22
+SOLVE_MODEL_FAR_SECONDS = 1.05
+SOLVE_MODEL_FAR_GROWTH = 1.85
 
 
 @kernel
@@ -266,7 +282,10 @@ def solvable(s):
 @kernel
 def solve_seconds(s):
     """The solve-time model: about how long a proof of win, loss or draw takes."""
-    return SOLVE_MODEL_SECONDS * SOLVE_MODEL_GROWTH ** (64 - popcount(s[0] | s[1]) - SOLVE_MODEL_EMPTIES)
+    empties = 64 - popcount(s[0] | s[1])
+    if empties >= SOLVE_MODEL_FAR_EMPTIES:
+        return SOLVE_MODEL_FAR_SECONDS * SOLVE_MODEL_FAR_GROWTH ** (empties - SOLVE_MODEL_FAR_EMPTIES)
+    return SOLVE_MODEL_SECONDS * SOLVE_MODEL_GROWTH ** (empties - SOLVE_MODEL_EMPTIES)
 
 
 @kernel

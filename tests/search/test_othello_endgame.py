@@ -83,3 +83,37 @@ def test_null_windows_close_in_on_the_margin_from_any_first_guess(guess: int, si
         assert reports[-1] == (exact, True), number
         assert len(reports) == (1 if exact == 0 else 2)
         assert (reports[0][0] > 0) == (exact > 0) and (reports[0][0] < 0) == (exact < 0)
+
+
+def test_the_time_left_and_the_solve_time_model_choose_the_prelude() -> None:
+    import time
+
+    from search import new_searcher
+    from search.alphabeta import (LONG_SOLVE_SECONDS, PROVE_GUESS_DEPTH, SOLVE_SHARE, SOLVER_PRELUDE_DEPTH,
+                                  INTERPRETED_SLOWDOWN)
+    from search.limits import StopSignal
+    from search.tt import TranspositionTable
+
+    game = find_game("othello")
+    searcher = new_searcher(game, TranspositionTable("othello", game.rules.KEY_SCHEME, 1 << 20))
+    kernels = searcher._kernels = searcher.searches.ready(StopSignal())
+
+    def prelude(board: str, seconds_left: float | None) -> int | None:
+        stop = StopSignal()
+        stop.arm(None if seconds_left is None else time.monotonic_ns() + int(seconds_left * 1e9), None, None)
+        return searcher._prelude(game.parse_board(board.split()), stop)
+
+    for _, board, _ in LATER[:3] + ffo("fforum-40-59.obf", 40)[5:10]:
+        modelled = float(kernels.solve_seconds(game.parse_board(board.split()).s))
+        modelled *= 1 if kernels.compiled else INTERPRETED_SLOWDOWN
+        # A long deadline: the deep prelude where the proof fits the time left, else none.
+        long = max(LONG_SOLVE_SECONDS, 1.0) * 4
+        assert prelude(board, max(long, 2 * modelled)) == PROVE_GUESS_DEPTH
+        if modelled > long:
+            assert prelude(board, long) is None
+        # A short one: the short prelude where the proof fits its share of it, else none.
+        short = LONG_SOLVE_SECONDS / 2
+        assert prelude(board, short) == (SOLVER_PRELUDE_DEPTH if modelled <= SOLVE_SHARE * short * 0.99 else None)
+        # None: where the game calls the position solvable.
+        assert prelude(board, None) == (SOLVER_PRELUDE_DEPTH if kernels.solvable(game.parse_board(board.split()).s)
+                                        else None)
