@@ -134,6 +134,17 @@ def _edge(own_byte, opp_byte):
     return np.uint64(EDGE_STABLE[np.int64(own_byte) * 256 + np.int64(opp_byte)])
 
 
+@kernel(inline=True)
+def _full_lines(occupied, direction):
+    """The squares of the lines of `direction` (see LINES) that `occupied` fills."""
+    full = U0
+    for i in range(15):
+        line = LINES[direction, i]
+        if occupied & line == line:
+            full |= line
+    return full
+
+
 @kernel
 def stable_discs(own, opp):
     """Discs of `own` that no sequence of moves from the position (own, opp) can turn
@@ -143,24 +154,11 @@ def stable_discs(own, opp):
     stable |= FILE_OF_BYTE[np.int64(_edge(_file_edge(own, 0), _file_edge(opp, 0)))]
     stable |= FILE_OF_BYTE[np.int64(_edge(_file_edge(own, 7), _file_edge(opp, 7)))] << np.uint64(7)
     occupied = own | opp
-    full_0 = full_1 = full_2 = full_3 = U0
-    for i in range(15):
-        line = LINES[0, i]
-        if occupied & line == line:
-            full_0 |= line
-        line = LINES[1, i]
-        if occupied & line == line:
-            full_1 |= line
-        line = LINES[2, i]
-        if occupied & line == line:
-            full_2 |= line
-        line = LINES[3, i]
-        if occupied & line == line:
-            full_3 |= line
+    full_0, full_1 = _full_lines(occupied, 0), _full_lines(occupied, 1)
+    full_2, full_3 = _full_lines(occupied, 2), _full_lines(occupied, 3)
     inner = own & INNER
     stable |= inner & full_0 & full_1 & full_2 & full_3
     while True:
-        # Padded with 0, LINES adds no empty line as full.
         east_west = full_0 | (stable >> U1) | (stable << U1)
         north_south = full_1 | (stable >> np.uint64(8)) | (stable << np.uint64(8))
         diagonal = full_2 | (stable >> np.uint64(7)) | (stable << np.uint64(7))
