@@ -18,8 +18,8 @@ called `interpret_kernels()` before. Importing this module imports no numba.
 Numba's cache notices a change of a kernel's own file, not of a file it calls, nor of
 the data compiled in, so the cache lives in a directory named after a digest of every
 source file kernels come from (`games/` and `search/`) and of the games' evaluation
-weights (`weights.json`, and tables such as `pattern_weights.npy`): any change there
-starts a fresh cache.
+weights (`weights.json`, and tables such as `pattern_weights.npy` or Othello's edge
+stability table): any change there starts a fresh cache.
 
 Boards cross into kernels as `np.uint64`: a Python int of 2**63 or more would overflow
 int64, and a smaller one would compile a signed twin of every function. Each helper here
@@ -43,12 +43,12 @@ _SOURCES = ("games", "search")
 
 
 def source_digest() -> str:
-    """A digest of every source file kernels are compiled from, and of the weights and
-    multi-ProbCut fits."""
+    """A digest of every source file kernels are compiled from, and of the weights,
+    multi-ProbCut fits and tables (`.npy`) compiled in."""
     digest = hashlib.sha256()
     for folder in _SOURCES:
         for path in sorted([*(_ROOT / folder).rglob("*.py"), *(_ROOT / folder).rglob("weights.json"),
-                            *(_ROOT / folder).rglob("*weights.npy"), *(_ROOT / folder).rglob("probcut.json")]):
+                            *(_ROOT / folder).rglob("*.npy"), *(_ROOT / folder).rglob("probcut.json")]):
             digest.update(str(path.relative_to(_ROOT)).encode())
             digest.update(path.read_bytes())
     return digest.hexdigest()[:16]

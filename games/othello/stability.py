@@ -24,6 +24,7 @@ truth allows.
 from __future__ import annotations
 
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 
@@ -73,9 +74,12 @@ def _stable_on_edge(own: int, opp: int) -> int:
     return stable
 
 
-def _edge_table() -> np.ndarray:
+def build_edge_table() -> np.ndarray:
     """EDGE_STABLE[own * 256 + opp]: `_stable_on_edge(own, opp)` for every edge (0 where
-    own and opp overlap, which no board has)."""
+    own and opp overlap, which no board has). Built in a third of a second, too long for
+    every process that imports the game: EDGE_TABLE_FILE keeps it (`python -m
+    games.othello.stability` writes it again, and without it the table is built; a test
+    holds the two equal)."""
     table = np.zeros(256 * 256, dtype=np.uint8)
     for own in range(256):
         for opp in range(256):
@@ -85,7 +89,8 @@ def _edge_table() -> np.ndarray:
     return table
 
 
-EDGE_STABLE = _edge_table()
+EDGE_TABLE_FILE = Path(__file__).with_name("edge_stability.npy")
+EDGE_STABLE = np.load(EDGE_TABLE_FILE) if EDGE_TABLE_FILE.exists() else build_edge_table()
 
 
 def _unpacked_files() -> np.ndarray:
@@ -177,3 +182,7 @@ def margin_ceiling(own, opp, alpha):
     if 64 - 2 * popcount(opp) > alpha:
         return np.int64(NO_CEILING)
     return np.int64(64 - 2 * popcount(stable_discs(opp, own)))
+
+
+if __name__ == "__main__":
+    np.save(EDGE_TABLE_FILE, build_edge_table())

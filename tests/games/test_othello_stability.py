@@ -98,3 +98,7 @@ def test_the_margin_ceiling_is_never_below_the_exact_margin(text: str) -> None:
     # Where the other side has too few discs for a bound of alpha or less, it is not computed.
     assert int(stability.margin_ceiling(own, opp, np.int64(64 - 2 * bin(int(opp)).count("1") - 1))) \
         == stability.NO_CEILING
+
+
+def test_the_stored_edge_table_is_the_one_the_rules_build() -> None:
+    assert np.array_equal(stability.EDGE_STABLE, stability.build_edge_table())
