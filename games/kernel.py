@@ -18,8 +18,8 @@ called `interpret_kernels()` before. Importing this module imports no numba.
 Numba's cache notices a change of a kernel's own file, not of a file it calls, nor of
 the data compiled in, so the cache lives in a directory named after a digest of every
 source file kernels come from (`games/` and `search/`) and of the games' evaluation
-weights (`weights.json`, and tables such as `pattern_weights.npy` or Othello's edge
-stability table): any change there starts a fresh cache.
+weights (`weights.json`, and tables such as `pattern_weights.npy` or any other stored
+`.npy` table): any change there starts a fresh cache.
 
 Boards cross into kernels as `np.uint64`: a Python int of 2**63 or more would overflow
 int64, and a smaller one would compile a signed twin of every function. Each helper here
