@@ -479,9 +479,9 @@ class AlphaBeta(Deepening):
     def _prelude(self, root: Position, stop: StopSignal) -> int | None:
         """How deep the heuristic search goes before the exact solver takes `root`, or
         None where the search does not solve it. With a deadline, the game's solve-time
-        model (`solve_seconds`) decides: with at least LONG_SOLVE_SECONDS left, a proof of
-        win, loss or draw modelled within the time left comes after PROVE_GUESS_DEPTH;
-        with less, one modelled within SOLVE_SHARE of it after SOLVER_PRELUDE_DEPTH.
+        model (`solve_seconds`) decides: a proof of win, loss or draw modelled within
+        SOLVE_SHARE of the time left comes after SOLVER_PRELUDE_DEPTH; with at least
+        LONG_SOLVE_SECONDS left, one modelled within the whole of it after PROVE_GUESS_DEPTH.
         Without a deadline, or a model, where the game calls it `solvable`, after
         SOLVER_PRELUDE_DEPTH."""
         kernels = self._kernels
@@ -491,9 +491,9 @@ class AlphaBeta(Deepening):
         if not kernels.compiled:
             seconds *= INTERPRETED_SLOWDOWN
         left = (stop.deadline_ns - time.monotonic_ns()) / 1e9
-        if left >= LONG_SOLVE_SECONDS:
-            return PROVE_GUESS_DEPTH if seconds <= left else None
-        return SOLVER_PRELUDE_DEPTH if seconds <= SOLVE_SHARE * left else None
+        if seconds <= SOLVE_SHARE * left:
+            return SOLVER_PRELUDE_DEPTH
+        return PROVE_GUESS_DEPTH if left >= LONG_SOLVE_SECONDS and seconds <= left else None
 
     @bound_to_its_stop
     def prove(self, root: Position, stop: StopSignal) -> Iterator[SearchReport]:

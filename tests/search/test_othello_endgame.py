@@ -108,7 +108,8 @@ def test_the_time_left_and_the_solve_time_model_choose_the_prelude() -> None:
         modelled *= 1 if kernels.compiled else INTERPRETED_SLOWDOWN
         # A long deadline: the deep prelude where the proof fits the time left, else none.
         long = max(LONG_SOLVE_SECONDS, 1.0) * 4
-        assert prelude(board, max(long, 2 * modelled)) == PROVE_GUESS_DEPTH
+        assert prelude(board, max(long, 2 * modelled)) == (
+            SOLVER_PRELUDE_DEPTH if modelled <= SOLVE_SHARE * max(long, 2 * modelled) * 0.99 else PROVE_GUESS_DEPTH)
         if modelled > long:
             assert prelude(board, long) is None
         # A short one: the short prelude where the proof fits its share of it, else none.
