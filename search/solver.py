@@ -9,7 +9,8 @@ opponent refutes the node at once (enhanced transposition cut-off). Moves are th
 ordered fastest-first: the reply that leaves the opponent the fewest moves is tried
 first (a cheap proxy for the smallest subtree), after the move the solver's own table
 remembers for the position; near the root, where a game asks for it, the evaluation
-weighs in, and nearer still a shallow alpha-beta search by it (`_estimate`).
+weighs in, and nearer still, where the proof is long, a shallow alpha-beta search by it
+(`_estimate`).
 
 A game of normal play (the side left without a move loses: values +1 and -1 alone)
 whose positions fall apart into independent parts may give `live_parts(s, parts)` (the
@@ -78,6 +79,12 @@ MOBILITY_WEIGHT = 100
 #: weigh each move by the evaluation's alpha-beta value of its position ORDERING_DEPTH
 #: plies deep (`_estimate`) in place of the evaluation itself.
 ORDERING_DEPTH = 4
+#: ... but only at nodes whose proof the game's solve-time model (`solve_seconds`)
+#: expects to take at least this long: nearer the end the shallow searches cost more
+#: than they save (measured where a game sets SOLVER_SEARCHED_PLIES). The interpreted
+#: core, where a shallow search costs a hundred times more, proved a position of 14
+#: empty squares in 1.5 s with this bound against over 30 s without it.
+SEARCHED_MIN_SECONDS = 0.1
 #: A finished position's value in `_estimate`: its margin in the evaluation's
 #: hundredths.
 MARGIN_UNIT = 100
@@ -111,7 +118,7 @@ _MOVE_SPREAD = np.int64(0x9E3779B97F4A7C15 - (1 << 64))
 #: The game's kernels these templates call, bound per game.
 BINDS = ("legal_moves", "play", "key", "result", "margin", "evaluate")
 legal_moves = play = key = result = margin = evaluate = None
-ending = solve_ending = mobility = live_parts = part_alone = part_outcome = margin_ceiling = None
+ending = solve_ending = mobility = live_parts = part_alone = part_outcome = margin_ceiling = solve_seconds = None
 HAS_MOBILITY = HAS_PARTS = HAS_PART_OUTCOMES = HAS_CEILING = False
 EVALUATED_PLIES = SEARCHED_PLIES = 0
 
@@ -126,6 +133,13 @@ def never_ending(s):
 def no_solve_ending(s, alpha, beta, counter):
     """The `solve_ending` of a game without a solver of its own (never called)."""
     return 0
+
+
+@kernel(inline=True)
+def no_solve_seconds(s):
+    """The `solve_seconds` of a game without a solve-time model (never called:
+    SEARCHED_PLIES is 0)."""
+    return 0.0
 
 
 @kernel(inline=True)
@@ -169,6 +183,7 @@ def layout(kernels) -> dict[str, object]:
     solved."""
     return {"EVALUATED_PLIES": kernels.get("SOLVER_EVALUATED_PLIES", 0),
             "SEARCHED_PLIES": kernels.get("SOLVER_SEARCHED_PLIES", 0),
+            "solve_seconds": kernels.get("solve_seconds", no_solve_seconds),
             "ending": kernels.get("ending", never_ending),
             "solve_ending": kernels.get("solve_ending", no_solve_ending),
             "HAS_CEILING": "margin_ceiling" in kernels,
@@ -267,6 +282,7 @@ def _solve(s, alpha, beta, ply, table, work, moves):
         # counts their moves where the game gives no `mobility`.
         scratch = moves[ply + 1]
         keys = len(scratch) // 2
+        searched = ply < SEARCHED_PLIES and solve_seconds(s) >= SEARCHED_MIN_SECONDS
         for i in range(count):
             child = play(s, row[i])
             child_key = np.int64(key(child))
@@ -275,7 +291,7 @@ def _solve(s, alpha, beta, ply, table, work, moves):
             # below then find it in the cache (they waited on memory one by one).
             prefetch(table, child_key & np.int64(len(table) - 2))
             row[count + i] = -(mobility(child) if HAS_MOBILITY else legal_moves(child, scratch))
-            if ply < SEARCHED_PLIES:
+            if searched:
                 row[count + i] = MOBILITY_WEIGHT * row[count + i] - _estimate(
                     child, np.int64(ORDERING_DEPTH), np.int64(-WINDOW_LIMIT), np.int64(WINDOW_LIMIT), ply + 2, moves)
             elif ply < EVALUATED_PLIES:
