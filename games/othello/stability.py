@@ -29,14 +29,14 @@ from pathlib import Path
 import numpy as np
 
 from games.kernel import kernel, popcount
+from games.othello import bitboard
 
 U0 = np.uint64(0)
 U1 = np.uint64(1)
-_FULL = (1 << 64) - 1
 #: The squares off the board's edges.
 INNER = np.uint64(0x007E7E7E7E7E7E00)
 ROW_1 = np.uint64(0xFF)
-FILE_A = np.uint64(0x0101010101010101)
+FILE_A = np.uint64(bitboard.FILE_A)
 #: A bound above every margin, for a position whose ceiling is not computed.
 NO_CEILING = 65
 
