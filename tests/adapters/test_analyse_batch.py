@@ -18,6 +18,7 @@ from adapters.analysis.batch import Partial, _holding_ctrl_c, analysis_path, par
 from adapters.analysis.gamefile import read_game
 from adapters.analysis.summary import Analysed, phase, summarise, summary_text
 from protocol.client import Limit
+from tests.adapters.deadlines import lenient_time_scale
 from tests.conftest import DATA
 
 ANALYSE = [sys.executable, "-m", "adapters.analysis.main"]
@@ -27,10 +28,12 @@ RAY_INTERNAL_FAILURE = "You have likely discovered a bug in Ray"
 
 @pytest.fixture(scope="module")
 def records(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
-    """Four arena records of Clobber, greedy against random (real games)."""
+    """Four arena records of Clobber, greedy against random (real games, played out: the
+    turns have LOAD_SLACK more, so that a bot slowed by a busy machine forfeits none)."""
     out = tmp_path_factory.mktemp("arena")
     subprocess.run([sys.executable, "-m", "adapters.arena.main", "clobber", "--bot", "greedy",
-                    "--bot", "random", "--games", "4", "--jobs", "2", "--seed", "3", "--out", str(out), "--quiet"],
+                    "--bot", "random", "--games", "4", "--jobs", "2", "--seed", "3", "--out", str(out), "--quiet",
+                    "--time-scale", str(lenient_time_scale("clobber"))],
                    check=True, capture_output=True, timeout=300)
     return sorted(out.glob("game-*.json"))
 
