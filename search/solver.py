@@ -85,6 +85,10 @@ ORDERING_DEPTH = 4
 #: core, where a shallow search costs a hundred times more, proved a position of 14
 #: empty squares in 1.5 s with this bound against over 30 s without it.
 SEARCHED_MIN_SECONDS = 0.1
+#: Likewise the evaluation orders the moves only at nodes whose modelled proof takes at
+#: least this long, where the game gives a model (measured where a game sets
+#: SOLVER_EVALUATED_PLIES).
+EVALUATED_MIN_SECONDS = 1e-5
 #: A finished position's value in `_estimate`: its margin in the evaluation's
 #: hundredths.
 MARGIN_UNIT = 100
@@ -137,9 +141,9 @@ def no_solve_ending(s, alpha, beta, counter):
 
 @kernel(inline=True)
 def no_solve_seconds(s):
-    """The `solve_seconds` of a game without a solve-time model (never called:
-    SEARCHED_PLIES is 0)."""
-    return 0.0
+    """The `solve_seconds` of a game without a solve-time model: every proof counts as
+    long (the plies alone decide the ordering)."""
+    return np.inf
 
 
 @kernel(inline=True)
@@ -178,7 +182,8 @@ def layout(kernels) -> dict[str, object]:
     (every position left to `solve`); without `margin_ceiling`, no node fails low
     before its search; without `mobility`, the legal moves are counted;
     without SOLVER_EVALUATED_PLIES, no ordering by the evaluation (and without
-    SOLVER_SEARCHED_PLIES, none by its shallow searches); without `live_parts` and
+    SOLVER_SEARCHED_PLIES, none by its shallow searches; without `solve_seconds`, the
+    plies alone decide both); without `live_parts` and
     `part_alone`, positions are searched whole; without `part_outcome`, every part is
     solved."""
     return {"EVALUATED_PLIES": kernels.get("SOLVER_EVALUATED_PLIES", 0),
@@ -282,7 +287,9 @@ def _solve(s, alpha, beta, ply, table, work, moves):
         # counts their moves where the game gives no `mobility`.
         scratch = moves[ply + 1]
         keys = len(scratch) // 2
-        searched = ply < SEARCHED_PLIES and solve_seconds(s) >= SEARCHED_MIN_SECONDS
+        modelled = solve_seconds(s) if ply < EVALUATED_PLIES else 0.0
+        searched = ply < SEARCHED_PLIES and modelled >= SEARCHED_MIN_SECONDS
+        evaluated = ply < EVALUATED_PLIES and modelled >= EVALUATED_MIN_SECONDS
         for i in range(count):
             child = play(s, row[i])
             child_key = np.int64(key(child))
@@ -294,7 +301,7 @@ def _solve(s, alpha, beta, ply, table, work, moves):
             if searched:
                 row[count + i] = MOBILITY_WEIGHT * row[count + i] - _estimate(
                     child, np.int64(ORDERING_DEPTH), np.int64(-WINDOW_LIMIT), np.int64(WINDOW_LIMIT), ply + 2, moves)
-            elif ply < EVALUATED_PLIES:
+            elif evaluated:
                 row[count + i] = MOBILITY_WEIGHT * row[count + i] - evaluate(child)
         for i in range(count):
             # Enhanced transposition cut-off: a move whose position the table already

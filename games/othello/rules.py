@@ -98,7 +98,11 @@ solve_ending = endgame.solve_ending
 #: mobility (search/solver.py). FFO #40-#49 (20-26 empty squares, 60 s allowed each,
 #: an unproved position counted at 60 s) took 219 s with 7 proved by mobility alone;
 #: evaluating at 6 plies 191 s with 9 proved, at 10 plies 160 s with 9, at 14 plies
-#: 150 s with all 10, at every ply 183 s with all 10.
+#: 150 s with all 10, at every ply 183 s with all 10. Only where the solve-time model
+#: gives the node's proof 10 us or more (`search.solver.EVALUATED_MIN_SECONDS`: 10 empty
+#: squares and up): FFO #40-#49 by `prove`, three runs of each, alternating, took 84.5 s
+#: on average against 97.0 s evaluating at every count, the nodes 0.2% more; bounds of
+#: 0.1 ms and 1 ms (13 and 16 squares) searched 3.7% and 14% more nodes.
 SOLVER_EVALUATED_PLIES = 14
 #: Of those, the first SOLVER_SEARCHED_PLIES weigh a move by a shallow search of its
 #: position (`search.solver.ORDERING_DEPTH` plies) in place of its evaluation: FFO
