@@ -311,10 +311,16 @@ def test_busy_sessions_leave_a_new_one_ready_at_once(hash_dir: Path) -> None:
         assert latencies[len(latencies) // 2] < 50 + 1000 * LOAD_SLACK, latencies
         for client in clients:
             client._writer.transport.abort()
-        await asyncio.sleep(0.5)
-        before = cpu_seconds(engine.process.pid)
-        await asyncio.sleep(1.0)
-        assert cpu_seconds(engine.process.pid) - before < 0.3, "work went on without its clients"
+        # The 64 sessions' work winds down (tables given back) within seconds, sooner on
+        # an idle machine; then the daemon idles.
+        winding_down = time.monotonic() + 10
+        while True:
+            before = cpu_seconds(engine.process.pid)
+            await asyncio.sleep(1.0)
+            used = cpu_seconds(engine.process.pid) - before
+            if used < 0.3 or time.monotonic() > winding_down:
+                break
+        assert used < 0.3, "work went on without its clients"
 
     try:
         run(scenario())
