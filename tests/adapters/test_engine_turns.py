@@ -25,7 +25,7 @@ from protocol import shared
 ARENA = [sys.executable, "-m", "adapters.arena.main"]
 BOT = f"{sys.executable} -m adapters.bot.main"
 #: The factor on CodinGame's time limits, the arena's and the bot's.
-TIME_SCALE = 8
+TIME_SCALE = 12
 #: The fallbacks allowed: those of the engine still starting, only while the game is
 #: younger than this (s). The process takes about 0.8 s to answer `uci` alone and
 #: 1-1.7 s on a two-core machine where the referee and every bot start at the same
