@@ -88,8 +88,10 @@ INTERPRETED_SLOWDOWN = 100
 
 #: The game's kernels these templates call, bound per game, and multi-ProbCut's fit for
 #: its evaluation (`probcut_binds`).
-BINDS = ("HISTORY_MASK", "legal_moves", "play", "key", "result", "evaluate", "HAS_PROBCUT", "PROBCUT", "probcut_row")
+BINDS = ("HISTORY_MASK", "legal_moves", "play", "key", "result", "evaluate", "HAS_PROBCUT", "PROBCUT", "probcut_row",
+         "ACCUMULATED", "accumulate", "accumulate_play", "evaluate_accumulated")
 HISTORY_MASK = legal_moves = play = key = result = evaluate = HAS_PROBCUT = PROBCUT = probcut_row = None
+ACCUMULATED = accumulate = accumulate_play = evaluate_accumulated = None
 
 #: Multi-ProbCut tries its shallow searches at null-window nodes this deep or deeper.
 PROBCUT_MIN_DEPTH = 3
@@ -104,6 +106,42 @@ NO_PROBCUT = np.zeros((1, 1, 4))
 @kernel
 def no_probcut_row(s):
     return 0
+
+
+@kernel
+def no_accumulate(s, acc):
+    return
+
+
+@kernel
+def no_accumulate_play(parent, child, move, acc, next_acc):
+    return
+
+
+@kernel
+def no_evaluate_accumulated(s, acc):
+    return 0
+
+
+def accumulator_binds(evaluation) -> dict:
+    """The evaluation module `evaluation`'s accumulator, as the templates bind it. An
+    evaluation may carry what it reads of the board through the moves, in a row of
+    `ACCUMULATOR` 16-bit lanes a ply (`accumulator_rows`): `accumulate(s, acc)` writes
+    the row of a root `s`, `accumulate_play(parent, child, move, acc, next_acc)` the row
+    of the `child` after `move` from its parent's, and `evaluate_accumulated(s, acc)`
+    is `evaluate(s)` read from `s`'s row. The search then carries the rows down its
+    tree, a row a ply. An evaluation without `ACCUMULATOR` is read from the state alone."""
+    if getattr(evaluation, "ACCUMULATOR", 0) == 0:
+        return {"ACCUMULATED": False, "accumulate": no_accumulate, "accumulate_play": no_accumulate_play,
+                "evaluate_accumulated": no_evaluate_accumulated}
+    return {"ACCUMULATED": True, "accumulate": evaluation.accumulate, "accumulate_play": evaluation.accumulate_play,
+            "evaluate_accumulated": evaluation.evaluate_accumulated}
+
+
+def accumulator_rows(evaluation) -> np.ndarray:
+    """A searcher's accumulators for `evaluation` (`accumulator_binds`): a row for each
+    ply, root (0) to MAX_PLY; one lane a row where it carries none."""
+    return np.zeros((MAX_PLY + 1, max(getattr(evaluation, "ACCUMULATOR", 0), 1)), dtype=np.uint16)
 
 
 def probcut_binds(evaluation) -> dict:
@@ -182,26 +220,44 @@ def _pick(row, count, i):
 
 
 @inline_template
-def _child(parent, move, depth, alpha, beta, ply, cells, near, work, moves):
-    """The value of the position after `move` from `parent`: a leaf (depth 0, or the
-    deepest ply) is played, visited and evaluated here, in its parent's code, with no
-    call, and numba drops what of `play` the leaf does not use (its key); any other is
-    searched."""
+def _evaluate(s, ply, acc):
+    """The evaluation of `s` at `ply`, from its accumulator where the evaluation keeps
+    one (`accumulator_binds`)."""
+    if ACCUMULATED:
+        return evaluate_accumulated(s, acc[ply])
+    return evaluate(s)
+
+
+@inline_template
+def _child(parent, move, depth, alpha, beta, ply, cells, near, work, moves, acc):
+    """The value of the position after `move` from `parent` (at ply - 1): a leaf (depth
+    0, or the deepest ply) is played, visited and evaluated here, in its parent's code,
+    with no call, and numba drops what of `play` the leaf does not use (its key); any
+    other is searched. Either way its accumulator, acc[ply], is carried from its
+    parent's where the evaluation keeps one (and the leaf's game goes on)."""
     if depth <= 0 or ply >= MAX_PLY:
         s = play(parent, move)
         value = _visit(s, ply, work)
-        return evaluate(s) if value == OPEN else value
-    return _search(play(parent, move), depth, alpha, beta, ply, cells, near, work, moves)
+        if value != OPEN:
+            return value
+        if ACCUMULATED:
+            accumulate_play(parent, s, move, acc[ply - 1], acc[ply])
+        return _evaluate(s, ply, acc)
+    s = play(parent, move)
+    if ACCUMULATED:
+        accumulate_play(parent, s, move, acc[ply - 1], acc[ply])
+    return _search(s, depth, alpha, beta, ply, cells, near, work, moves, acc)
 
 
-def _search(s, depth, alpha, beta, ply, cells, near, work, moves):
+def _search(s, depth, alpha, beta, ply, cells, near, work, moves, acc):
     """The value of `s` searched to `depth` in the window (alpha, beta), fail-soft, with
-    the main table `cells` and, NEAR_DEPTH plies from the leaves, the near table `near`."""
+    the main table `cells` and, NEAR_DEPTH plies from the leaves, the near table `near`;
+    acc[ply] is `s`'s accumulator (`accumulator_binds`)."""
     value = _visit(s, ply, work)
     if value != OPEN:
         return value
     if depth <= 0 or ply >= MAX_PLY:
-        return evaluate(s)
+        return _evaluate(s, ply, acc)
 
     position = key(s)
     table = cells if depth > NEAR_DEPTH else near
@@ -219,7 +275,7 @@ def _search(s, depth, alpha, beta, ply, cells, near, work, moves):
                 return value
 
     if HAS_PROBCUT and depth >= PROBCUT_MIN_DEPTH and beta - alpha == 1 and work[PROBCUT_T] > 0:
-        value = _probcut(s, entry, depth, beta, ply, near, work, moves)
+        value = _probcut(s, entry, depth, beta, ply, near, work, moves, acc)
         if value != OPEN:
             return value
 
@@ -262,11 +318,11 @@ def _search(s, depth, alpha, beta, ply, cells, near, work, moves):
             deferred += 1
             continue
         if i == 1:
-            score = -_child(s, move, depth - 1, -beta, -alpha, ply + 1, cells, near, work, moves)
+            score = -_child(s, move, depth - 1, -beta, -alpha, ply + 1, cells, near, work, moves, acc)
         else:
-            score = -_child(s, move, depth - 1, -alpha - 1, -alpha, ply + 1, cells, near, work, moves)
+            score = -_child(s, move, depth - 1, -alpha - 1, -alpha, ply + 1, cells, near, work, moves, acc)
             if work[ABORTED] == 0 and alpha < score < beta:
-                score = -_child(s, move, depth - 1, -beta, -alpha, ply + 1, cells, near, work, moves)
+                score = -_child(s, move, depth - 1, -beta, -alpha, ply + 1, cells, near, work, moves, acc)
         if sharing:
             tt_unmark(cells, mark)
         if work[ABORTED] != 0:
@@ -299,7 +355,7 @@ def _search(s, depth, alpha, beta, ply, cells, near, work, moves):
 
 
 @inline_template
-def _shallow(s, entry, depth, alpha, beta, ply, near, work, moves):
+def _shallow(s, entry, depth, alpha, beta, ply, near, work, moves, acc):
     """ProbCut's shallow search of `s` to `depth` in the window (alpha, beta): the value
     of `s`'s own entry `entry` (0 none) where it is that deep or deeper and its bound
     decides the window, else a search whose every node keeps its entry in the near table
@@ -312,11 +368,11 @@ def _shallow(s, entry, depth, alpha, beta, ply, near, work, moves):
         value = entry_value(entry)
         if -MATE_BOUND <= value <= MATE_BOUND and bound_decides(entry_bound(entry), value, alpha, beta):
             return value
-    return _search(s, depth, alpha, beta, ply, near, near, work, moves)
+    return _search(s, depth, alpha, beta, ply, near, near, work, moves, acc)
 
 
 @inline_template
-def _probcut(s, entry, depth, beta, ply, near, work, moves):
+def _probcut(s, entry, depth, beta, ply, near, work, moves, acc):
     """Multi-ProbCut (Buro, 1997) at a null-window node (beta - 1, beta) searched to
     `depth`: where the fit (`probcut_binds`) predicts from a shallow search that the
     deep one would fail high (low) by work[PROBCUT_T] hundredths of a deviation, the
@@ -333,14 +389,14 @@ def _probcut(s, entry, depth, beta, ply, near, work, moves):
     margin = work[PROBCUT_T] * sigma / 100.0
     high = np.int64(np.ceil((beta + margin - b) / a))
     if high < MATE_BOUND:
-        value = _shallow(s, entry, shallow, high - 1, high, ply, near, work, moves)
+        value = _shallow(s, entry, shallow, high - 1, high, ply, near, work, moves, acc)
         if work[ABORTED] != 0:
             return 0
         if value >= high:
             return beta
     low = np.int64(np.floor((beta - 1 - margin - b) / a))
     if low > -MATE_BOUND:
-        value = _shallow(s, entry, shallow, low, low + 1, ply, near, work, moves)
+        value = _shallow(s, entry, shallow, low, low + 1, ply, near, work, moves, acc)
         if work[ABORTED] != 0:
             return 0
         if value <= low:
@@ -348,15 +404,17 @@ def _probcut(s, entry, depth, beta, ply, near, work, moves):
     return OPEN
 
 
-def root_iteration(s, root_moves, depth, cells, near, work, moves, bound):
+def root_iteration(s, root_moves, depth, cells, near, work, moves, acc, bound):
     """Search every move of `root_moves` (in that order; the array is used up) to
-    `depth` from `s` with the table `cells`, the near table `near` (NEAR_DEPTH) and the
-    work block `work` (`search.work`);
+    `depth` from `s` with the table `cells`, the near table `near` (NEAR_DEPTH), the
+    work block `work` (`search.work`) and the accumulators `acc` (`accumulator_rows`);
     returns (score, best move), which the table keeps for `s` with `bound` (EXACT, or LOWER when
     `root_moves` are not all the legal moves). When stopped, work[ABORTED] is set and
     the iteration's best so far is in work[PARTIAL_MOVE] (-1 none) and
     work[PARTIAL_SCORE]."""
-    cells, near, work, moves = borrowed(cells), borrowed(near), borrowed(work), borrowed(moves)
+    cells, near, work, moves, acc = borrowed(cells), borrowed(near), borrowed(work), borrowed(moves), borrowed(acc)
+    if ACCUMULATED:
+        accumulate(s, acc[0])
     alpha = np.int64(-INFINITY)
     beta = np.int64(INFINITY)
     ply = np.int64(1)
@@ -382,11 +440,11 @@ def root_iteration(s, root_moves, depth, cells, near, work, moves, bound):
             deferred += 1
             continue
         if index == 1:
-            score = -_child(s, move, depth - 1, -beta, -alpha, ply, cells, near, work, moves)
+            score = -_child(s, move, depth - 1, -beta, -alpha, ply, cells, near, work, moves, acc)
         else:
-            score = -_child(s, move, depth - 1, -alpha - 1, -alpha, ply, cells, near, work, moves)
+            score = -_child(s, move, depth - 1, -alpha - 1, -alpha, ply, cells, near, work, moves, acc)
             if work[ABORTED] == 0 and score > alpha:
-                score = -_child(s, move, depth - 1, -beta, -alpha, ply, cells, near, work, moves)
+                score = -_child(s, move, depth - 1, -beta, -alpha, ply, cells, near, work, moves, acc)
         if sharing:
             tt_unmark(cells, mark)
         if work[ABORTED] != 0:
@@ -400,7 +458,7 @@ def root_iteration(s, root_moves, depth, cells, near, work, moves, bound):
     return alpha, best_move
 
 
-TEMPLATES = (_visit, _pick, _child, _search, _shallow, _probcut, root_iteration)
+TEMPLATES = (_visit, _pick, _evaluate, _child, _search, _shallow, _probcut, root_iteration)
 
 
 def warm(kernels, position: Position) -> None:
@@ -411,7 +469,8 @@ def warm(kernels, position: Position) -> None:
     work = new_work(kernels.HISTORY_MASK + 1)
     root_moves = np.array(position.legal_moves(), dtype=np.int64)
     near = np.zeros((1 << 4, 2), dtype=np.uint64)
-    kernels.root_iteration(position.s, root_moves, np.int64(2), cells, near, work, moves, np.int64(EXACT))
+    kernels.root_iteration(position.s, root_moves, np.int64(2), cells, near, work, moves,
+                           accumulator_rows(position.game.evaluation), np.int64(EXACT))
     # What a search asks of the game before it starts (loading one costs a first search
     # about 100 ms).
     kernels.solvable(position.s)
@@ -434,6 +493,7 @@ class AlphaBeta(Deepening):
         super().__init__(game, table, searches, new_work(game.rules.HISTORY_MASK + 1))
         self._moves = move_rows(game.rules.MAX_MOVES)
         self._near = np.zeros((NEAR_SLOTS, 2), dtype=np.uint64)
+        self._accumulators = accumulator_rows(game.evaluation)
         #: The solver's table, half the main one's memory, made at the first solve and
         #: kept: its bounds are exact.
         self._solver_table: np.ndarray | None = None
@@ -542,7 +602,7 @@ class AlphaBeta(Deepening):
         bound = EXACT if len(moves) == self._root_count else LOWER
         score, move = self._kernels.root_iteration(
             root.s, np.array(moves, dtype=np.int64), np.int64(depth), self.table.cells, self._near, self._work,
-            self._moves, np.int64(bound))
+            self._moves, self._accumulators, np.int64(bound))
         return int(score), int(move)
 
     def _store_root(self, root: Position, depth: int, score: int, move: int) -> None:

@@ -73,6 +73,7 @@ def _specialise(game: Game, compiled: bool) -> SimpleNamespace:
     kernels = {name: value for name, value in vars(game.rules).items() if not name.startswith("_")}
     kernels["evaluate"] = game.evaluation.evaluate
     kernels.update(alphabeta.probcut_binds(game.evaluation))
+    kernels.update(alphabeta.accumulator_binds(game.evaluation))
     kernels.update(mcts.model_binds(game))
     if not compiled:
         kernels = {name: interpreted(value) for name, value in kernels.items()}

@@ -27,9 +27,11 @@ give a configuration and its mirror image within its own pattern (a row read bac
 a corner read across its diagonal) the same weight, which makes the whole evaluation
 symmetric under the board's eight symmetries.
 
-The search reads the instances again at each evaluation: carried through the moves
-instead (`board_indices`, `play_indices`), as Edax does, they cost 17-20% more a leaf
-here (`scripts/eval_speed`, docs/othello-evaluation.md).
+The search carries the instances' indices through its moves, as Edax and Egaroucid do
+(`accumulate`, `accumulate_play`, `evaluate_accumulated`): one row of 16-bit lanes a
+square, added for each square a move changes, in vector registers. A leaf costs half
+as much as reading the instances again from the boards (`scripts/eval_speed`,
+docs/othello-evaluation.md), which `evaluate` does.
 
 The scalar terms (`SCALARS`): a bias for the side to move, the difference of legal moves
 (mobility) and the parity of the empty squares.
@@ -351,70 +353,86 @@ def instance_indices(own, opp, out):
     return at
 
 
-def _square_instances() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(SQUARE_INSTANCES, SQUARE_POWERS, SQUARE_COUNTS): for each square, the instances
-    that read it (numbered as `instance_indices` writes them) and the power of 3 of its
-    digit in each, for k < SQUARE_COUNTS[square]."""
-    reads: list[list[tuple[int, int]]] = [[] for _ in range(64)]
+#: The instances' lanes in an accumulator view: INSTANCES, and two more that stay 0 (48
+#: 16-bit lanes are three 256-bit vectors).
+LANES = 48
+#: An accumulator (`accumulate`): both sides' views of the instances' indices, LANES each.
+ACCUMULATOR = 2 * LANES
+
+
+def _square_digits() -> np.ndarray:
+    """SQUARE_DIGITS[square, i]: the power of 3 of `square`'s digit in instance i
+    (numbered as `instance_indices` writes them), 0 where it does not read the square;
+    row 64 (a pass) all 0."""
+    digits = np.zeros((65, LANES), dtype=np.uint16)
     instance = 0
     for type_index, symmetries in enumerate(TYPE_SYMMETRIES):
         for g in symmetries:
             for digit, square in enumerate(instance_squares(type_index, g)):
-                reads[square].append((instance, 3 ** digit))
+                digits[square, instance] = 3 ** digit
             instance += 1
-    width = max(len(pairs) for pairs in reads)
-    instances = np.zeros((64, width), dtype=np.int64)
-    powers = np.zeros((64, width), dtype=np.int64)
-    for square, pairs in enumerate(reads):
-        for k, (instance, power) in enumerate(pairs):
-            instances[square, k], powers[square, k] = instance, power
-    return instances, powers, np.array([len(pairs) for pairs in reads], dtype=np.int64)
+    return digits
 
 
-SQUARE_INSTANCES, SQUARE_POWERS, SQUARE_COUNTS = _square_instances()
-
-
-@kernel
-def board_indices(own, opp, own_view, opp_view):
-    """The slots of every instance (`instance_indices`) from both sides' views: into
-    own_view with the side to move's discs as digit 1, into opp_view with the other
-    side's as digit 1. `play_indices` carries both through a move."""
-    instance_indices(own, opp, own_view)
-    instance_indices(opp, own, opp_view)
+SQUARE_DIGITS = _square_digits()
+#: INSTANCE_OFFSETS[i]: where instance i's type's table starts in a phase's weights.
+INSTANCE_OFFSETS = np.array([offset for offset, symmetries in zip(TYPE_OFFSETS, TYPE_SYMMETRIES)
+                             for _ in symmetries] + [0] * (LANES - INSTANCES), dtype=np.uint64)
+U16_2 = np.uint16(2)
 
 
 @kernel
-def play_indices(own_view, opp_view, square, flipped, next_own_view, next_opp_view):
-    """The `board_indices` of the position after the side to move puts a disc on `square`
-    (none for a square past the board: a pass) and turns the discs `flipped`, written
-    into next_own_view and next_opp_view, from the views before the move: the side that
-    moves next sees the board as the other side saw it, and only the digits of the
-    squares that change, changed. Agrees with `board_indices` of the new boards (the
-    tests check it on random games); `scripts/eval_speed` measures which is faster."""
-    for i in range(INSTANCES):
-        next_own_view[i] = opp_view[i]
-        next_opp_view[i] = own_view[i]
-    if square < 64:
-        for k in range(SQUARE_COUNTS[square]):
-            i, power = SQUARE_INSTANCES[square, k], SQUARE_POWERS[square, k]
-            next_own_view[i] += 2 * power  # empty (0) to the other side's (2)
-            next_opp_view[i] += power  # empty (0) to its own (1)
-    while flipped != U0:
-        turned = lowest_bit(flipped)
-        for k in range(SQUARE_COUNTS[turned]):
-            i, power = SQUARE_INSTANCES[turned, k], SQUARE_POWERS[turned, k]
-            next_own_view[i] += power  # its own (1) to the other side's (2)
-            next_opp_view[i] -= power  # the other side's (2) to its own (1)
-        flipped &= flipped - U1
+def accumulate(s, acc):
+    """Write into acc[:ACCUMULATOR] the instances' indices (`instance_indices`, less each
+    type's offset) of the state `s`, from both sides' views: into acc[:LANES] with the
+    side to move's discs as digit 1 and the other side's as 2, into acc[LANES:] the
+    other way round. `accumulate_play` carries them through a move."""
+    for i in range(ACCUMULATOR):
+        acc[i] = 0
+    own, opp = s[0], s[1]
+    while own != U0:
+        digits = SQUARE_DIGITS[lowest_bit(own)]
+        for i in range(LANES):
+            acc[i] += digits[i]
+            acc[LANES + i] += U16_2 * digits[i]
+        own &= own - U1
+    while opp != U0:
+        digits = SQUARE_DIGITS[lowest_bit(opp)]
+        for i in range(LANES):
+            acc[i] += U16_2 * digits[i]
+            acc[LANES + i] += digits[i]
+        opp &= opp - U1
 
 
-@kernel
-def slots_sum(w, slots):
-    """The sum of the weights `w` at the instance slots `slots`: `pattern_sum` of the
-    board whose `board_indices` they are."""
+@kernel(inline=True)
+def accumulate_play(parent, child, move, acc, next_acc):
+    """Write into next_acc the `accumulate` of `child`, the state after `move` from
+    `parent` (a pass, or a disc on the square `move` with the discs `parent[1] &
+    ~child[0]` turned), from acc, the accumulator of `parent`: the side that moves next
+    sees the board as the other side saw it, and only the digits of the squares that
+    change, change. Every square's digits are one row of 16-bit lanes (SQUARE_DIGITS),
+    so each update is a few vector additions: 50-60 ns a leaf with the look-ups,
+    against 110 ns reading the instances again (`scripts/eval_speed`)."""
+    digits = SQUARE_DIGITS[min(move, 64)]
+    for i in range(LANES):
+        next_acc[i] = acc[LANES + i] + U16_2 * digits[i]  # empty (0) to the other side's (2)
+        next_acc[LANES + i] = acc[i] + digits[i]  # empty (0) to its own (1)
+    turned = parent[1] & ~child[0]
+    while turned != U0:
+        digits = SQUARE_DIGITS[lowest_bit(turned)]
+        for i in range(LANES):
+            next_acc[i] += digits[i]  # its own (1) to the other side's (2)
+            next_acc[LANES + i] -= digits[i]  # the other side's (2) to its own (1)
+        turned &= turned - U1
+
+
+@kernel(inline=True)
+def accumulated_sum(w, acc):
+    """The sum of the pattern weights `w` over the instances of the accumulator `acc`:
+    `pattern_sum` of the board it was accumulated from."""
     total = np.int64(0)
     for i in range(INSTANCES):
-        total += np.int64(w[slots[i]])
+        total += np.int64(w[INSTANCE_OFFSETS[i] + np.uint64(acc[i])])
     return total
 
 
@@ -446,15 +464,20 @@ def probcut_row(s):
     return PHASE_OF[64 - popcount(s[0] | s[1])]
 
 
+@kernel(inline=True)
+def _scalars(w, empties, own_moves, opp_moves):
+    """The scalar terms (SCALARS) with the weights `w`, for the side to move."""
+    mobility = popcount(own_moves) - popcount(opp_moves)
+    parity = 1 if empties & 1 else -1
+    return np.int64(w[0]) + np.int64(w[1]) * mobility + np.int64(w[2]) * parity
+
+
 @kernel
 def evaluate_boards(own, opp, own_moves, opp_moves):
     """The value for the side owning `own`, to move, given both sides' placements."""
     empties = popcount(~(own | opp))
     w = WEIGHTS[PHASE_OF[empties]]
-    mobility = popcount(own_moves) - popcount(opp_moves)
-    parity = 1 if empties & 1 else -1
-    return (np.int64(w[0]) + np.int64(w[1]) * mobility + np.int64(w[2]) * parity
-            + pattern_sum(w, own, opp))
+    return _scalars(w, empties, own_moves, opp_moves) + pattern_sum(w, own, opp)
 
 
 @kernel
@@ -462,3 +485,13 @@ def evaluate(s):
     """The value for the side to move of the state `s` (see `rules`)."""
     own, opp = s[0], s[1]
     return evaluate_boards(own, opp, s[2], move_mask(opp, own))
+
+
+@kernel(inline=True)
+def evaluate_accumulated(s, acc):
+    """`evaluate(s)`, from `s`'s accumulator `acc` (`accumulate`): the search carries
+    the accumulators through its moves."""
+    own, opp = s[0], s[1]
+    empties = popcount(~(own | opp))
+    w = WEIGHTS[PHASE_OF[empties]]
+    return _scalars(w, empties, s[2], move_mask(opp, own)) + accumulated_sum(w, acc)

@@ -168,28 +168,27 @@ def board_features(boards, indices, scalars, classic):
 def leaf_pattern_sums(boards, incremental):
     """(checksum, leaves): the sum of the pattern sums (`patterns.pattern_sum`, each with
     its phase's weights) of every position two plies below each row of `boards`, and how
-    many there are; with `incremental`, every leaf's instance slots are carried down from
-    its row's (`patterns.board_indices`) by `patterns.play_indices`, as a search would,
-    else read again from its boards. The two give the same checksum; `scripts/eval_speed`
+    many there are; with `incremental`, every leaf's instances are carried down from its
+    row's (`patterns.accumulate`) by `patterns.accumulate_play`, as the search does, else
+    read again from its boards. The two give the same checksum; `scripts/eval_speed`
     times them."""
-    views = np.zeros((3, 2, patterns.INSTANCES), dtype=np.int32)
+    acc = np.zeros((3, patterns.ACCUMULATOR), dtype=np.uint16)
     first, second = np.zeros(64, dtype=np.int64), np.zeros(64, dtype=np.int64)
     checksum, leaves = np.int64(0), np.int64(0)
     for row in range(boards.shape[0]):
         s = make_state(boards[row, 0], boards[row, 1], BLACK)
         if incremental:
-            patterns.board_indices(s[0], s[1], views[0, 0], views[0, 1])
+            patterns.accumulate(s, acc[0])
         for i in range(legal_moves(s, first)):
             child = play(s, first[i])
             if incremental:
-                patterns.play_indices(views[0, 0], views[0, 1], first[i], s[1] ^ child[0], views[1, 0], views[1, 1])
+                patterns.accumulate_play(s, child, first[i], acc[0], acc[1])
             for j in range(legal_moves(child, second)):
                 leaf = play(child, second[j])
                 w = patterns.WEIGHTS[patterns.PHASE_OF[popcount(~(leaf[0] | leaf[1]))]]
                 if incremental:
-                    patterns.play_indices(views[1, 0], views[1, 1], second[j], child[1] ^ leaf[0],
-                                          views[2, 0], views[2, 1])
-                    checksum += patterns.slots_sum(w, views[2, 0])
+                    patterns.accumulate_play(child, leaf, second[j], acc[1], acc[2])
+                    checksum += patterns.accumulated_sum(w, acc[2])
                 else:
                     checksum += patterns.pattern_sum(w, leaf[0], leaf[1])
                 leaves += 1

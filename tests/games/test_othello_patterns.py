@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 
 from games import find_game
 from games.kernel import COMPILING, interpreted, interpreted_namespace
-from games.othello import patterns
+from games.othello import patterns, rules
 from games.othello.patterns import (PHASE_EMPTIES, SYMMETRIES, TYPE_OFFSETS, TYPE_SIZES, TYPE_SYMMETRIES,
                                     TYPES, WEIGHTS_SIZE, canonical_indices, instance_squares,
                                     mirror_index, symmetric_square)
@@ -158,26 +158,51 @@ def test_instance_indices_are_the_slots_the_pattern_sum_adds(seed: int) -> None:
         assert reference == out.tolist()
 
 
+def expected_accumulator(s) -> np.ndarray:
+    """The accumulator of `s` from `instance_indices`: each view's slots less their offsets."""
+    views = np.zeros((2, patterns.INSTANCES), dtype=np.int64)
+    patterns.instance_indices(np.uint64(s[0]), np.uint64(s[1]), views[0])
+    patterns.instance_indices(np.uint64(s[1]), np.uint64(s[0]), views[1])
+    acc = np.zeros((2, patterns.LANES), dtype=np.uint16)
+    acc[:, :patterns.INSTANCES] = views - patterns.INSTANCE_OFFSETS[:patterns.INSTANCES].astype(np.int64)
+    return acc.reshape(-1)
+
+
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 2 ** 32 - 1))
-def test_indices_carried_through_moves_agree_with_indices_read_again_on_random_games(seed: int) -> None:
-    kernels = [patterns.play_indices, interpreted(patterns.play_indices)] if COMPILING else [patterns.play_indices]
+def test_accumulators_carried_through_moves_agree_with_accumulators_read_again_on_random_games(seed: int) -> None:
+    forms = [(patterns.accumulate, patterns.accumulate_play, patterns.evaluate_accumulated)]
+    if COMPILING:
+        forms.append(tuple(interpreted(kernel) for kernel in forms[0]))
     rng = random.Random(seed)
     position = OTHELLO.initial_state({})
-    views = np.zeros((2, patterns.INSTANCES), dtype=np.int32)
-    patterns.board_indices(np.uint64(position.s[0]), np.uint64(position.s[1]), views[0], views[1])
+    for accumulate, _, _ in forms:
+        acc = np.zeros(patterns.ACCUMULATOR, dtype=np.uint16)
+        accumulate(position.s, acc)
+        assert np.array_equal(acc, expected_accumulator(position.s))
+    acc = expected_accumulator(position.s)
     while position.outcome() is None:
         move = rng.choice(position.legal_moves())
         after = position.play(move)
-        flipped = np.uint64(int(position.s[1]) ^ int(after.s[0]))
-        expected = np.zeros((2, patterns.INSTANCES), dtype=np.int32)
-        patterns.board_indices(np.uint64(after.s[0]), np.uint64(after.s[1]), expected[0], expected[1])
-        for play_indices in kernels:
-            carried = np.zeros((2, patterns.INSTANCES), dtype=np.int32)
-            play_indices(views[0], views[1], np.int64(move), flipped, carried[0], carried[1])
+        expected = expected_accumulator(after.s)
+        for _, accumulate_play, evaluate_accumulated in forms:
+            carried = np.zeros(patterns.ACCUMULATOR, dtype=np.uint16)
+            accumulate_play(position.s, after.s, np.int64(move), acc, carried)
             assert np.array_equal(carried, expected), (position.s, move)
-        views = expected
+            if after.outcome() is None:
+                assert evaluate_accumulated(after.s, carried) == patterns.evaluate(after.s)
+        acc = expected
         position = after
+
+
+def test_a_pass_swaps_the_views() -> None:
+    s = OTHELLO.initial_state({}).s
+    passed = rules.play(s, rules.PASS_MOVE)
+    acc = expected_accumulator(s)
+    carried = np.zeros(patterns.ACCUMULATOR, dtype=np.uint16)
+    patterns.accumulate_play(s, passed, rules.PASS_MOVE, acc, carried)
+    assert np.array_equal(carried, np.concatenate([acc[patterns.LANES:], acc[:patterns.LANES]]))
+    assert np.array_equal(carried, expected_accumulator(passed))
 
 
 def test_leaf_sums_carried_and_read_again_agree() -> None:
