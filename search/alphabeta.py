@@ -19,7 +19,7 @@ import attrs
 import numpy as np
 
 from games.base import ONGOING, Game, Position
-from games.kernel import borrowed, inline_template, kernel
+from games.kernel import borrowed, inline_template, kernel, uncounted_template
 from search.base import INFINITY, MATE, MATE_BOUND, MAX_PLY, Aborted, SearchReport
 from search.driver import Deepening, bound_to_its_stop
 from search.limits import StopSignal
@@ -109,28 +109,29 @@ def no_probcut_row(s):
 
 
 @kernel
-def no_accumulate(s, acc):
+def no_accumulate(s, acc, ply):
     return
 
 
 @kernel
-def no_accumulate_play(parent, child, move, acc, next_acc):
+def no_accumulate_play(parent, child, move, acc, ply):
     return
 
 
 @kernel
-def no_evaluate_accumulated(s, acc):
+def no_evaluate_accumulated(s, acc, ply):
     return 0
 
 
 def accumulator_binds(evaluation) -> dict:
     """The evaluation module `evaluation`'s accumulator, as the templates bind it. An
     evaluation may carry what it reads of the board through the moves, in a row of
-    `ACCUMULATOR` 16-bit lanes a ply (`accumulator_rows`): `accumulate(s, acc)` writes
-    the row of a root `s`, `accumulate_play(parent, child, move, acc, next_acc)` the row
-    of the `child` after `move` from its parent's, and `evaluate_accumulated(s, acc)`
-    is `evaluate(s)` read from `s`'s row. The search then carries the rows down its
-    tree, a row a ply. An evaluation without `ACCUMULATOR` is read from the state alone."""
+    `ACCUMULATOR` 16-bit lanes a ply (`accumulator_rows`): `accumulate(s, acc, ply)`
+    writes the row acc[ply] of `s`, `accumulate_play(parent, child, move, acc, ply)` the
+    row acc[ply] of the `child` after `move` from its parent's, acc[ply - 1], and
+    `evaluate_accumulated(s, acc, ply)` is `evaluate(s)` read from `s`'s row acc[ply]. The
+    search carries the rows down its tree, a row a ply (the rows are indexed, not sliced:
+    a slice is an array view, which numba counts references to, a call each). An evaluation without `ACCUMULATOR` is read from the state alone."""
     if getattr(evaluation, "ACCUMULATOR", 0) == 0:
         return {"ACCUMULATED": False, "accumulate": no_accumulate, "accumulate_play": no_accumulate_play,
                 "evaluate_accumulated": no_evaluate_accumulated}
@@ -224,7 +225,7 @@ def _evaluate(s, ply, acc):
     """The evaluation of `s` at `ply`, from its accumulator where the evaluation keeps
     one (`accumulator_binds`)."""
     if ACCUMULATED:
-        return evaluate_accumulated(s, acc[ply])
+        return evaluate_accumulated(s, acc, ply)
     return evaluate(s)
 
 
@@ -241,14 +242,15 @@ def _child(parent, move, depth, alpha, beta, ply, cells, near, work, moves, acc)
         if value != OPEN:
             return value
         if ACCUMULATED:
-            accumulate_play(parent, s, move, acc[ply - 1], acc[ply])
+            accumulate_play(parent, s, move, acc, ply)
         return _evaluate(s, ply, acc)
     s = play(parent, move)
     if ACCUMULATED:
-        accumulate_play(parent, s, move, acc[ply - 1], acc[ply])
+        accumulate_play(parent, s, move, acc, ply)
     return _search(s, depth, alpha, beta, ply, cells, near, work, moves, acc)
 
 
+@uncounted_template
 def _search(s, depth, alpha, beta, ply, cells, near, work, moves, acc):
     """The value of `s` searched to `depth` in the window (alpha, beta), fail-soft, with
     the main table `cells` and, NEAR_DEPTH plies from the leaves, the near table `near`;
@@ -404,6 +406,7 @@ def _probcut(s, entry, depth, beta, ply, near, work, moves, acc):
     return OPEN
 
 
+@uncounted_template
 def root_iteration(s, root_moves, depth, cells, near, work, moves, acc, bound):
     """Search every move of `root_moves` (in that order; the array is used up) to
     `depth` from `s` with the table `cells`, the near table `near` (NEAR_DEPTH), the
@@ -414,7 +417,7 @@ def root_iteration(s, root_moves, depth, cells, near, work, moves, acc, bound):
     work[PARTIAL_SCORE]."""
     cells, near, work, moves, acc = borrowed(cells), borrowed(near), borrowed(work), borrowed(moves), borrowed(acc)
     if ACCUMULATED:
-        accumulate(s, acc[0])
+        accumulate(s, acc, 0)
     alpha = np.int64(-INFINITY)
     beta = np.int64(INFINITY)
     ply = np.int64(1)

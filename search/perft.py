@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from games.base import Position
-from games.kernel import kernel
+from games.kernel import kernel, uncounted_template
 from search.base import MAX_PLY
 
 #: The deepest perft: as deep as the searches go. A perft keeps a row of moves per ply,
@@ -34,6 +34,7 @@ def layout(kernels) -> dict[str, object]:
             "move_count": kernels.get("move_count", no_move_count)}
 
 
+@uncounted_template
 def _leaves(s, depth, moves, ply, halt):
     if depth <= 0:
         return 1

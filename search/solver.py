@@ -62,7 +62,7 @@ from typing import Callable, ContextManager
 import numpy as np
 
 from games.base import ONGOING, Position
-from games.kernel import borrowed, inline_template, kernel, prefetch
+from games.kernel import borrowed, inline_template, kernel, prefetch, uncounted_template
 from search.base import MAX_PLY, Aborted
 from search.tt import BUSY_SHIFT, capacity_for, fresh_memory, next_move
 from search.work import ABORTED, HARD_ONLY, NODES, POLL, SHARED, STOP, move_rows, must_stop, new_work
@@ -233,6 +233,7 @@ def sort_by_score(row, count, first):
         row[count + j] = score
 
 
+@uncounted_template
 def _solve(s, alpha, beta, ply, table, work, moves):
     if ending(s):
         before = work[NODES]
@@ -367,6 +368,7 @@ def _solve(s, alpha, beta, ply, table, work, moves):
     return best
 
 
+@uncounted_template
 def _estimate(s, depth, alpha, beta, ply, moves):
     """The evaluation's negamax value of `s` to `depth` plies (alpha-beta, fail-hard in
     (alpha, beta)); uses moves[ply] and the rows below it."""
@@ -453,6 +455,7 @@ def _simplified(s, ply, table, work, moves):
     return np.int64(0), np.int64(-1), s
 
 
+@uncounted_template
 def simplified(s, table, work, moves):
     """`_simplified` at the root of a solve, with the simpler position's key in place of
     the position (see `Solver.best_line`)."""
@@ -555,6 +558,7 @@ def _store(table, bucket, position, lower, upper, move, ply):
     table[index, S_MOVE] = word
 
 
+@uncounted_template
 def solve(s, alpha, beta, table, work, moves):
     """The exact value (final margin, side to move's view) of `s` if it lies in
     (alpha, beta), else a bound on the side it failed. Sets work[ABORTED] when

@@ -382,57 +382,58 @@ U16_2 = np.uint16(2)
 
 
 @kernel
-def accumulate(s, acc):
-    """Write into acc[:ACCUMULATOR] the instances' indices (`instance_indices`, less each
-    type's offset) of the state `s`, from both sides' views: into acc[:LANES] with the
-    side to move's discs as digit 1 and the other side's as 2, into acc[LANES:] the
-    other way round. `accumulate_play` carries them through a move."""
+def accumulate(s, acc, ply):
+    """Write into the row acc[ply] (ACCUMULATOR lanes) the instances' indices
+    (`instance_indices`, less each type's offset) of the state `s`, from both sides'
+    views: into its first LANES with the side to move's discs as digit 1 and the other
+    side's as 2, into the next LANES the other way round. `accumulate_play` carries them
+    through a move."""
     for i in range(ACCUMULATOR):
-        acc[i] = 0
+        acc[ply, i] = 0
     own, opp = s[0], s[1]
     while own != U0:
-        digits = SQUARE_DIGITS[lowest_bit(own)]
+        square = lowest_bit(own)
         for i in range(LANES):
-            acc[i] += digits[i]
-            acc[LANES + i] += U16_2 * digits[i]
+            acc[ply, i] += SQUARE_DIGITS[square, i]
+            acc[ply, LANES + i] += U16_2 * SQUARE_DIGITS[square, i]
         own &= own - U1
     while opp != U0:
-        digits = SQUARE_DIGITS[lowest_bit(opp)]
+        square = lowest_bit(opp)
         for i in range(LANES):
-            acc[i] += U16_2 * digits[i]
-            acc[LANES + i] += digits[i]
+            acc[ply, i] += U16_2 * SQUARE_DIGITS[square, i]
+            acc[ply, LANES + i] += SQUARE_DIGITS[square, i]
         opp &= opp - U1
 
 
 @kernel(inline=True)
-def accumulate_play(parent, child, move, acc, next_acc):
-    """Write into next_acc the `accumulate` of `child`, the state after `move` from
+def accumulate_play(parent, child, move, acc, ply):
+    """Write into acc[ply] the `accumulate` of `child`, the state after `move` from
     `parent` (a pass, or a disc on the square `move` with the discs `parent[1] &
-    ~child[0]` turned), from acc, the accumulator of `parent`: the side that moves next
+    ~child[0]` turned), from acc[ply - 1], the accumulator of `parent`: the side that moves next
     sees the board as the other side saw it, and only the digits of the squares that
     change, change. Every square's digits are one row of 16-bit lanes (SQUARE_DIGITS),
     so each update is a few vector additions: 50-60 ns a leaf with the look-ups,
     against 110 ns reading the instances again (`scripts/eval_speed`)."""
-    digits = SQUARE_DIGITS[min(move, 64)]
+    square = min(move, 64)
     for i in range(LANES):
-        next_acc[i] = acc[LANES + i] + U16_2 * digits[i]  # empty (0) to the other side's (2)
-        next_acc[LANES + i] = acc[i] + digits[i]  # empty (0) to its own (1)
+        acc[ply, i] = acc[ply - 1, LANES + i] + U16_2 * SQUARE_DIGITS[square, i]  # empty (0) to the other side's (2)
+        acc[ply, LANES + i] = acc[ply - 1, i] + SQUARE_DIGITS[square, i]  # empty (0) to its own (1)
     turned = parent[1] & ~child[0]
     while turned != U0:
-        digits = SQUARE_DIGITS[lowest_bit(turned)]
+        square = lowest_bit(turned)
         for i in range(LANES):
-            next_acc[i] += digits[i]  # its own (1) to the other side's (2)
-            next_acc[LANES + i] -= digits[i]  # the other side's (2) to its own (1)
+            acc[ply, i] += SQUARE_DIGITS[square, i]  # its own (1) to the other side's (2)
+            acc[ply, LANES + i] -= SQUARE_DIGITS[square, i]  # the other side's (2) to its own (1)
         turned &= turned - U1
 
 
 @kernel(inline=True)
-def accumulated_sum(w, acc):
-    """The sum of the pattern weights `w` over the instances of the accumulator `acc`:
-    `pattern_sum` of the board it was accumulated from."""
+def accumulated_sum(w, acc, ply):
+    """The sum of the pattern weights `w` over the instances of the accumulator
+    acc[ply]: `pattern_sum` of the board it was accumulated from."""
     total = np.int64(0)
     for i in range(INSTANCES):
-        total += np.int64(w[INSTANCE_OFFSETS[i] + np.uint64(acc[i])])
+        total += np.int64(w[INSTANCE_OFFSETS[i] + np.uint64(acc[ply, i])])
     return total
 
 
@@ -488,10 +489,10 @@ def evaluate(s):
 
 
 @kernel(inline=True)
-def evaluate_accumulated(s, acc):
-    """`evaluate(s)`, from `s`'s accumulator `acc` (`accumulate`): the search carries
+def evaluate_accumulated(s, acc, ply):
+    """`evaluate(s)`, from `s`'s accumulator acc[ply] (`accumulate`): the search carries
     the accumulators through its moves."""
     own, opp = s[0], s[1]
     empties = popcount(~(own | opp))
     w = WEIGHTS[PHASE_OF[empties]]
-    return _scalars(w, empties, s[2], move_mask(opp, own)) + accumulated_sum(w, acc)
+    return _scalars(w, empties, s[2], move_mask(opp, own)) + accumulated_sum(w, acc, ply)

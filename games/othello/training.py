@@ -178,17 +178,17 @@ def leaf_pattern_sums(boards, incremental):
     for row in range(boards.shape[0]):
         s = make_state(boards[row, 0], boards[row, 1], BLACK)
         if incremental:
-            patterns.accumulate(s, acc[0])
+            patterns.accumulate(s, acc, 0)
         for i in range(legal_moves(s, first)):
             child = play(s, first[i])
             if incremental:
-                patterns.accumulate_play(s, child, first[i], acc[0], acc[1])
+                patterns.accumulate_play(s, child, first[i], acc, 1)
             for j in range(legal_moves(child, second)):
                 leaf = play(child, second[j])
                 w = patterns.WEIGHTS[patterns.PHASE_OF[popcount(~(leaf[0] | leaf[1]))]]
                 if incremental:
-                    patterns.accumulate_play(child, leaf, second[j], acc[1], acc[2])
-                    checksum += patterns.accumulated_sum(w, acc[2])
+                    patterns.accumulate_play(child, leaf, second[j], acc, 2)
+                    checksum += patterns.accumulated_sum(w, acc, 2)
                 else:
                     checksum += patterns.pattern_sum(w, leaf[0], leaf[1])
                 leaves += 1

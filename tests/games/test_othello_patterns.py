@@ -176,33 +176,32 @@ def test_accumulators_carried_through_moves_agree_with_accumulators_read_again_o
         forms.append(tuple(interpreted(kernel) for kernel in forms[0]))
     rng = random.Random(seed)
     position = OTHELLO.initial_state({})
+    rows = np.zeros((2, patterns.ACCUMULATOR), dtype=np.uint16)
     for accumulate, _, _ in forms:
-        acc = np.zeros(patterns.ACCUMULATOR, dtype=np.uint16)
-        accumulate(position.s, acc)
-        assert np.array_equal(acc, expected_accumulator(position.s))
-    acc = expected_accumulator(position.s)
+        accumulate(position.s, rows, np.int64(1))
+        assert np.array_equal(rows[1], expected_accumulator(position.s))
     while position.outcome() is None:
         move = rng.choice(position.legal_moves())
         after = position.play(move)
         expected = expected_accumulator(after.s)
         for _, accumulate_play, evaluate_accumulated in forms:
-            carried = np.zeros(patterns.ACCUMULATOR, dtype=np.uint16)
-            accumulate_play(position.s, after.s, np.int64(move), acc, carried)
-            assert np.array_equal(carried, expected), (position.s, move)
+            rows[0] = expected_accumulator(position.s)
+            rows[1] = 0
+            accumulate_play(position.s, after.s, np.int64(move), rows, np.int64(1))
+            assert np.array_equal(rows[1], expected), (position.s, move)
             if after.outcome() is None:
-                assert evaluate_accumulated(after.s, carried) == patterns.evaluate(after.s)
-        acc = expected
+                assert evaluate_accumulated(after.s, rows, np.int64(1)) == patterns.evaluate(after.s)
         position = after
 
 
 def test_a_pass_swaps_the_views() -> None:
     s = OTHELLO.initial_state({}).s
     passed = rules.play(s, rules.PASS_MOVE)
-    acc = expected_accumulator(s)
-    carried = np.zeros(patterns.ACCUMULATOR, dtype=np.uint16)
-    patterns.accumulate_play(s, passed, rules.PASS_MOVE, acc, carried)
-    assert np.array_equal(carried, np.concatenate([acc[patterns.LANES:], acc[:patterns.LANES]]))
-    assert np.array_equal(carried, expected_accumulator(passed))
+    rows = np.zeros((2, patterns.ACCUMULATOR), dtype=np.uint16)
+    rows[0] = expected_accumulator(s)
+    patterns.accumulate_play(s, passed, rules.PASS_MOVE, rows, np.int64(1))
+    assert np.array_equal(rows[1], np.concatenate([rows[0, patterns.LANES:], rows[0, :patterns.LANES]]))
+    assert np.array_equal(rows[1], expected_accumulator(passed))
 
 
 def test_leaf_sums_carried_and_read_again_agree() -> None:
