@@ -57,6 +57,7 @@ from search.work import (
     PROBCUT_T,
     SELDEPTH,
     SHARED,
+    accumulator_rows,
     move_rows,
     must_stop,
     new_work,
@@ -114,7 +115,7 @@ def no_accumulate(s, acc, ply):
 
 
 @kernel
-def no_accumulate_play(parent, child, move, acc, ply):
+def no_accumulate_play(parent, child, move, acc, parent_row, row):
     return
 
 
@@ -126,23 +127,19 @@ def no_evaluate_accumulated(s, acc, ply):
 def accumulator_binds(evaluation) -> dict:
     """The evaluation module `evaluation`'s accumulator, as the templates bind it. An
     evaluation may carry what it reads of the board through the moves, in a row of
-    `ACCUMULATOR` 16-bit lanes a ply (`accumulator_rows`): `accumulate(s, acc, ply)`
-    writes the row acc[ply] of `s`, `accumulate_play(parent, child, move, acc, ply)` the
-    row acc[ply] of the `child` after `move` from its parent's, acc[ply - 1], and
-    `evaluate_accumulated(s, acc, ply)` is `evaluate(s)` read from `s`'s row acc[ply]. The
-    search carries the rows down its tree, a row a ply (the rows are indexed, not sliced:
-    a slice is an array view, which numba counts references to, a call each). An evaluation without `ACCUMULATOR` is read from the state alone."""
+    `ACCUMULATOR` 16-bit lanes a ply (`search.work.accumulator_rows`): `accumulate(s,
+    acc, row)` writes the row acc[row] of `s`, `accumulate_play(parent, child, move, acc,
+    parent_row, row)` the row acc[row] of the `child` after `move` from its parent's,
+    acc[parent_row], and `evaluate_accumulated(s, acc, row)` is `evaluate(s)` read from
+    `s`'s row. The searches carry the rows down their trees, a row a ply (indexed, not
+    sliced: compiled with reference counts, a slice costs two calls). ACCUMULATOR is 1
+    for an evaluation that keeps none (without `ACCUMULATOR`): it is read from the state
+    alone."""
     if getattr(evaluation, "ACCUMULATOR", 0) == 0:
-        return {"ACCUMULATED": False, "accumulate": no_accumulate, "accumulate_play": no_accumulate_play,
-                "evaluate_accumulated": no_evaluate_accumulated}
-    return {"ACCUMULATED": True, "accumulate": evaluation.accumulate, "accumulate_play": evaluation.accumulate_play,
-            "evaluate_accumulated": evaluation.evaluate_accumulated}
-
-
-def accumulator_rows(evaluation) -> np.ndarray:
-    """A searcher's accumulators for `evaluation` (`accumulator_binds`): a row for each
-    ply, root (0) to MAX_PLY; one lane a row where it carries none."""
-    return np.zeros((MAX_PLY + 1, max(getattr(evaluation, "ACCUMULATOR", 0), 1)), dtype=np.uint16)
+        return {"ACCUMULATED": False, "ACCUMULATOR": 1, "accumulate": no_accumulate,
+                "accumulate_play": no_accumulate_play, "evaluate_accumulated": no_evaluate_accumulated}
+    return {"ACCUMULATED": True, "ACCUMULATOR": evaluation.ACCUMULATOR, "accumulate": evaluation.accumulate,
+            "accumulate_play": evaluation.accumulate_play, "evaluate_accumulated": evaluation.evaluate_accumulated}
 
 
 def probcut_binds(evaluation) -> dict:
@@ -242,11 +239,11 @@ def _child(parent, move, depth, alpha, beta, ply, cells, near, work, moves, acc)
         if value != OPEN:
             return value
         if ACCUMULATED:
-            accumulate_play(parent, s, move, acc, ply)
+            accumulate_play(parent, s, move, acc, ply - 1, ply)
         return _evaluate(s, ply, acc)
     s = play(parent, move)
     if ACCUMULATED:
-        accumulate_play(parent, s, move, acc, ply)
+        accumulate_play(parent, s, move, acc, ply - 1, ply)
     return _search(s, depth, alpha, beta, ply, cells, near, work, moves, acc)
 
 
@@ -473,7 +470,7 @@ def warm(kernels, position: Position) -> None:
     root_moves = np.array(position.legal_moves(), dtype=np.int64)
     near = np.zeros((1 << 4, 2), dtype=np.uint64)
     kernels.root_iteration(position.s, root_moves, np.int64(2), cells, near, work, moves,
-                           accumulator_rows(position.game.evaluation), np.int64(EXACT))
+                           accumulator_rows(kernels.ACCUMULATOR), np.int64(EXACT))
     # What a search asks of the game before it starts (loading one costs a first search
     # about 100 ms).
     kernels.solvable(position.s)
@@ -496,7 +493,7 @@ class AlphaBeta(Deepening):
         super().__init__(game, table, searches, new_work(game.rules.HISTORY_MASK + 1))
         self._moves = move_rows(game.rules.MAX_MOVES)
         self._near = np.zeros((NEAR_SLOTS, 2), dtype=np.uint64)
-        self._accumulators = accumulator_rows(game.evaluation)
+        self._accumulators = accumulator_rows(accumulator_binds(game.evaluation)["ACCUMULATOR"])
         #: The solver's table, half the main one's memory, made at the first solve and
         #: kept: its bounds are exact.
         self._solver_table: np.ndarray | None = None
@@ -597,7 +594,7 @@ class AlphaBeta(Deepening):
         in its table, until done or stopped (only a stop ends it: HARD_ONLY)."""
         self._follow(main)
         self._work[HARD_ONLY] = 1
-        self._kernels.solve(root.s, alpha, beta, main._solver_table, self._work, self._moves)
+        self._kernels.solve(root.s, alpha, beta, main._solver_table, self._work, self._moves, self._accumulators)
 
     def _iterate(self, root: Position, moves: list[int], depth: int) -> tuple[int, int]:
         # Fewer moves than the root has (go searchmoves, MultiPV's further lines): the
@@ -638,7 +635,7 @@ class AlphaBeta(Deepening):
         self._work[NODES] = self.nodes
         if self._solver_table is None:
             self._solver_table = new_solver_table(self.table.memory_bytes // 2)
-        solver = Solver(self._kernels, self._work, self._moves, self._solver_table,
+        solver = Solver(self._kernels, self._work, self._moves, self._solver_table, self._accumulators,
                         lambda position, alpha, beta: self._helping(
                             lambda helper: helper._help_solve(self, position, alpha, beta)))
         last = fallback

@@ -65,7 +65,7 @@ from games.base import ONGOING, Position
 from games.kernel import borrowed, inline_template, kernel, prefetch, uncounted_template
 from search.base import MAX_PLY, Aborted
 from search.tt import BUSY_SHIFT, capacity_for, fresh_memory, next_move
-from search.work import ABORTED, HARD_ONLY, NODES, POLL, SHARED, STOP, move_rows, must_stop, new_work
+from search.work import ABORTED, HARD_ONLY, NODES, POLL, SHARED, STOP, accumulator_rows, move_rows, must_stop, new_work
 
 #: Below this many moves a node tries its moves in generation order: ordering would
 #: cost more than it saves.
@@ -120,8 +120,10 @@ SHARED_PLIES = 6
 _MOVE_SPREAD = np.int64(0x9E3779B97F4A7C15 - (1 << 64))
 
 #: The game's kernels these templates call, bound per game.
-BINDS = ("legal_moves", "play", "key", "result", "margin", "evaluate")
+BINDS = ("legal_moves", "play", "key", "result", "margin", "evaluate", "ACCUMULATED", "accumulate", "accumulate_play",
+         "evaluate_accumulated")
 legal_moves = play = key = result = margin = evaluate = None
+ACCUMULATED = accumulate = accumulate_play = evaluate_accumulated = None
 ending = solve_ending = mobility = live_parts = part_alone = part_outcome = margin_ceiling = solve_seconds = None
 HAS_MOBILITY = HAS_PARTS = HAS_PART_OUTCOMES = HAS_CEILING = False
 EVALUATED_PLIES = SEARCHED_PLIES = 0
@@ -233,8 +235,17 @@ def sort_by_score(row, count, first):
         row[count + j] = score
 
 
+@inline_template
+def _accumulated(s, acc, ply):
+    """Write `s`'s accumulator into acc[ply] where the evaluation keeps one and `s`'s
+    children may be evaluated: `_solve` reads it fewer than EVALUATED_PLIES plies from
+    the root."""
+    if ACCUMULATED and ply < EVALUATED_PLIES:
+        accumulate(s, acc, ply)
+
+
 @uncounted_template
-def _solve(s, alpha, beta, ply, table, work, moves):
+def _solve(s, alpha, beta, ply, table, work, moves, acc):
     if ending(s):
         before = work[NODES]
         value = solve_ending(s, alpha, beta, work[NODES:NODES + 1])
@@ -251,9 +262,10 @@ def _solve(s, alpha, beta, ply, table, work, moves):
     if result(s) != ONGOING:
         return margin(s)
     if HAS_PARTS and ply + 1 < MAX_PLY:
-        verdict, winning, s = _simplified(s, ply, table, work, moves)
+        verdict, winning, s = _simplified(s, ply, table, work, moves, acc)
         if work[ABORTED] != 0:
             return 0
+        _accumulated(s, acc, ply)
         if verdict != 0:
             if winning >= 0:
                 position = np.int64(key(s))
@@ -300,10 +312,17 @@ def _solve(s, alpha, beta, ply, table, work, moves):
             prefetch(table, child_key & np.int64(len(table) - 2))
             row[count + i] = -(mobility(child) if HAS_MOBILITY else legal_moves(child, scratch))
             if searched:
+                if ACCUMULATED:
+                    accumulate_play(s, child, row[i], acc, ply, ply + 2)
                 row[count + i] = MOBILITY_WEIGHT * row[count + i] - _estimate(
-                    child, np.int64(ORDERING_DEPTH), np.int64(-WINDOW_LIMIT), np.int64(WINDOW_LIMIT), ply + 2, moves)
+                    child, np.int64(ORDERING_DEPTH), np.int64(-WINDOW_LIMIT), np.int64(WINDOW_LIMIT), ply + 2, moves,
+                    acc)
             elif evaluated:
-                row[count + i] = MOBILITY_WEIGHT * row[count + i] - evaluate(child)
+                if ACCUMULATED:
+                    accumulate_play(s, child, row[i], acc, ply, ply + 1)
+                    row[count + i] = MOBILITY_WEIGHT * row[count + i] - evaluate_accumulated(child, acc, ply + 1)
+                else:
+                    row[count + i] = MOBILITY_WEIGHT * row[count + i] - evaluate(child)
         for i in range(count):
             # Enhanced transposition cut-off: a move whose position the table already
             # proves bad enough for the opponent refutes this one at once.
@@ -337,12 +356,14 @@ def _solve(s, alpha, beta, ply, table, work, moves):
             deferred += 1
             continue
         child = play(s, move)
+        if ACCUMULATED and ply + 1 < EVALUATED_PLIES:
+            accumulate_play(s, child, move, acc, ply, ply + 1)
         if i == 1:
-            value = -_solve(child, -beta, -alpha, ply + 1, table, work, moves)
+            value = -_solve(child, -beta, -alpha, ply + 1, table, work, moves, acc)
         else:
-            value = -_solve(child, -alpha - 1, -alpha, ply + 1, table, work, moves)
+            value = -_solve(child, -alpha - 1, -alpha, ply + 1, table, work, moves, acc)
             if work[ABORTED] == 0 and alpha < value < beta:
-                value = -_solve(child, -beta, -value, ply + 1, table, work, moves)
+                value = -_solve(child, -beta, -value, ply + 1, table, work, moves, acc)
         if sharing:
             _unmark(table, mark)
         if work[ABORTED] != 0:
@@ -369,17 +390,23 @@ def _solve(s, alpha, beta, ply, table, work, moves):
 
 
 @uncounted_template
-def _estimate(s, depth, alpha, beta, ply, moves):
+def _estimate(s, depth, alpha, beta, ply, moves, acc):
     """The evaluation's negamax value of `s` to `depth` plies (alpha-beta, fail-hard in
-    (alpha, beta)); uses moves[ply] and the rows below it."""
+    (alpha, beta)); uses moves[ply] and the rows below it, and where the evaluation
+    keeps accumulators, `s`'s in acc[ply] and the rows below it for its children's."""
     if result(s) != ONGOING:
         return margin(s) * MARGIN_UNIT
     if depth == 0:
+        if ACCUMULATED:
+            return np.int64(evaluate_accumulated(s, acc, ply))
         return np.int64(evaluate(s))
     row = moves[ply]
     count = legal_moves(s, row)
     for i in range(count):
-        value = -_estimate(play(s, row[i]), depth - 1, -beta, -alpha, ply + 1, moves)
+        child = play(s, row[i])
+        if ACCUMULATED:
+            accumulate_play(s, child, row[i], acc, ply, ply + 1)
+        value = -_estimate(child, depth - 1, -beta, -alpha, ply + 1, moves, acc)
         if value > alpha:
             alpha = value
             if alpha >= beta:
@@ -388,11 +415,11 @@ def _estimate(s, depth, alpha, beta, ply, moves):
 
 
 @inline_template
-def _simplified(s, ply, table, work, moves):
+def _simplified(s, ply, table, work, moves, acc):
     """(verdict, move, position): `s` less its dead pieces and zero parts, and the value
     (WIN or LOSS) where its parts' classes decide it, else 0, with a winning move where
     they give one, else -1 (see the module docstring). Uses moves[ply] and, for the
-    parts' solves, the rows below it; sets work[ABORTED] when stopped. Inlined into
+    parts' solves, the rows below it (of `moves` and `acc`); sets work[ABORTED] when stopped. Inlined into
     `_solve`: compiled as a function of its own, the two calling each other crashed."""
     row = moves[ply]
     n = live_parts(s, row)
@@ -413,12 +440,15 @@ def _simplified(s, ply, table, work, moves):
             second = WIN if outcome & 2 else LOSS
         else:
             alone = part_alone(s, row[i], 0)
-            first = _solve(alone, LOSS, WIN, ply + 1, table, work, moves)
+            _accumulated(alone, acc, ply + 1)
+            first = _solve(alone, LOSS, WIN, ply + 1, table, work, moves, acc)
             if work[ABORTED] != 0:
                 return np.int64(0), np.int64(-1), s
             if first > 0:
                 first_move = _stored_move(table, alone)
-            second = -_solve(part_alone(s, row[i], 1), LOSS, WIN, ply + 1, table, work, moves)
+            alone = part_alone(s, row[i], 1)
+            _accumulated(alone, acc, ply + 1)
+            second = -_solve(alone, LOSS, WIN, ply + 1, table, work, moves, acc)
             if work[ABORTED] != 0:
                 return np.int64(0), np.int64(-1), s
         if first > 0 and (second < 0 or fuzzy == 0):
@@ -444,7 +474,8 @@ def _simplified(s, ply, table, work, moves):
         # the table of parts is solved (small: quickly) for that move.
         if unsolved != 0:
             alone = part_alone(whole, unsolved, 0)
-            _solve(alone, LOSS, WIN, ply + 1, table, work, moves)
+            _accumulated(alone, acc, ply + 1)
+            _solve(alone, LOSS, WIN, ply + 1, table, work, moves, acc)
             if work[ABORTED] != 0:
                 return np.int64(0), np.int64(-1), s
             winning = _stored_move(table, alone)
@@ -456,11 +487,12 @@ def _simplified(s, ply, table, work, moves):
 
 
 @uncounted_template
-def simplified(s, table, work, moves):
+def simplified(s, table, work, moves, acc):
     """`_simplified` at the root of a solve, with the simpler position's key in place of
     the position (see `Solver.best_line`)."""
     work[ABORTED] = 0
-    verdict, winning, simpler = _simplified(s, np.int64(0), borrowed(table), borrowed(work), borrowed(moves))
+    verdict, winning, simpler = _simplified(s, np.int64(0), borrowed(table), borrowed(work), borrowed(moves),
+                                            borrowed(acc))
     return verdict, winning, key(simpler)
 
 
@@ -559,17 +591,19 @@ def _store(table, bucket, position, lower, upper, move, ply):
 
 
 @uncounted_template
-def solve(s, alpha, beta, table, work, moves):
+def solve(s, alpha, beta, table, work, moves, acc):
     """The exact value (final margin, side to move's view) of `s` if it lies in
     (alpha, beta), else a bound on the side it failed. Sets work[ABORTED] when
     stopped. The table (`new_solver_table()`) carries bounds between calls; `moves` is
-    `move_rows`."""
+    `move_rows`, `acc` `accumulator_rows` of the bound ACCUMULATOR."""
     work[ABORTED] = 0
+    if ACCUMULATED:
+        accumulate(s, acc, np.int64(0))
     return _solve(s, np.int64(alpha), np.int64(beta), np.int64(0), borrowed(table), borrowed(work),
-                  borrowed(moves))
+                  borrowed(moves), borrowed(acc))
 
 
-TEMPLATES = (_solve, _estimate, _simplified, _stored_move, simplified, solve)
+TEMPLATES = (_accumulated, _solve, _estimate, _simplified, _stored_move, simplified, solve)
 
 
 def warm(kernels, position: Position) -> None:
@@ -579,8 +613,9 @@ def warm(kernels, position: Position) -> None:
     work[STOP] = 1
     moves = move_rows(kernels.MAX_MOVES)
     table = new_solver_table(0)
-    kernels.solve(position.s, -1, 1, table, work, moves)
-    kernels.simplified(position.s, table, work, moves)
+    accumulators = accumulator_rows(kernels.ACCUMULATOR)
+    kernels.solve(position.s, -1, 1, table, work, moves, accumulators)
+    kernels.simplified(position.s, table, work, moves, accumulators)
 
 
 def new_solver_table(memory_bytes: int) -> np.ndarray:
@@ -598,11 +633,14 @@ class Solver:
     whose bounds are exact and so stay good from one call and one search to the next."""
 
     def __init__(self, kernels: SimpleNamespace, work: np.ndarray, moves: np.ndarray, table: np.ndarray,
+                 accumulators: np.ndarray | None = None,
                  helping: Callable[[Position, int, int], ContextManager[None]] | None = None):
         self._kernels = kernels
         self._work = work
         self._moves = moves
         self._table = table
+        #: The evaluation's accumulators (`accumulator_rows`), the searcher's or its own.
+        self._accumulators = accumulator_rows(kernels.ACCUMULATOR) if accumulators is None else accumulators
         #: helping(position, alpha, beta): what runs alongside each solve, in other
         #: threads, over the same table (`search.alphabeta`), stopped when it ends.
         self._helping = helping or (lambda position, alpha, beta: contextlib.nullcontext())
@@ -619,7 +657,7 @@ class Solver:
         work = self._work
         work[HARD_ONLY] = 0
         with self._helping(position, alpha, beta):
-            value = self._kernels.solve(position.s, alpha, beta, self._table, work, self._moves)
+            value = self._kernels.solve(position.s, alpha, beta, self._table, work, self._moves, self._accumulators)
         if work[ABORTED]:
             raise Aborted
         return int(value)
@@ -668,7 +706,8 @@ class Solver:
         legal = position.legal_moves()
         move = self._table_move(position.key, legal)
         if move is None and hasattr(self._kernels, "live_parts"):
-            _, winning, simpler = self._kernels.simplified(position.s, self._table, self._work, self._moves)
+            _, winning, simpler = self._kernels.simplified(position.s, self._table, self._work, self._moves,
+                                                           self._accumulators)
             if self._work[ABORTED]:
                 raise Aborted
             move = int(winning) if int(winning) in legal else self._table_move(int(simpler), legal)

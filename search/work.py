@@ -80,6 +80,12 @@ def must_stop(work, nodes):
     return work[MAX_NODES] >= 0 and nodes >= work[MAX_NODES]
 
 
+def accumulator_rows(lanes: int) -> np.ndarray:
+    """The searches' accumulators of an evaluation that carries `lanes` 16-bit lanes
+    through the moves (`search.alphabeta.accumulator_binds`), a row per ply."""
+    return np.zeros((MAX_PLY + 2, lanes), dtype=np.uint16)
+
+
 def move_rows(max_moves: int) -> np.ndarray:
     """The searches' move lists, a row per ply: a position's moves (at most `max_moves`),
     then as many values to order them by."""

@@ -22,7 +22,7 @@ from games import find_game
 from games.kernel import interpreted_namespace
 from search.solver import new_solver_table
 from search.specialised import searches
-from search.work import move_rows, new_work
+from search.work import accumulator_rows, move_rows, new_work
 
 
 def classify(game_name: str, parts: ModuleType, found: dict[int, tuple[int, int]]) -> np.ndarray:
@@ -31,10 +31,11 @@ def classify(game_name: str, parts: ModuleType, found: dict[int, tuple[int, int]
     kernels = searches(game)
     work = new_work(kernels.HISTORY_MASK + 1)
     moves = move_rows(kernels.MAX_MOVES)
+    accumulators = accumulator_rows(kernels.ACCUMULATOR)
     table = new_solver_table(64 << 20)
     classes = dict.fromkeys(found, 0)
     for key, state, bit in parts.positions_to_solve(found, interpreted_namespace(game.rules).make_state):
-        if kernels.solve(state, -1, 1, table, work, moves) > 0:
+        if kernels.solve(state, -1, 1, table, work, moves, accumulators) > 0:
             classes[key] |= bit
     return np.array(sorted(key << 2 | found_class for key, found_class in classes.items()), dtype=np.int64)
 

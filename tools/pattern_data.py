@@ -200,19 +200,20 @@ def _solve_chunk(task: tuple[str, np.ndarray]) -> tuple[np.ndarray, float]:
     from games import find_game
     from search.solver import new_solver_table
     from search.specialised import searches
-    from search.work import move_rows, new_work
+    from search.work import accumulator_rows, move_rows, new_work
 
     game_name, boards = task
     if _solver is None:
         kernels = searches(find_game(game_name), True)
         _solver = (training_module(game_name), kernels, new_solver_table(64 << 20),
-                   new_work(kernels.HISTORY_MASK + 1), move_rows(kernels.MAX_MOVES))
-    training, kernels, table, work, moves = _solver
+                   new_work(kernels.HISTORY_MASK + 1), move_rows(kernels.MAX_MOVES),
+                   accumulator_rows(kernels.ACCUMULATOR))
+    training, kernels, table, work, moves, accumulators = _solver
     limit = kernels.MARGIN_LIMIT + 1
     started = time.perf_counter()
     margins = np.empty(len(boards), dtype=np.int8)
     for index, row in enumerate(boards):
-        margins[index] = kernels.solve(training.state_of(row), -limit, limit, table, work, moves)
+        margins[index] = kernels.solve(training.state_of(row), -limit, limit, table, work, moves, accumulators)
     return margins, time.perf_counter() - started
 
 

@@ -406,24 +406,24 @@ def accumulate(s, acc, ply):
 
 
 @kernel(inline=True)
-def accumulate_play(parent, child, move, acc, ply):
-    """Write into acc[ply] the `accumulate` of `child`, the state after `move` from
+def accumulate_play(parent, child, move, acc, parent_row, row):
+    """Write into acc[row] the `accumulate` of `child`, the state after `move` from
     `parent` (a pass, or a disc on the square `move` with the discs `parent[1] &
-    ~child[0]` turned), from acc[ply - 1], the accumulator of `parent`: the side that moves next
+    ~child[0]` turned), from acc[parent_row], the accumulator of `parent`: the side that moves next
     sees the board as the other side saw it, and only the digits of the squares that
     change, change. Every square's digits are one row of 16-bit lanes (SQUARE_DIGITS),
     so each update is a few vector additions: 50-60 ns a leaf with the look-ups,
     against 110 ns reading the instances again (`scripts/eval_speed`)."""
     square = min(move, 64)
     for i in range(LANES):
-        acc[ply, i] = acc[ply - 1, LANES + i] + U16_2 * SQUARE_DIGITS[square, i]  # empty (0) to the other side's (2)
-        acc[ply, LANES + i] = acc[ply - 1, i] + SQUARE_DIGITS[square, i]  # empty (0) to its own (1)
+        acc[row, i] = acc[parent_row, LANES + i] + U16_2 * SQUARE_DIGITS[square, i]  # empty (0) to the other's (2)
+        acc[row, LANES + i] = acc[parent_row, i] + SQUARE_DIGITS[square, i]  # empty (0) to its own (1)
     turned = parent[1] & ~child[0]
     while turned != U0:
         square = lowest_bit(turned)
         for i in range(LANES):
-            acc[ply, i] += SQUARE_DIGITS[square, i]  # its own (1) to the other side's (2)
-            acc[ply, LANES + i] -= SQUARE_DIGITS[square, i]  # the other side's (2) to its own (1)
+            acc[row, i] += SQUARE_DIGITS[square, i]  # its own (1) to the other side's (2)
+            acc[row, LANES + i] -= SQUARE_DIGITS[square, i]  # the other side's (2) to its own (1)
         turned &= turned - U1
 
 

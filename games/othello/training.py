@@ -182,12 +182,12 @@ def leaf_pattern_sums(boards, incremental):
         for i in range(legal_moves(s, first)):
             child = play(s, first[i])
             if incremental:
-                patterns.accumulate_play(s, child, first[i], acc, 1)
+                patterns.accumulate_play(s, child, first[i], acc, 0, 1)
             for j in range(legal_moves(child, second)):
                 leaf = play(child, second[j])
                 w = patterns.WEIGHTS[patterns.PHASE_OF[popcount(~(leaf[0] | leaf[1]))]]
                 if incremental:
-                    patterns.accumulate_play(child, leaf, second[j], acc, 2)
+                    patterns.accumulate_play(child, leaf, second[j], acc, 1, 2)
                     checksum += patterns.accumulated_sum(w, acc, 2)
                 else:
                     checksum += patterns.pattern_sum(w, leaf[0], leaf[1])

@@ -187,7 +187,7 @@ def test_accumulators_carried_through_moves_agree_with_accumulators_read_again_o
         for _, accumulate_play, evaluate_accumulated in forms:
             rows[0] = expected_accumulator(position.s)
             rows[1] = 0
-            accumulate_play(position.s, after.s, np.int64(move), rows, np.int64(1))
+            accumulate_play(position.s, after.s, np.int64(move), rows, np.int64(0), np.int64(1))
             assert np.array_equal(rows[1], expected), (position.s, move)
             if after.outcome() is None:
                 assert evaluate_accumulated(after.s, rows, np.int64(1)) == patterns.evaluate(after.s)
@@ -199,7 +199,7 @@ def test_a_pass_swaps_the_views() -> None:
     passed = rules.play(s, rules.PASS_MOVE)
     rows = np.zeros((2, patterns.ACCUMULATOR), dtype=np.uint16)
     rows[0] = expected_accumulator(s)
-    patterns.accumulate_play(s, passed, rules.PASS_MOVE, rows, np.int64(1))
+    patterns.accumulate_play(s, passed, rules.PASS_MOVE, rows, np.int64(0), np.int64(1))
     assert np.array_equal(rows[1], np.concatenate([rows[0, patterns.LANES:], rows[0, :patterns.LANES]]))
     assert np.array_equal(rows[1], expected_accumulator(passed))
 

@@ -68,14 +68,15 @@ def test_null_windows_close_in_on_the_margin_from_any_first_guess(guess: int, si
     from search.alphabeta import AlphaBeta
     from search.solver import Solver, new_solver_table
     from search.specialised import searches
-    from search.work import move_rows, new_work
+    from search.work import accumulator_rows, move_rows, new_work
 
     game = find_game("othello")
     kernels = searches(game)
     for number, board, _ in FIRST[:6]:
         root = game.parse_board(board.split())
         moves = move_rows(kernels.MAX_MOVES)
-        exact = int(kernels.solve(root.s, -65, 65, new_solver_table(1 << 22), new_work(kernels.HISTORY_MASK + 1), moves))
+        exact = int(kernels.solve(root.s, -65, 65, new_solver_table(1 << 22), new_work(kernels.HISTORY_MASK + 1), moves,
+                                  accumulator_rows(kernels.ACCUMULATOR)))
         solver = Solver(kernels, new_work(kernels.HISTORY_MASK + 1), moves, new_solver_table(1 << 22))
         reports = list(AlphaBeta._close_in(solver, root, kernels.MARGIN_LIMIT, guess, sign_first,
                                            lambda value, alpha, beta, complete: (value, alpha < value < beta)))
