@@ -105,15 +105,18 @@ solve_ending = endgame.solve_ending
 #: 0.1 ms and 1 ms (13 and 16 squares) searched 3.7% and 14% more nodes.
 SOLVER_EVALUATED_PLIES = 14
 #: Of those, the first SOLVER_SEARCHED_PLIES weigh a move by a shallow search of its
-#: position (`search.solver.ORDERING_DEPTH` plies) in place of its evaluation: FFO
-#: #40-#48 but #45 took 444 M nodes against 570 M with 4 plies searched 4 deep (25 s
-#: against 28), 479 M 8 plies 2 deep (29 s), 374 M 6 plies 4 deep (33 s), 363 M 8 plies
-#: 4 deep (71 s) and 415 M 4 plies 6 deep (73 s): the shallow searches' own nodes,
-#: uncounted, cost more than they save beyond the first plies. Nor do they pay nearer the
-#: end (`search.solver.SEARCHED_MIN_SECONDS`: from 20 empty squares by the solve-time
-#: model): searched at every count, the exact margins of 12 random games' positions took
-#: 5x as long at 14 empty squares (p50 48 ms against 9), 2x at 16 and 18.
-SOLVER_SEARCHED_PLIES = 4
+#: position (`search.solver.ORDERING_DEPTH` plies) in place of its evaluation, where the
+#: solve-time model gives the node 0.1 s or more (`search.solver.SEARCHED_MIN_SECONDS`: 20
+#: empty squares and up; searched at every count, the exact margins of 12 random games'
+#: positions took 5x as long at 14 empty squares, p50 48 ms against 9, 2x at 16 and 18).
+#: Before that bound and the carried evaluation (`patterns.accumulate_play`), FFO #40-#48
+#: but #45 took 444 M nodes with 4 plies searched 4 deep (25 s), 374 M with 6 (33 s) and
+#: 363 M with 8 (71 s): the shallow searches' own nodes, uncounted, cost more than they
+#: saved. With both, FFO #40-#49 by `prove` (the builds run at once, cores swapped) took
+#: 63.8 s and 65.6 s with 8 plies against 70.1 s and 71.9 s with 4, #49 18.2-18.5 s
+#: against 25.8-28.3 s (402 M nodes against 653 M); 6 plies took 63.2 s and 85.2 s against
+#: 8's 65.5 s and 82.4 s in the same runs, #49 474 M nodes.
+SOLVER_SEARCHED_PLIES = 8
 #: The squares, then PASS.
 MOVE_LIMIT = PASS + 1
 #: Moves index the history table as they are.
