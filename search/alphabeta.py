@@ -87,8 +87,8 @@ LONG_SOLVE_SECONDS = 1.0
 #: 1,187 ms interpreted.
 INTERPRETED_SLOWDOWN = 100
 
-#: The game's kernels these templates call, bound per game, and multi-ProbCut's fit for
-#: its evaluation (`probcut_binds`).
+#: The game's kernels these templates call, bound per game, multi-ProbCut's fit for its
+#: evaluation (`probcut_binds`) and the evaluation's accumulators (`accumulator_binds`).
 BINDS = ("HISTORY_MASK", "legal_moves", "play", "key", "result", "evaluate", "HAS_PROBCUT", "PROBCUT", "probcut_row",
          "ACCUMULATED", "accumulate", "accumulate_play", "evaluate_accumulated")
 HISTORY_MASK = legal_moves = play = key = result = evaluate = HAS_PROBCUT = PROBCUT = probcut_row = None
@@ -110,7 +110,7 @@ def no_probcut_row(s):
 
 
 @kernel
-def no_accumulate(s, acc, ply):
+def no_accumulate(s, acc, row):
     return
 
 
@@ -120,7 +120,7 @@ def no_accumulate_play(parent, child, move, acc, parent_row, row):
 
 
 @kernel
-def no_evaluate_accumulated(s, acc, ply):
+def no_evaluate_accumulated(s, acc, row):
     return 0
 
 

@@ -419,8 +419,9 @@ def _simplified(s, ply, table, work, moves, acc):
     """(verdict, move, position): `s` less its dead pieces and zero parts, and the value
     (WIN or LOSS) where its parts' classes decide it, else 0, with a winning move where
     they give one, else -1 (see the module docstring). Uses moves[ply] and, for the
-    parts' solves, the rows below it (of `moves` and `acc`); sets work[ABORTED] when stopped. Inlined into
-    `_solve`: compiled as a function of its own, the two calling each other crashed."""
+    parts' solves, the rows below it (of `moves` and `acc`); sets work[ABORTED] when
+    stopped. Inlined into `_solve`: compiled as a function of its own, the two calling
+    each other crashed."""
     row = moves[ply]
     n = live_parts(s, row)
     if n == 1 and row[0] != row[1]:
