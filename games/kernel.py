@@ -292,8 +292,8 @@ def uncounted_template(template: Callable) -> Callable:
     """Decorator over a template of `specialise`: compiled, its specialisations keep no
     reference counts of the arrays they hold (numba's `_nrt=False`). Counted, a search
     calls the runtime twice for each array view it makes and each array it hands to an
-    inlined kernel, even for `borrowed` arrays, whose counts are no-ops: 5.6% of the
-    Othello search's time was in those calls (a sampling profile). Such a template
+    inlined kernel, even for `borrowed` arrays, whose counts are no-ops: 5.6% of a
+    middle-game search's time was in those calls (a sampling profile). Such a template
     makes, returns and keeps no array: only views of the arrays it is given, which
     outlive it."""
     template.counted = False  # type: ignore[attr-defined]
