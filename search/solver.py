@@ -269,10 +269,10 @@ def _solve(s, alpha, beta, ply, table, work, moves, acc):
         if verdict != 0:
             if winning >= 0:
                 position = np.int64(key(s))
-                _store(table, position & np.int64(len(table) - 2), position, verdict, verdict, winning, ply)
+                _store(table, _bucket(table, position), position, verdict, verdict, winning, ply)
             return verdict
     position = np.int64(key(s))
-    bucket = position & np.int64(len(table) - 2)
+    bucket = _bucket(table, position)
     index, lower, upper, word = _find(table, bucket, position)
     known = index >= 0
     remembered = -1
@@ -309,7 +309,7 @@ def _solve(s, alpha, beta, ply, table, work, moves, acc):
             scratch[keys + i] = child_key
             # Its slot is fetched while the others' scores are computed: the probes
             # below then find it in the cache (they waited on memory one by one).
-            prefetch(table, child_key & np.int64(len(table) - 2))
+            prefetch(table, _bucket(table, child_key))
             row[count + i] = -(mobility(child) if HAS_MOBILITY else legal_moves(child, scratch))
             if searched:
                 if ACCUMULATED:
@@ -327,7 +327,7 @@ def _solve(s, alpha, beta, ply, table, work, moves, acc):
             # Enhanced transposition cut-off: a move whose position the table already
             # proves bad enough for the opponent refutes this one at once.
             child_key = scratch[keys + i]
-            slot, _, child_upper, _ = _find(table, child_key & np.int64(len(table) - 2), child_key)
+            slot, _, child_upper, _ = _find(table, _bucket(table, child_key), child_key)
             if slot >= 0 and -child_upper >= beta:
                 best = -child_upper
                 _store(table, bucket, position, best, upper if known else WINDOW_LIMIT, row[i], ply)
@@ -501,7 +501,7 @@ def simplified(s, table, work, moves, acc):
 def _stored_move(table, s):
     """The best move the table holds for position `s`, or -1."""
     position = np.int64(key(s))
-    index, _, _, word = _find(table, position & np.int64(len(table) - 2), position)
+    index, _, _, word = _find(table, _bucket(table, position), position)
     if index < 0:
         return np.int64(-1)
     return (word & MOVE_FIELD) - 1
@@ -534,37 +534,45 @@ def _find(table, bucket, position):
 
 
 @kernel(inline=True)
+def _bucket(table, position):
+    """The first of the two slots of `position`'s bucket: its low bits, moved below the
+    busy area (`_busy`) where they fall in it."""
+    bucket = position & np.int64(len(table) - 2)
+    busy = len(table) >> BUSY_SHIFT
+    if bucket >= len(table) - busy:
+        bucket -= busy
+    return bucket
+
+
+@kernel(inline=True)
 def _busy_slot(table, mark):
-    return len(table) - 1 - (mark & (max(len(table) >> BUSY_SHIFT, 1) - 1))
+    return len(table) - 1 - (mark & ((len(table) >> BUSY_SHIFT) - 1))
 
 
 @kernel(inline=True)
 def _busy(table, mark):
     """Whether another thread is solving the move of `mark` now: threads solving one
     tree mark the moves they solve in the last 1 / 2**BUSY_SHIFT of the table's slots,
-    a mark as a check word in an EMPTY slot (as the transposition table does:
-    `search.tt.tt_busy`)."""
-    slot = _busy_slot(table, mark)
-    return table[slot, S_CHECK] == mark and table[slot, S_MOVE] == EMPTY
+    where no entry is stored (`_bucket`), a mark as a check word (as the transposition
+    table does: `search.tt.tt_busy`)."""
+    return table[_busy_slot(table, mark), S_CHECK] == mark
 
 
 @kernel(inline=True)
 def _claim(table, mark, may_defer):
     """Whether this thread solves the move of `mark` now: not where `may_defer` and
-    another thread is solving it (`_busy`); else it is marked, where its slot holds no
-    entry (as `search.tt.tt_claim` does)."""
+    another thread is solving it (`_busy`); else it is marked (as `search.tt.tt_claim`
+    does)."""
     if may_defer and _busy(table, mark):
         return False
-    slot = _busy_slot(table, mark)
-    if table[slot, S_MOVE] == EMPTY:
-        table[slot, S_CHECK] = mark
+    table[_busy_slot(table, mark), S_CHECK] = mark
     return True
 
 
 @kernel(inline=True)
 def _unmark(table, mark):
     slot = _busy_slot(table, mark)
-    if table[slot, S_CHECK] == mark and table[slot, S_MOVE] == EMPTY:
+    if table[slot, S_CHECK] == mark:
         table[slot, S_CHECK] = 0
 
 

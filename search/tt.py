@@ -17,7 +17,10 @@ misread as another position's). The data word packs, low bits first:
 
 A slot is empty when its data word is 0 (a stored entry never packs to 0: its value
 field is at least 1). Replacement: a slot is overwritten by the same key, by an entry
-from an older search, or by an entry searched at least as deep.
+from an older search, or by an entry searched at least as deep. The last 1 / 2**BUSY_SHIFT
+of the slots hold no entries: threads searching one tree mark there the moves they are
+searching (`tt_busy`), and the keys that would fall there go to the slots just below
+(`tt_slot`).
 """
 
 from __future__ import annotations
@@ -51,6 +54,11 @@ MAX_MOVE = (1 << 23) - 2
 
 #: Bytes per slot: a key and a data word.
 SLOT_BYTES = 16
+#: The share of a table's slots (1 / 2**BUSY_SHIFT, at its end) where threads searching
+#: one tree mark the moves they are searching (`tt_busy`), and which hold no entries.
+BUSY_SHIFT = 6
+#: The fewest slots of a table: its busy area at least one slot.
+MIN_SLOTS = 1 << BUSY_SHIFT
 
 FILE_MAGIC = b"ENGINE-TT\n"
 FILE_VERSION = 1
@@ -126,10 +134,21 @@ def bound_decides(bound, value, alpha, beta):
 
 
 @kernel(inline=True)
+def tt_slot(cells, key):
+    """The slot of `key`'s entry: its low bits, moved below the busy area (`tt_busy`)
+    where they fall in it."""
+    index = key & np.uint64(len(cells) - 1)
+    busy = np.uint64(len(cells) >> BUSY_SHIFT)
+    if index >= np.uint64(len(cells)) - busy:
+        index -= busy
+    return index
+
+
+@kernel(inline=True)
 def tt_probe(cells, key):
     """The packed entry stored for `key`, 0 when there is none (or the slot's words
     are of two stores: see the module docstring)."""
-    index = key & np.uint64(len(cells) - 1)
+    index = tt_slot(cells, key)
     data = cells[index, 1]
     if cells[index, 0] ^ data == key:
         return data
@@ -140,7 +159,7 @@ def tt_probe(cells, key):
 def tt_store(cells, key, depth, bound, value, move, generation):
     """Record a search result under the replacement rule; `move` -1 is none
     (the slot's move for the same key is then kept)."""
-    index = key & np.uint64(len(cells) - 1)
+    index = tt_slot(cells, key)
     old = cells[index, 1]
     same = cells[index, 0] ^ old == key and old != _U0
     if old != _U0 and not same:
@@ -165,9 +184,6 @@ def tt_store(cells, key, depth, bound, value, move, generation):
     cells[index, 1] = data
 
 
-#: The share of a table's slots (1 / 2**BUSY_SHIFT, at its end) that threads
-#: searching one tree also use to mark the moves they are searching (`tt_busy`).
-BUSY_SHIFT = 6
 #: A move's mark is its parent's key xor the move times this odd constant.
 _MOVE_SPREAD = np.uint64(0x9E3779B97F4A7C15)
 #: The mark of no move (a node that marks nothing).
@@ -185,7 +201,7 @@ def move_mark(key, move):
 
 @kernel(inline=True)
 def _busy_slot(cells, mark):
-    return np.uint64(len(cells) - 1) - (mark & np.uint64(max(len(cells) >> BUSY_SHIFT, 1) - 1))
+    return np.uint64(len(cells) - 1) - (mark & np.uint64((len(cells) >> BUSY_SHIFT) - 1))
 
 
 @kernel(inline=True)
@@ -193,29 +209,26 @@ def tt_busy(cells, mark):
     """Whether another thread is searching the move of `mark` (`move_mark`) now.
 
     Threads searching one tree (Threads) mark the moves they search in the last
-    1 / 2**BUSY_SHIFT of the table's slots, a mark as a check word with data word 0:
-    every reader of entries takes such a slot for an empty one, and a mark overwritten
-    by an entry, or an entry by a mark, costs only a lost mark or entry. A thread
-    searches a move another one is searching after its other moves (simplified
-    ABDADA), so that the threads share out the tree."""
-    slot = _busy_slot(cells, mark)
-    return cells[slot, 0] == mark and cells[slot, 1] == _U0
+    1 / 2**BUSY_SHIFT of the table's slots, where no entry is stored (`tt_slot`), a
+    mark as a check word with data word 0, so that every reader of entries takes it
+    for an empty slot; two marks of one slot cost only the first. A thread searches a
+    move another one is searching after its other moves (simplified ABDADA), so that
+    the threads share out the tree. (Marks among the entries were overwritten by them
+    within moments of a search, and a kept table left no room for them at all.)"""
+    return cells[_busy_slot(cells, mark), 0] == mark
 
 
 @kernel(inline=True)
 def tt_mark(cells, mark):
-    """Mark the move of `mark` as searched now (`tt_busy`), where its slot is free of
-    an entry."""
-    slot = _busy_slot(cells, mark)
-    if cells[slot, 1] == _U0:
-        cells[slot, 0] = mark
+    """Mark the move of `mark` as searched now (`tt_busy`)."""
+    cells[_busy_slot(cells, mark), 0] = mark
 
 
 @kernel(inline=True)
 def tt_unmark(cells, mark):
     """Clear the mark `mark` if its slot still holds it."""
     slot = _busy_slot(cells, mark)
-    if cells[slot, 0] == mark and cells[slot, 1] == _U0:
+    if cells[slot, 0] == mark:
         cells[slot, 0] = _U0
 
 
@@ -351,8 +364,7 @@ class TranspositionTable:
         self.game = game
         self.key_scheme = key_scheme
         self.memory_bytes = memory_bytes
-        self.slots = capacity_for(memory_bytes)
-        self.mask = self.slots - 1
+        self.slots = max(MIN_SLOTS, capacity_for(memory_bytes))
         self._mapped = threading.Event()
         self.cells = _new_cells(self.slots, self._mapped)
         self.generation = 0
@@ -373,7 +385,7 @@ class TranspositionTable:
 
     def probe(self, key: int) -> int | None:
         """The packed entry stored for `key`, or None."""
-        index = key & self.mask
+        index = int(tt_slot(self.cells, np.uint64(key)))
         data = int(self.cells[index, 1])
         if data and int(self.cells[index, 0]) ^ data == key:
             return data

@@ -16,4 +16,4 @@ BENCH_POSITIONS = (
 )
 #: About a second (depth 3 takes about a quarter of one).
 BENCH_DEPTH = 4
-BENCH_NODES = 68188
+BENCH_NODES = 68191

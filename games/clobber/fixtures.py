@@ -14,4 +14,4 @@ BENCH_POSITIONS = (
     "ww..bw../w..b..wb/wbb.w.ww/.b.ww.../w.wb.bbw/b.w.bb../...w..b./b.b..bbw w",
 )
 BENCH_DEPTH = 4
-BENCH_NODES = 57128
+BENCH_NODES = 57130

@@ -14,10 +14,14 @@ from search.tt import (
     LOWER,
     UPPER,
     HashFileError,
+    BUSY_SHIFT,
     TranspositionTable,
     capacity_for,
     peek_game,
+    tt_busy,
+    tt_claim,
     tt_store,
+    tt_unmark,
     unpack_move,
 )
 
@@ -79,6 +83,32 @@ def test_memory_stays_within_the_hash_option() -> None:
     assert table.entries() > table.slots * 0.6
     assert table.cells.nbytes <= memory and table.cells.nbytes * 2 > memory
     assert capacity_for(memory) == table.slots
+
+
+@pytest.mark.parametrize("form", ["compiled", "interpreted"])
+def test_a_full_table_still_takes_the_threads_marks(form: str) -> None:
+    """Entries never go to the busy area, so a table filled by many searches still
+    shares a tree out between threads: a move one thread claims, another defers."""
+    claim, busy, unmark = (tt_claim, tt_busy, tt_unmark) if form == "compiled" else (
+        interpreted(tt_claim), interpreted(tt_busy), interpreted(tt_unmark))
+    table = TranspositionTable("clobber", 1, 1 << 20)
+    keys = np.arange(table.slots * 4, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    table.absorb(keys, np.full(len(keys), (5 << 24) | (1 << 41) | 1000, dtype=np.uint64))
+    area = table.slots >> BUSY_SHIFT
+    assert not table.cells[-area:, 1].any(), "no entry in the busy area"
+    assert table.cells[:-area, 1].all(), "every other slot filled"
+    for key in keys[:200:7]:
+        mark = key ^ np.uint64(0x5A5A)
+        assert not busy(table.cells, mark)
+        assert claim(table.cells, mark, True), "a free move is claimed"
+        assert busy(table.cells, mark)
+        assert not claim(table.cells, mark, True), "another thread defers it"
+        assert claim(table.cells, mark, False), "or searches it when it may not defer"
+        unmark(table.cells, mark)
+        assert not busy(table.cells, mark)
+    held = table.entries()
+    table.absorb(keys[:1000], np.full(1000, (6 << 24) | (1 << 41) | 1000, dtype=np.uint64))
+    assert table.entries() == held and table.probe(int(keys[5])) is not None
 
 
 def test_an_empty_table_saves_and_loads(tmp_path) -> None:
