@@ -357,11 +357,29 @@ class Deepening:
             nodes=self.nodes + self.helper_nodes,
             elapsed_ms=int((time.monotonic() - started) * 1000),
             hashfull=self.table.hashfull(),
-            pv=self._principal_variation(root, move, length),
+            pv=self._reported_line(root, move, length, score),
             final=final,
-            others=tuple((line_score, self._principal_variation(root, line_move, length))
+            others=tuple((line_score, self._reported_line(root, line_move, length, line_score))
                          for line_score, line_move in others),
         )
+
+    def _reported_line(self, root: Position, first: int, length: int, score: int) -> tuple[int, ...]:
+        """The principal variation of the root move `first`, which scores `score`: the
+        table's, and where `score` is a result proven one ply past its end, the move
+        that ends the game there. (Its node is one ply above the leaves, whose entries
+        share the small near table: a collision there had cut a proven line short of
+        its last move.)"""
+        line = self._principal_variation(root, first, length)
+        if self._proven(score, len(line) + 1) and not self._proven(score, len(line)):
+            winner = root.to_move if score > 0 else 1 - root.to_move
+            end = root
+            for move in line:
+                end = end.play(move)
+            for move in end.legal_moves():
+                outcome = end.play(move).outcome()
+                if outcome is not None and outcome.winner == winner:
+                    return line + (move,)
+        return line
 
     def _principal_variation(self, root: Position, first: int, length: int) -> tuple[int, ...]:
         """`first`, then the table's best replies while they stay legal (`search.pv`)."""

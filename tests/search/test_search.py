@@ -9,7 +9,7 @@ import time
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from games import find_game
@@ -185,6 +185,9 @@ def test_time_budget_from_movetime_and_clocks() -> None:
 
 @settings(max_examples=60, deadline=None)
 @given(small_positions())
+# The heuristic prelude proves a win in 3 plies here, and the entry of the line's last
+# node, in the near table, is overwritten by another position's of the same slot.
+@example(state=CLOBBER.parse_board(("......../......../......../......../.wb...../wbw...../ww.w..../.bb.....", "w")))
 def test_endgame_solver_proves_the_exact_result(state) -> None:
     game = CLOBBER
     assert interpreted_namespace(game.rules).solvable(state.s), "small positions go to the solver"
