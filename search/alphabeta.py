@@ -218,9 +218,9 @@ def _pick(row, count, i):
 
 
 @inline_template
-def _evaluate(s, ply, acc):
-    """The evaluation of `s` at `ply`, from its accumulator where the evaluation keeps
-    one (`accumulator_binds`)."""
+def evaluate_at(s, ply, acc):
+    """The evaluation of `s` at `ply`, from its accumulator acc[ply] where the evaluation
+    keeps one (`accumulator_binds`), else from `s` alone. The solver binds it too."""
     if ACCUMULATED:
         return evaluate_accumulated(s, acc, ply)
     return evaluate(s)
@@ -240,7 +240,7 @@ def _child(parent, move, depth, alpha, beta, ply, cells, near, work, moves, acc)
             return value
         if ACCUMULATED:
             accumulate_play(parent, s, move, acc, ply - 1, ply)
-        return _evaluate(s, ply, acc)
+        return evaluate_at(s, ply, acc)
     s = play(parent, move)
     if ACCUMULATED:
         accumulate_play(parent, s, move, acc, ply - 1, ply)
@@ -256,7 +256,7 @@ def _search(s, depth, alpha, beta, ply, cells, near, work, moves, acc):
     if value != OPEN:
         return value
     if depth <= 0 or ply >= MAX_PLY:
-        return _evaluate(s, ply, acc)
+        return evaluate_at(s, ply, acc)
 
     position = key(s)
     table = cells if depth > NEAR_DEPTH else near
@@ -458,7 +458,7 @@ def root_iteration(s, root_moves, depth, cells, near, work, moves, acc, bound):
     return alpha, best_move
 
 
-TEMPLATES = (_visit, _pick, _evaluate, _child, _search, _shallow, _probcut, root_iteration)
+TEMPLATES = (_visit, _pick, evaluate_at, _child, _search, _shallow, _probcut, root_iteration)
 
 
 def warm(kernels, position: Position) -> None:

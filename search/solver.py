@@ -120,10 +120,9 @@ SHARED_PLIES = 6
 _MOVE_SPREAD = np.int64(0x9E3779B97F4A7C15 - (1 << 64))
 
 #: The game's kernels these templates call, bound per game.
-BINDS = ("legal_moves", "play", "key", "result", "margin", "evaluate", "ACCUMULATED", "accumulate", "accumulate_play",
-         "evaluate_accumulated")
-legal_moves = play = key = result = margin = evaluate = None
-ACCUMULATED = accumulate = accumulate_play = evaluate_accumulated = None
+BINDS = ("legal_moves", "play", "key", "result", "margin", "ACCUMULATED", "accumulate", "accumulate_play", "evaluate_at")
+legal_moves = play = key = result = margin = None
+ACCUMULATED = accumulate = accumulate_play = evaluate_at = None
 ending = solve_ending = mobility = live_parts = part_alone = part_outcome = margin_ceiling = solve_seconds = None
 HAS_MOBILITY = HAS_PARTS = HAS_PART_OUTCOMES = HAS_CEILING = False
 EVALUATED_PLIES = SEARCHED_PLIES = 0
@@ -320,9 +319,7 @@ def _solve(s, alpha, beta, ply, table, work, moves, acc):
             elif evaluated:
                 if ACCUMULATED:
                     accumulate_play(s, child, row[i], acc, ply, ply + 1)
-                    row[count + i] = MOBILITY_WEIGHT * row[count + i] - evaluate_accumulated(child, acc, ply + 1)
-                else:
-                    row[count + i] = MOBILITY_WEIGHT * row[count + i] - evaluate(child)
+                row[count + i] = MOBILITY_WEIGHT * row[count + i] - evaluate_at(child, ply + 1, acc)
         for i in range(count):
             # Enhanced transposition cut-off: a move whose position the table already
             # proves bad enough for the opponent refutes this one at once.
@@ -397,9 +394,7 @@ def _estimate(s, depth, alpha, beta, ply, moves, acc):
     if result(s) != ONGOING:
         return margin(s) * MARGIN_UNIT
     if depth == 0:
-        if ACCUMULATED:
-            return np.int64(evaluate_accumulated(s, acc, ply))
-        return np.int64(evaluate(s))
+        return np.int64(evaluate_at(s, ply, acc))
     row = moves[ply]
     count = legal_moves(s, row)
     for i in range(count):
