@@ -20,14 +20,18 @@
   // The SVG of `view`, with `marks` (optional): last (the cells of the move that led
   // here), best (the engine's best move), targets (cells a click may go to), selected
   // (cells clicked so far), arrows ([{from, to, label, rank}]: moves drawn with their
-  // scores; from === to draws a ring).
+  // scores; from === to draws a ring), flipped (the board turned half a turn, as seen
+  // from the other side).
   function renderBoard(view, marks) {
     marks = marks || {};
     var w = view.width * CELL, h = view.height * CELL, out = [];
     var byName = cellsByName(view);
+    // Where a point of the view (in cells) is drawn.
+    function px(v) { return marks.flipped ? w - v * CELL : v * CELL; }
+    function py(v) { return marks.flipped ? h - v * CELL : v * CELL; }
     out.push(SVG + ' class="board" width="' + w + '" height="' + h + '" viewBox="0 0 ' + w + " " + h + '">');
     view.cells.forEach(function (cell) {
-      var name = cell[0], x = cell[1] * CELL, y = cell[2] * CELL, piece = cell[3], blocked = cell[4];
+      var name = cell[0], x = px(cell[1]), y = py(cell[2]), piece = cell[3], blocked = cell[4];
       var col = Math.floor(cell[1]), row = Math.floor(cell[2]);
       if (view.shape === "hex") {
         out.push('<circle class="cell" data-cell="' + esc(name) + '" cx="' + x + '" cy="' + y + '" r="' +
@@ -50,14 +54,14 @@
       }
     });
     view.labels.forEach(function (label) {
-      out.push('<text class="label" x="' + label[1] * CELL + '" y="' + (label[2] * CELL + 5) +
+      out.push('<text class="label" x="' + px(label[1]) + '" y="' + (py(label[2]) + 5) +
                '" font-size="13" text-anchor="middle">' + esc(label[0]) + "</text>");
     });
     function ring(names, cls, colour, inset, dash) {
       (names || []).forEach(function (name) {
         var cell = byName[name];
         if (!cell) return;
-        var x = cell[1] * CELL, y = cell[2] * CELL;
+        var x = px(cell[1]), y = py(cell[2]);
         out.push('<rect class="' + cls + '" data-cell="' + esc(name) + '" x="' + (x - CELL / 2 + inset) + '" y="' +
                  (y - CELL / 2 + inset) + '" width="' + (CELL - 2 * inset) + '" height="' + (CELL - 2 * inset) +
                  '" fill="none" stroke="' + colour + '" stroke-width="3"' +
@@ -70,14 +74,14 @@
     (marks.targets || []).forEach(function (name) {
       var cell = byName[name];
       if (!cell) return;
-      out.push('<circle class="target" data-cell="' + esc(name) + '" cx="' + cell[1] * CELL + '" cy="' +
-               cell[2] * CELL + '" r="' + CELL * 0.13 + '" fill="#43a047" fill-opacity="0.8" pointer-events="none"/>');
+      out.push('<circle class="target" data-cell="' + esc(name) + '" cx="' + px(cell[1]) + '" cy="' +
+               py(cell[2]) + '" r="' + CELL * 0.13 + '" fill="#43a047" fill-opacity="0.8" pointer-events="none"/>');
     });
     (marks.arrows || []).forEach(function (arrow) {
       var a = byName[arrow.from], b = byName[arrow.to];
       if (!a || !b) return;
       var colour = arrow.rank === 1 ? "#1565c0" : "#6a1b9a", opacity = arrow.rank === 1 ? 0.85 : 0.55;
-      var x1 = a[1] * CELL, y1 = a[2] * CELL, x2 = b[1] * CELL, y2 = b[2] * CELL;
+      var x1 = px(a[1]), y1 = py(a[2]), x2 = px(b[1]), y2 = py(b[2]);
       out.push('<g class="pv-mark" data-rank="' + arrow.rank + '" pointer-events="none" opacity="' + opacity + '">');
       if (arrow.from === arrow.to) {
         out.push('<circle cx="' + x2 + '" cy="' + y2 + '" r="' + CELL * 0.3 + '" fill="none" stroke="' + colour +

@@ -284,3 +284,59 @@ def test_no_control_keeps_the_keys_from_the_board(browser, gui: str, tmp_path: P
     assert page.evaluate("document.activeElement.tagName") not in ("SELECT", "INPUT")
     assert not page.errors
     page.close()
+
+
+def test_the_move_list_steps_the_game_and_the_board_flips(browser, gui: str, shots: Path, tmp_path: Path) -> None:
+    """The moves of a loaded game are listed, numbered by rounds; a click on one shows
+    the position after it, marked current; the whole-game analysis's marks stand beside
+    the moves it marks; `f` and the Flip button turn the board half a turn, the cells
+    keeping their names, and a reload keeps it turned."""
+    page = open_page(browser, gui, "othello")
+    page.click("button[data-mode='replay']")
+    moves = random_game("othello", 8, seed=7)
+    record = tmp_path / "othello.txt"
+    record.write_text(f"setgame othello\n{' '.join(moves)}\n")
+    page.set_input_files("#record-file", str(record))
+    page.wait_for_function(f"document.querySelectorAll('#moves button.move').length === {len(moves)}",
+                           timeout=WAIT_S * 1000)
+    assert page.eval_on_selector_all("#moves button.move", "buttons => buttons.map(b => b.textContent)") == moves
+    assert page.eval_on_selector_all("#moves .round", "items => items.map(i => i.textContent)") == [
+        f"{n}." for n in range(1, len(moves) // 2 + 1)]
+    page.click("#moves button.move[data-ply='5']")
+    page.wait_for_function("window.gui.state.position.moves.length === 5", timeout=WAIT_S * 1000)
+    assert state(page, "position.moves") == moves[:5]
+    assert page.get_attribute("#moves button.move[data-ply='5']", "aria-current") == "true"
+    assert page.get_attribute("#moves button.move[data-ply='4']", "aria-current") == "false"
+    # The keys still step the game: the clicked move keeps no focus.
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("window.gui.state.position.moves.length === 6", timeout=WAIT_S * 1000)
+
+    def corner() -> tuple[str, str]:
+        return (page.get_attribute(".cell[data-cell='a1']", "x"), page.get_attribute(".cell[data-cell='a1']", "y"))
+
+    upright = corner()
+    page.keyboard.press("f")
+    page.wait_for_function("window.gui.state.flipped")
+    flipped = corner()
+    assert flipped != upright
+    size = float(page.get_attribute("#board svg", "width"))
+    assert float(flipped[0]) == size - float(upright[0]) - 48  # a1's square, turned about the centre
+    page.screenshot(path=str(shots / "othello-flipped.png"))
+    page.reload()
+    page.wait_for_function("window.gui.state.position && window.gui.state.position.moves.length === 6",
+                           timeout=WAIT_S * 1000)
+    assert state(page, "flipped") and corner() == flipped
+    page.click("#flip")
+    page.wait_for_function("!window.gui.state.flipped")
+    assert corner() == upright
+
+    page.fill("#replay-movetime", "30")
+    page.click("#analyse-game")
+    page.wait_for_selector("#graph svg.graph", timeout=WAIT_S * 1000)
+    marks = page.evaluate("window.gui.state.plies.map(ply => ply && ply.mark)")
+    shown = page.eval_on_selector_all(
+        "#moves button.move", "buttons => buttons.map(b => { const s = b.querySelector('span'); "
+        "return s ? [s.className, s.textContent] : null; })")
+    assert shown == [[mark, {"mistake": "?", "blunder": "??"}[mark]] if mark else None for mark in marks[1:]]
+    assert not page.errors
+    page.close()

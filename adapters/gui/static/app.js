@@ -13,13 +13,14 @@
     games: {}, game: saved.game || null, start: saved.start || null, line: saved.line || [], ply: saved.ply || 0,
     mode: saved.mode || "play", seat: saved.seat || 0, turns: {}, position: null, selection: [], targets: [],
     analysing: false, lines: {}, search: null, thinking: false, record: saved.record || null,
-    plies: [], gameSeq: null, seq: 0, socket: null, retry: 0, trial: null,
+    plies: [], gameSeq: null, seq: 0, socket: null, retry: 0, trial: null, flipped: !!saved.flipped,
   };
 
   function save() {
     try {
       sessionStorage.setItem("engine-gui", JSON.stringify({game: S.game, start: S.start, line: S.line, ply: S.ply,
-                                                           mode: S.mode, seat: S.seat, record: S.record}));
+                                                           mode: S.mode, seat: S.seat, record: S.record,
+                                                           flipped: S.flipped}));
     } catch (e) { /* private windows may refuse storage */ }
   }
 
@@ -342,7 +343,8 @@
     var step = S.plies[S.ply];
     $("board").innerHTML = Board.renderBoard(p.view, {
       last: p.last, selected: S.selection, targets: S.mode === "play" && S.thinking ? [] : S.targets,
-      arrows: arrows(), best: S.mode === "replay" && S.plies[S.ply + 1] ? bestCells(S.plies[S.ply + 1].best) : []});
+      arrows: arrows(), flipped: S.flipped,
+      best: S.mode === "replay" && S.plies[S.ply + 1] ? bestCells(S.plies[S.ply + 1].best) : []});
     var width = Math.max(320, Math.min(560, $("left").clientWidth || 480));
     $("graph").innerHTML = S.plies.length ? Board.renderGraph(S.plies.concat(
       new Array(Math.max(0, S.line.length + 1 - S.plies.length)).fill(null)), S.ply,
@@ -359,8 +361,35 @@
     $("redo").disabled = S.ply >= S.line.length;
     $("analyse-toggle").textContent = S.analysing ? "Stop analysis" : "Start analysis";
     renderEval(p);
+    renderMoves();
     renderAnalysis();
     renderPly(step);
+  }
+
+  // The moves of the game, a button each (its ply in data-ply), numbered by rounds of
+  // the players' turns, the one that led to the position shown marked current, and the
+  // whole-game analysis's marks beside the moves it found wanting.
+  function renderMoves() {
+    var players = S.games[S.game] ? S.games[S.game].sides.length : 2, out = [];
+    S.line.forEach(function (move, index) {
+      var ply = index + 1, analysis = S.plies[ply], mark = analysis && analysis.mark;
+      if (index % players === 0) out.push("<li class=\"round\">" + (index / players + 1) + ".</li>");
+      out.push("<li><button class=\"move\" data-ply=\"" + ply + "\" aria-current=\"" + (ply === S.ply) +
+               "\" title=\"ply " + ply + (mark ? ": " + mark : "") + "\">" + Board.escape(move) +
+               (mark ? "<span class=\"" + mark + "\">" + (MARKS[mark] || "") + "</span>" : "") +
+               "</button></li>");
+    });
+    $("moves").innerHTML = out.join("");
+    var current = $("moves").querySelector("[aria-current=true]");
+    if (current && current.scrollIntoView) current.scrollIntoView({block: "nearest"});
+  }
+
+  var MARKS = {mistake: "?", blunder: "??"};
+
+  function flip() {
+    S.flipped = !S.flipped;
+    save();
+    render();
   }
 
   function bestCells(move) {
@@ -403,7 +432,8 @@
       (s.nodes || 0).toLocaleString() + " nodes \u00b7 " + (s.nps || 0).toLocaleString() + " nodes/s \u00b7 " +
       (s.time / 1000).toFixed(1) + " s" : (S.analysing ? "searching\u2026" : "");
     $("board").innerHTML = Board.renderBoard(S.position.view, {last: S.position.last, selected: S.selection,
-                                                               targets: S.targets, arrows: arrows()});
+                                                               targets: S.targets, arrows: arrows(),
+                                                               flipped: S.flipped});
   }
 
   // Each seat's side, after the record's name of its player where it has one.
@@ -427,6 +457,13 @@
     var target = event.target.closest("[data-cell]");
     if (target) clicked(target.getAttribute("data-cell"));
   });
+  $("moves").addEventListener("click", function (event) {
+    var target = event.target.closest("[data-ply]");
+    if (!target) return;
+    target.blur();
+    goTo(parseInt(target.getAttribute("data-ply"), 10));
+  });
+  $("flip").addEventListener("click", function () { $("flip").blur(); flip(); });
   $("graph").addEventListener("click", function (event) {
     var target = event.target.closest("[data-step]");
     if (target) goTo(parseInt(target.getAttribute("data-step"), 10));
@@ -510,8 +547,10 @@
   document.addEventListener("keydown", function (event) {
     var tag = event.target.tagName;
     if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return;
+    if (event.ctrlKey || event.metaKey || event.altKey) return;  // the browser's own keys
     var keys = {ArrowLeft: function () { $("undo").click(); }, ArrowRight: function () { $("redo").click(); },
-                Home: function () { goTo(0); }, End: function () { goTo(S.line.length); }, " ": toggleAnalysis};
+                Home: function () { goTo(0); }, End: function () { goTo(S.line.length); }, " ": toggleAnalysis,
+                f: flip};
     if (keys[event.key]) { event.preventDefault(); keys[event.key](); }
   });
 
