@@ -56,7 +56,7 @@ GAME = find_game("abalone")
 PLAYERS = 2
 FIRST_TURN_MS = 1000
 TURN_MS = 75
-BOARD_STYLE = HexBoard(colours=(("#222", "#000"), ("#f4f4f4", "#333")))
+BOARD_STYLE = HexBoard(colours=(("#222", "#000"), ("#f4f4f4", "#333")), pieces="marbles")
 ENGINE_OPTIONS: tuple[tuple[str, str], ...] = ()
 SENDS_LINE = False
 #: `myId` by player index: black (player 0) is 2, white 1.

@@ -34,7 +34,7 @@ GAME = find_game("clobber")
 PLAYERS = 2
 FIRST_TURN_MS = 1000
 TURN_MS = 150
-BOARD_STYLE = SquareBoard(colours=(("#f4f4f4", "#333"), ("#222", "#000")))
+BOARD_STYLE = SquareBoard(colours=(("#f4f4f4", "#333"), ("#222", "#000")), pieces="stones")
 ENGINE_OPTIONS: tuple[tuple[str, str], ...] = ()
 SENDS_LINE = False
 BOARD_SIZE = "8"

@@ -46,7 +46,7 @@ PLAYERS = 3
 FIRST_TURN_MS = 1000
 TURN_MS = 100
 BOARD_STYLE = SquareBoard(colours=(("#d33", "#600"), ("#3a3", "#050"), ("#36d", "#014")), lettered=True,
-                          blocked="#")
+                          blocked="#", pieces="knights")
 #: The tree search with the rivals it can predict modelled from their moves: against
 #: the paranoid bot and a greedy one it finishes first in 299 of 432 games, the plain
 #: tree search in 224 (and the paranoid search in 92 of 216); against two greedy bots

@@ -42,7 +42,7 @@ GAME = find_game("loa")
 PLAYERS = 2
 FIRST_TURN_MS = 1000
 TURN_MS = 150
-BOARD_STYLE = SquareBoard(colours=(("#222", "#000"), ("#f4f4f4", "#333")))
+BOARD_STYLE = SquareBoard(colours=(("#222", "#000"), ("#f4f4f4", "#333")), pieces="stones")
 ENGINE_OPTIONS: tuple[tuple[str, str], ...] = ()
 SENDS_LINE = False
 COLOURS = "bw"

@@ -47,7 +47,8 @@ GAME = find_game("othello")
 PLAYERS = 2
 FIRST_TURN_MS = 2000
 TURN_MS = 150
-BOARD_STYLE = SquareBoard(colours=(("#111", "#000"), ("#f4f4f4", "#333")), row1_top=True, felt="#2e7d32")
+BOARD_STYLE = SquareBoard(colours=(("#111", "#000"), ("#f4f4f4", "#333")), row1_top=True, felt="#2e7d32",
+                          pieces="discs")
 ENGINE_OPTIONS: tuple[tuple[str, str], ...] = ()
 SENDS_LINE = False
 BOARD_SIZE = "8"

@@ -129,12 +129,14 @@
   // step k shows (null for the start and for unanalysed steps; see replay.engine_view),
   // drawn per player, proven results as squares on their rows, mistakes and blunders
   // ringed, step `index` marked, each player's colour named in a legend (`names`, one a
-  // player). Each step's column carries data-step="k" for clicks.
-  function renderGraph(plies, index, names, width) {
+  // player). Each player's line takes the colour of its pieces (`pieces`, the view's
+  // [fill, stroke] a player), a light one drawn grey so that it shows on the page.
+  // Each step's column carries data-step="k" for clicks.
+  function renderGraph(plies, index, names, width, pieces) {
     var players = names.length;
     var analysed = plies.filter(function (ply) { return ply; });
     if (!analysed.length) return "";
-    var height = 160, left = 40, colours = ["#1565c0", "#e65100", "#2e7d32"];
+    var height = 160, left = 40, colours = lineColours(pieces, players);
     var scale = scoreScale(analysed), steps = plies.length;
     var x = function (k) { return left + (width - left - 10) * k / Math.max(1, steps - 1); };
     var y = function (h) { return 10 + (height - 20) * (scale.top - h) / (2 * scale.top); };
@@ -156,7 +158,7 @@
     out.push('<text x="2" y="' + (y(-scale.proven) + 4) + '" font-size="11">lost</text>');
     var key = left + 8;
     names.forEach(function (name, seat) {
-      out.push('<line x1="' + key + '" y1="6" x2="' + (key + 14) + '" y2="6" stroke="' + colours[seat % 3] +
+      out.push('<line x1="' + key + '" y1="6" x2="' + (key + 14) + '" y2="6" stroke="' + colours[seat] +
                '" stroke-width="2" pointer-events="none"/>');
       out.push('<text class="legend" x="' + (key + 18) + '" y="10" font-size="11" pointer-events="none">' +
                esc(name) + "</text>");
@@ -169,14 +171,14 @@
       });
       if (points.length) {
         out.push('<polyline class="score" points="' + points.join(" ") + '" fill="none" stroke="' +
-                 colours[seat % 3] + '" stroke-width="1.5" pointer-events="none"/>');
+                 colours[seat] + '" stroke-width="1.5" pointer-events="none"/>');
       }
     }
     plies.forEach(function (ply, k) {
       if (!ply) return;
       if (ply.score.split(" ")[0] === "mate") {
         out.push('<rect class="proven" x="' + (x(k) - 4) + '" y="' + (y(scale.height(ply.score)) - 4) +
-                 '" width="8" height="8" fill="' + colours[ply.player % 3] + '" pointer-events="none"/>');
+                 '" width="8" height="8" fill="' + colours[ply.player] + '" pointer-events="none"/>');
       }
       if (ply.mark) {
         out.push('<circle class="' + ply.mark + '" cx="' + x(k) + '" cy="' + y(scale.height(ply.score)) +
@@ -188,6 +190,25 @@
              '" stroke="#555" stroke-dasharray="3,3" pointer-events="none"/>');
     out.push("</svg>");
     return out.join("");
+  }
+
+  // A visible line colour for each player's pieces: their fill, or grey where it is
+  // light; a palette where no pieces are given.
+  function lineColours(pieces, players) {
+    var palette = ["#1565c0", "#e65100", "#2e7d32"], out = [];
+    for (var seat = 0; seat < players; seat++) {
+      var fill = pieces && pieces[seat] ? pieces[seat][0] : null;
+      out.push(fill === null ? palette[seat % 3] : lightness(fill) > 0.75 ? "#9e9e9e" : fill);
+    }
+    return out;
+  }
+
+  // The lightness (0 to 1) of a colour written #rgb or #rrggbb.
+  function lightness(colour) {
+    var hex = colour.replace("#", "");
+    if (hex.length === 3) hex = hex.replace(/./g, "$&$&");
+    var r = parseInt(hex.substr(0, 2), 16), g = parseInt(hex.substr(2, 2), 16), b = parseInt(hex.substr(4, 2), 16);
+    return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255;
   }
 
   root.Board = {CELL: CELL, renderBoard: renderBoard, renderGraph: renderGraph, escape: esc};

@@ -14,6 +14,7 @@ JSON that this module makes from a board text's rows, so that the script knows n
     letters   per player, the letter drawn on its pieces, or null
     felt      one colour for every square, or null for a chequered board
     labels    [[text, x, y], ...]: the coordinates drawn around the board
+    pieces    what the game calls its pieces (discs, stones, ...)
 
 A move is entered by clicking cells. `click_paths(token)` gives the ways of clicking a
 move (see each board's docstring); the GUI plays the move whose path the clicks complete,
@@ -56,6 +57,7 @@ class SquareBoard:
         felt: one colour for every square, or None for a chequered board.
         lettered: whether each piece also shows its player's name.
         blocked: the board text's letter for a blocked square, if the game has them.
+        pieces: what the game calls its pieces, for the counts a page shows.
     """
 
     colours: tuple[tuple[str, str], ...]
@@ -63,6 +65,7 @@ class SquareBoard:
     felt: str | None = None
     lettered: bool = False
     blocked: str | None = None
+    pieces: str = "pieces"
 
     def edit_cycle(self, names: Sequence[str]) -> str:
         """The letters a cell goes through when a position is edited by clicking it: the
@@ -82,7 +85,7 @@ class SquareBoard:
         labels += [[chr(97 + c), c + 1.5, height + 0.5] for c in range(width)]
         return {"shape": "square", "width": width + 1, "height": height + 1, "cells": cells,
                 "colours": [list(pair) for pair in self.colours], "letters": list(names) if self.lettered else None,
-                "felt": self.felt, "labels": labels}
+                "felt": self.felt, "labels": labels, "pieces": self.pieces}
 
     def click_paths(self, token: str) -> list[list[str]]:
         """The ways of clicking move `token`: its squares in order."""
@@ -119,10 +122,12 @@ class HexBoard:
         colours: per player (index order), the (fill, stroke) colours of its pieces.
         side: the cells on each side of the hexagon (the board text has 2 * side - 1
             rows).
+        pieces: what the game calls its pieces, for the counts a page shows.
     """
 
     colours: tuple[tuple[str, str], ...]
     side: int = 5
+    pieces: str = "pieces"
 
     def edit_cycle(self, names: Sequence[str]) -> str:
         """The letters a cell goes through when a position is edited by clicking it: the
@@ -138,7 +143,8 @@ class HexBoard:
                 cells.append([f"{x},{y}", (widest - len(row)) / 2 + x + 0.5, y * HEX_ROW + 0.5,
                               _piece(cell, names), False])
         return {"shape": "hex", "width": widest, "height": (len(rows) - 1) * HEX_ROW + 1, "cells": cells,
-                "colours": [list(pair) for pair in self.colours], "letters": None, "felt": None, "labels": []}
+                "colours": [list(pair) for pair in self.colours], "letters": None, "felt": None, "labels": [],
+                "pieces": self.pieces}
 
     @staticmethod
     def _move(token: str) -> tuple[int, int, int, int, int] | None:

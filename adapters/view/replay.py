@@ -185,7 +185,8 @@ SCRIPT = r"""
       var frame = data.frames[index];
       board.innerHTML = Board.renderBoard(frame.view, {last: frame.last, best: frame.best});
       info.textContent = describe(data, index);
-      graph.innerHTML = Board.renderGraph(plies, index, data.seats, frame.view.width * Board.CELL);
+      graph.innerHTML = Board.renderGraph(plies, index, data.seats, frame.view.width * Board.CELL,
+                                          frame.view.colours);
       engine.textContent = describeEngine(data, frame);
     }
     function play() {

@@ -114,6 +114,11 @@ def test_play_analyse_and_replay_in_the_browser(browser, gui: str, game: str, sh
     page.wait_for_function(f"window.gui.state.position.to_move === {first} && !window.gui.state.thinking",
                            timeout=WAIT_S * 1000)
     legal = state(page, "position.legal")
+    # The status says the counts in words, not as the board text's fields.
+    status = page.inner_text("#status")
+    assert "=" not in status, status
+    if game != "isolation":
+        assert f"{state(page, 'position.view.pieces')}: " in status, status
     page.screenshot(path=str(shots / f"{game}-1-start.png"))
 
     # An illegal click: a cell no legal move starts from is refused in words, and the
@@ -145,6 +150,7 @@ def test_play_analyse_and_replay_in_the_browser(browser, gui: str, game: str, sh
     page.wait_for_function("document.querySelectorAll('#board g.pv-mark').length >= 2", timeout=WAIT_S * 1000)
     page.wait_for_function("document.querySelectorAll('#lines tr.pv').length >= 2", timeout=WAIT_S * 1000)
     assert "depth" in page.inner_text("#search")
+    assert page.inner_text("#chances") == ("1st / 2nd / 3rd" if players == 3 else "win / draw / loss")
     page.screenshot(path=str(shots / f"{game}-3-analysis.png"))
     page.keyboard.press("Space")  # stops it
     page.wait_for_function("!window.gui.state.analysing")
@@ -168,6 +174,12 @@ def test_play_analyse_and_replay_in_the_browser(browser, gui: str, game: str, sh
     page.click("#analyse-game")
     page.wait_for_selector("#graph svg.graph", timeout=WAIT_S * 1000)
     assert page.evaluate("window.gui.state.plies.length") == len(moves) + 1
+    # Each player's line and legend take the colour of the player's pieces (a light one
+    # grey).
+    pieces = [fill for fill, _ in state(page, "position.view.colours")]
+    expected = ["#9e9e9e" if fill == "#f4f4f4" else fill for fill in pieces]
+    legend = page.eval_on_selector_all("#graph svg.graph line[y1='6']", "ls => ls.map(l => l.getAttribute('stroke'))")
+    assert legend == expected
     page.click("#graph rect.step[data-step='2']")
     page.wait_for_function("window.gui.state.position.moves.length === 2", timeout=WAIT_S * 1000)
     assert page.inner_text("#ply-analysis").startswith(f"before {moves[2]}: best ")

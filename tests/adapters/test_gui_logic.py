@@ -29,6 +29,7 @@ from adapters.codingame import turn_format
 from adapters.codingame.common import sorted_tokens
 from games import find_game
 from tests.conftest import DATA, ROOT
+from search.multiplayer import WIN_VALUE
 
 GAMES = ("clobber", "othello", "loa", "isolation", "abalone")
 LOGIC = ROOT / "adapters" / "gui" / "static" / "logic.js"
@@ -145,6 +146,24 @@ def test_scores_read_as_pawns_or_as_a_win_or_loss_in_so_many_moves() -> None:
     ])
 
 
+def test_every_score_reads_one_way_and_a_game_of_three_in_places() -> None:
+    """The whole-game analysis's scores ("cp -136", "mate 3") read as the live analysis's
+    do; in a game of three, a proven ranking (search.multiplayer.WIN_VALUE a rank, from
+    half of it) reads as a place, and the chances as places, not win / draw / loss."""
+    value = WIN_VALUE
+    check_calls([
+        ("reportedScoreText", ["cp -136"], "-1.36"), ("reportedScoreText", ["cp 5787"], "+57.87"),
+        ("reportedScoreText", ["mate 3"], "win in 3"), ("reportedScoreText", ["mate -2"], "loss in 2"),
+        ("reportedScoreText", [f"cp {-2 * value + 7}", 3], "proven 3rd"),
+        ("reportedScoreText", [f"cp {-value + 3}", 3], "proven 2nd"),
+        ("reportedScoreText", [f"cp {value - 9}", 3], "proven 1st"),
+        ("reportedScoreText", [f"cp {value // 2 - 1}", 3], f"+{(value // 2 - 1) / 100:.2f}"),
+        ("reportedScoreText", [f"cp {-2 * value}", 2], f"{-2 * value / 100:.2f}"),
+        ("scoreText", [{"cp": -value, "mate": None}, 3], "proven 2nd"),
+        ("chancesHeading", [3], "1st / 2nd / 3rd"), ("chancesHeading", [2], "win / draw / loss"),
+    ])
+
+
 def test_the_share_of_the_points_comes_from_the_chances_else_the_score() -> None:
     def info(wdl=None, cp=None, mate=None) -> dict:
         return {"wdl": wdl, "cp": cp, "mate": mate}
@@ -167,4 +186,22 @@ def test_editing_cycles_one_cells_piece_and_sets_the_side_keeping_the_rest() -> 
         ("cycleCell", [hexagonal, 4, "021"], "00002/000000 2 score1=1 score2=0 turn=4"),
         ("withSide", [square, "b"], "wb./..w b"),
         ("withSide", [hexagonal, "1"], "00000/000000 1 score1=1 score2=0 turn=4"),
+    ])
+
+
+def test_the_counts_and_fields_read_in_words() -> None:
+    """The status line says what the board text's fields mean: each player's pieces on
+    the board (none where each has at most one), the players out, the turn or ply."""
+    view = {"pieces": "discs", "cells": [["a1", 0, 0, 0, False], ["a2", 0, 1, 1, False], ["a3", 0, 2, 0, False],
+                                          ["a4", 0, 3, -1, False]]}
+    knights = {"pieces": "knights", "cells": [["a1", 0, 0, 0, False], ["b1", 1, 0, 2, False]]}
+    check_calls([
+        ("material", [view, ["black", "white"]], "discs: black 2, white 1"),
+        ("material", [knights, ["red", "green", "blue"]], ""),
+        ("fieldWords", ["alive=rb", ["red", "green", "blue"], ["r", "g", "b"]], "out: green"),
+        ("fieldWords", ["alive=rgb", ["red", "green", "blue"], ["r", "g", "b"]], ""),
+        ("fieldWords", ["score1=1 score2=0 turn=12", ["white", "black"], ["w", "b"]], "turn 12"),
+        ("fieldWords", ["ply=30", ["black", "white"], ["b", "w"]], "ply 30"),
+        ("fieldWords", ["", ["black", "white"], ["b", "w"]], ""),
+        ("fieldWords", ["odd=1", ["black", "white"], ["b", "w"]], "odd=1"),
     ])

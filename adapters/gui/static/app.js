@@ -333,7 +333,7 @@
     return Object.keys(S.lines).map(function (rank) {
       var info = S.lines[rank], arrow = info.pv.length ? ends[info.pv[0]] : null;
       if (!arrow || !arrow.length) return null;
-      return {from: arrow[0], to: arrow[1], rank: info.multipv, label: Logic.scoreText(info)};
+      return {from: arrow[0], to: arrow[1], rank: info.multipv, label: Logic.scoreText(info, players())};
     }).filter(Boolean).sort(function (a, b) { return b.rank - a.rank; });
   }
 
@@ -348,13 +348,15 @@
     var width = Math.max(320, Math.min(560, $("left").clientWidth || 480));
     $("graph").innerHTML = S.plies.length ? Board.renderGraph(S.plies.concat(
       new Array(Math.max(0, S.line.length + 1 - S.plies.length)).fill(null)), S.ply,
-      seatNames(), width) : "";
+      seatNames(), width, p.view.colours) : "";
     $("ply").textContent = "ply " + S.ply + " / " + S.line.length;
     var sides = p.sides, status;
     if (p.result !== null) status = "game over: " + p.result;
     else if (S.mode === "play" && S.thinking) status = "the engine (" + sides[p.to_move] + ") is thinking\u2026";
     else status = sides[p.to_move] + " to move" + (S.mode === "play" && p.to_move === S.seat ? " (you)" : "");
-    if (p.fields) status += " \u2014 " + p.fields;
+    var counts = [Logic.material(p.view, sides), Logic.fieldWords(p.fields, sides, S.games[S.game].names)]
+      .filter(Boolean);
+    if (counts.length) status += " \u2014 " + counts.join(" \u00b7 ");
     $("status").textContent = status;
     $("pass").hidden = !p.legal.some(function (entry) { return entry.move === "pass"; });
     $("undo").disabled = S.ply === 0;
@@ -370,10 +372,10 @@
   // the players' turns, the one that led to the position shown marked current, and the
   // whole-game analysis's marks beside the moves it found wanting.
   function renderMoves() {
-    var players = S.games[S.game] ? S.games[S.game].sides.length : 2, out = [];
+    var seats = players(), out = [];
     S.line.forEach(function (move, index) {
       var ply = index + 1, analysis = S.plies[ply], mark = analysis && analysis.mark;
-      if (index % players === 0) out.push("<li class=\"round\">" + (index / players + 1) + ".</li>");
+      if (index % seats === 0) out.push("<li class=\"round\">" + (index / seats + 1) + ".</li>");
       out.push("<li><button class=\"move\" data-ply=\"" + ply + "\" aria-current=\"" + (ply === S.ply) +
                "\" title=\"ply " + ply + (mark ? ": " + mark : "") + "\">" + Board.escape(move) +
                (mark ? "<span class=\"" + mark + "\">" + (MARKS[mark] || "") + "</span>" : "") +
@@ -385,6 +387,9 @@
   }
 
   var MARKS = {mistake: "?", blunder: "??"};
+
+  // How many players the game shown has.
+  function players() { return S.games[S.game] ? S.games[S.game].sides.length : 2; }
 
   function flip() {
     S.flipped = !S.flipped;
@@ -413,16 +418,17 @@
     var body = $("lines").querySelector("tbody"), ranks = Object.keys(S.lines).sort(function (a, b) { return a - b; });
     body.innerHTML = ranks.map(function (rank) {
       var info = S.lines[rank];
-      return "<tr class=\"pv\"><td>" + rank + "</td><td>" + Logic.scoreText(info) + "</td><td>" +
+      return "<tr class=\"pv\"><td>" + rank + "</td><td>" + Logic.scoreText(info, players()) + "</td><td>" +
         (info.depth === null || info.depth === undefined ? "" : info.depth) + "</td><td>" +
         (info.wdl ? (info.wdl[0] / 10).toFixed(1) + " / " + (info.wdl[1] / 10).toFixed(1) + " / " +
          (info.wdl[2] / 10).toFixed(1) + " %" : "") + "</td><td>" + Board.escape(info.pv.join(" ")) + "</td></tr>";
     }).join("");
+    $("chances").textContent = Logic.chancesHeading(S.position.sides.length);
     var best = S.lines[1] || S.lines[ranks[0]];
     if (best) {
       var share = Logic.share(best);
       $("scorefill").style.width = (100 * share).toFixed(1) + "%";
-      $("scoretext").textContent = Logic.scoreText(best) + " for " + S.position.sides[S.position.to_move];
+      $("scoretext").textContent = Logic.scoreText(best, players()) + " for " + S.position.sides[S.position.to_move];
     } else {
       $("scorefill").style.width = "50%";
       $("scoretext").textContent = "";
@@ -447,8 +453,8 @@
     $("players").textContent = S.record && S.record.players.length ? seatNames().join(" vs ") : "";
     var e = S.plies[S.ply + 1];
     $("ply-analysis").textContent = e ? "before " + e.played + ": best " + e.best + ", top " +
-      e.top.map(function (line) { return line[0] + " (" + line[1] + ")"; }).join(", ") + "; " + e.played +
-      " scored " + e.score + (e.mark ? " \u2014 " + e.mark : "") : "";
+      e.top.map(function (line) { return line[0] + " (" + Logic.reportedScoreText(line[1], players()) + ")"; }).join(", ") +
+      "; " + e.played + " scored " + Logic.reportedScoreText(e.score, players()) + (e.mark ? " \u2014 " + e.mark : "") : "";
   }
 
   // ---- wiring -------------------------------------------------------------------------------

@@ -73,8 +73,18 @@
     return length;
   }
 
-  // A score for people: pawns with a sign (`+1.25`), or a proven result.
-  function scoreText(info) {
+  // In a game of three, a score of RANK_VALUE a rank or more (half of it proves one) is a
+  // proven place: the ranks between the side to move and the best of the others
+  // (search/multiplayer.py's WIN_VALUE and proven_rank_gap).
+  var RANK_VALUE = 100000, PLACES = {1: "1st", 0: "shared 1st", "-1": "2nd", "-2": "3rd"};
+
+  // A score for people: pawns with a sign (`+1.25`), or a proven result ("win in 5",
+  // "loss in 2 (-6)" with a final margin; in a game of `players` three, "proven 2nd").
+  function scoreText(info, players) {
+    if (players === 3 && info.cp !== null && info.cp !== undefined && Math.abs(info.cp) >= RANK_VALUE / 2) {
+      var gap = Math.round(info.cp / RANK_VALUE);
+      return "proven " + (PLACES[gap] || (gap > 0 ? "1st" : "3rd"));
+    }
     if (info.mate !== null && info.mate !== undefined) {
       var text = info.mate > 0 ? "win in " + info.mate : "loss in " + (-info.mate);
       return info.margin !== null && info.margin !== undefined ? text + " (" + (info.margin > 0 ? "+" : "") +
@@ -82,6 +92,21 @@
     }
     if (info.cp === null || info.cp === undefined) return "";
     return (info.cp > 0 ? "+" : "") + (info.cp / 100).toFixed(2);
+  }
+
+  // A score as a report of the whole-game analysis writes it ("cp -136", "mate 3"), in
+  // the form `scoreText` gives the live analysis ("-1.36", "win in 3"), for a game of
+  // `players`.
+  function reportedScoreText(score, players) {
+    var parts = String(score).split(" "), value = parseInt(parts[1], 10);
+    if (isNaN(value)) return String(score);
+    return scoreText(parts[0] === "mate" ? {mate: value} : {cp: value}, players);
+  }
+
+  // What the engine's three chances (`wdl`) are in a game of `players`: a win, a draw and
+  // a loss for two; first, second and third place for three.
+  function chancesHeading(players) {
+    return players === 3 ? "1st / 2nd / 3rd" : "win / draw / loss";
   }
 
   // The side to move's expected share of the points, 0 to 1: from the engine's win / draw
@@ -109,6 +134,35 @@
     return boardText;
   }
 
+  // The pieces each player has on the board of `view`, in words ("discs: black 12,
+  // white 9"); "" where no player has more than one (the counts would say nothing).
+  function material(view, sides) {
+    var counts = sides.map(function () { return 0; });
+    view.cells.forEach(function (cell) { if (cell[3] >= 0) counts[cell[3]] += 1; });
+    if (Math.max.apply(null, counts) <= 1) return "";
+    return view.pieces + ": " + sides.map(function (side, i) { return side + " " + counts[i]; }).join(", ");
+  }
+
+  // The board text's fields after the side to move ("alive=rg", "turn=12", "ply=30"), in
+  // words: the players out of the game (`names`, the board text's letters of `sides`),
+  // the turn or ply counted; a field the page does not know is shown as it is. Counts
+  // that the pieces on the board show (Abalone's marbles pushed off) are left out.
+  function fieldWords(fields, sides, names) {
+    var words = [];
+    fields.split(" ").filter(Boolean).forEach(function (field) {
+      var pair = field.split("="), key = pair[0], value = pair[1];
+      if (key === "alive") {
+        var out = sides.filter(function (side, i) { return value.indexOf(names[i]) < 0; });
+        if (out.length) words.push("out: " + out.join(", "));
+      } else if (key === "turn" || key === "ply") {
+        words.push(key + " " + value);
+      } else if (!/^score\d$/.test(key)) {
+        words.push(field);
+      }
+    });
+    return words.join(" \u00b7 ");
+  }
+
   // A board text with `side` to move.
   function withSide(boardText, side) {
     var parts = boardText.split(" ");
@@ -117,5 +171,6 @@
   }
 
   root.Logic = {click: click, targets: targets, undoPly: undoPly, redoPly: redoPly, scoreText: scoreText,
-                share: share, cycleCell: cycleCell, withSide: withSide};
+                reportedScoreText: reportedScoreText, chancesHeading: chancesHeading, share: share,
+                material: material, fieldWords: fieldWords, cycleCell: cycleCell, withSide: withSide};
 })(typeof window !== "undefined" ? window : globalThis);
