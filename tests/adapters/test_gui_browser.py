@@ -352,3 +352,58 @@ def test_the_move_list_steps_the_game_and_the_board_flips(browser, gui: str, sho
     assert shown == [[mark, {"mistake": "?", "blunder": "??"}[mark]] if mark else None for mark in marks[1:]]
     assert not page.errors
     page.close()
+
+
+def test_copy_paste_and_a_shared_link(browser, gui: str, shots: Path) -> None:
+    """A move list pasted as text loads as a file would; the position's board text, the
+    game's move list and a link go to the clipboard; the link opens a new page on the
+    same game and ply, and the move list pasted into it loads the same game."""
+    page = open_page(browser, gui, "othello")
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    moves = random_game("othello", 7, seed=11)
+    page.click("button[data-mode='replay']")
+    page.fill("#record-text", " ".join(moves))  # a bare move list: one of the game shown
+    page.click("#load-text")
+    page.wait_for_function(f"window.gui.state.line.length === {len(moves)}", timeout=WAIT_S * 1000)
+    assert state(page, "line") == moves
+    page.click("#moves button.move[data-ply='3']")
+    page.wait_for_function("window.gui.state.position.moves.length === 3", timeout=WAIT_S * 1000)
+
+    def clipboard_after(button: str) -> str:
+        page.evaluate("navigator.clipboard.writeText('')")
+        page.click(button)
+        page.wait_for_function("document.getElementById('message').textContent.endsWith('copied')")
+        return page.evaluate("navigator.clipboard.readText()")
+
+    assert clipboard_after("#copy-position") == state(page, "position.board_text")
+    listed = clipboard_after("#copy-moves")
+    assert listed == f"setgame othello\n{' '.join(moves)}\n"
+    shared = clipboard_after("#copy-link")
+    assert shared.startswith(gui) and "#" in shared
+    board = state(page, "position.board_text")
+
+    other = browser.new_context(viewport={"width": 1100, "height": 820}, bypass_csp=True).new_page()
+    errors: list[str] = []
+    other.on("pageerror", lambda error: errors.append(str(error)))
+    other.goto(shared)
+    other.wait_for_function("window.gui.state.position && window.gui.state.position.moves.length === 3",
+                            timeout=WAIT_S * 1000)
+    assert other.evaluate("window.gui.state.line") == moves
+    assert other.evaluate("window.gui.state.position.board_text") == board
+    assert "#" not in other.url, "the address drops the link's game once it is shown"
+    assert other.get_attribute("#moves button.move[data-ply='3']", "aria-current") == "true"
+    other.screenshot(path=str(shots / "shared-link.png"))
+    # The copied move list, pasted, loads the same game.
+    other.fill("#record-text", listed)
+    other.click("#load-text")
+    other.wait_for_function("window.gui.state.ply === 0", timeout=WAIT_S * 1000)
+    assert other.evaluate("window.gui.state.line") == moves
+    # Text that is no record is refused in words, and the game stays.
+    other.fill("#record-text", "setgame othello\nzz")
+    other.click("#load-text")
+    other.wait_for_function("document.getElementById('message').className === 'error'", timeout=WAIT_S * 1000)
+    assert "Cannot read the record" in other.inner_text("#message")
+    assert other.evaluate("window.gui.state.line") == moves
+    assert not errors and not page.errors
+    other.close()
+    page.close()

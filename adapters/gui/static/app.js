@@ -26,6 +26,45 @@
 
   function moves() { return S.line.slice(0, S.ply); }
 
+  // A link to the page (`link`) opens it on the game, start, moves and ply it names, in
+  // place of the game the tab kept; the address then drops them again, so that a reload
+  // keeps what the user did since.
+  function followLink() {
+    var params = new URLSearchParams(location.hash.replace(/^#/, ""));
+    if (!params.get("game")) return;
+    S.game = params.get("game");
+    S.start = params.get("start") || null;
+    S.line = (params.get("moves") || "").split(" ").filter(Boolean);
+    var ply = parseInt(params.get("ply"), 10);
+    S.ply = isNaN(ply) ? S.line.length : Math.max(0, Math.min(S.line.length, ply));
+    S.mode = ["play", "analyse", "replay"].indexOf(params.get("mode")) >= 0 ? params.get("mode") : "replay";
+    S.record = null;
+    S.plies = [];
+    history.replaceState(null, "", location.pathname + location.search);
+  }
+
+  function link() {
+    var params = new URLSearchParams();
+    params.set("game", S.game);
+    if (S.start) params.set("start", S.start);
+    params.set("moves", S.line.join(" "));
+    params.set("ply", String(S.ply));
+    params.set("mode", S.mode === "play" ? "analyse" : S.mode);
+    return location.origin + location.pathname + "#" + params.toString();
+  }
+
+  // The game as `engine-analyse` and the page's own paste read it: `setgame`, the board
+  // text it starts from (`board ...`) where it is not the game's start, then its moves.
+  function moveList() {
+    return "setgame " + S.game + "\n" + (S.start ? "board " + S.start + "\n" : "") + S.line.join(" ") + "\n";
+  }
+
+  function copy(text, what) {
+    if (!navigator.clipboard) return say("this page may not use the clipboard here (it needs https or localhost)", true);
+    navigator.clipboard.writeText(text).then(function () { say(what + " copied"); },
+                                             function () { say("the browser refused the clipboard", true); });
+  }
+
   // ---- the connection ---------------------------------------------------------------
 
   function connect() {
@@ -532,6 +571,20 @@
     $("edit-side").blur();
     if (S.position) setBoard(Logic.withSide(S.position.board_text, $("edit-side").value));
   });
+  $("copy-position").addEventListener("click", function () {
+    $("copy-position").blur();
+    if (S.position) copy(S.position.board_text, "the position's board text");
+  });
+  $("copy-moves").addEventListener("click", function () { $("copy-moves").blur(); copy(moveList(), "the move list"); });
+  $("copy-link").addEventListener("click", function () { $("copy-link").blur(); copy(link(), "a link to this ply"); });
+  $("load-text").addEventListener("click", function () {
+    $("load-text").blur();
+    var text = $("record-text").value.trim();
+    if (!text) return say("paste a record or a move list first", true);
+    // A bare move list is one of the game shown, from its start.
+    if (!/^[{[]/.test(text) && !/^\s*setgame\s/m.test(text)) text = "setgame " + S.game + "\n" + text;
+    if (S.socket) S.socket.send(JSON.stringify({op: "load", seq: ++S.seq, name: "the pasted text", text: text}));
+  });
   $("record-file").addEventListener("change", function () {
     var file = $("record-file").files[0];
     $("record-file").blur();
@@ -560,6 +613,7 @@
     if (keys[event.key]) { event.preventDefault(); keys[event.key](); }
   });
 
-  window.gui = {state: S};
+  window.gui = {state: S, link: link};
+  followLink();
   connect();
 })();
