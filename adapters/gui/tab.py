@@ -151,21 +151,22 @@ def _number(request: dict, key: str, low: int, high: int, default: int | None = 
     return value
 
 
-def line_message(info: Info) -> dict:
-    """A line of an analysis as the page reads it."""
+def line_message(info: Info, style) -> dict:
+    """A line of an analysis as the page reads it, with the arrow of each of its moves
+    on the game's board `style` (`BOARD_STYLE`), for the page's preview of the line."""
     score = info.score
     return {"multipv": info.multipv or 1, "depth": info.depth,
             "seldepth": info.seldepth, "score": None if score is None else str(score),
             "cp": None if score is None else score.cp, "mate": None if score is None else score.mate,
             "wdl": None if info.wdl is None else [info.wdl.win, info.wdl.draw, info.wdl.loss],
             "margin": info.margin, "nodes": info.nodes, "nps": info.nps, "time": info.time,
-            "hashfull": info.hashfull, "pv": list(info.pv)}
+            "hashfull": info.hashfull, "pv": list(info.pv), "arrows": [style.arrow(move) for move in info.pv]}
 
 
-def lines_message(lines: tuple[Info, ...], seq: object) -> dict:
+def lines_message(lines: tuple[Info, ...], style, seq: object) -> dict:
     """The page's `lines` message: a whole set of an analysis's lines (`LineSets`), best
-    first, all of one completed depth, each saying its depth."""
-    return {"type": "lines", "seq": seq, "lines": [line_message(info) for info in lines]}
+    first, all of one completed depth, each saying its depth (`line_message`)."""
+    return {"type": "lines", "seq": seq, "lines": [line_message(info, style) for info in lines]}
 
 
 class Tab:
@@ -330,6 +331,7 @@ class Tab:
         if shown["result"] is not None:
             return
         lines = LineSets(min(multipv, len(shown["legal"])))
+        style = turn_format(game.name).BOARD_STYLE
         sent_at, unsent = 0.0, False
         loop = asyncio.get_running_loop()
         async with self.engine.analysis(multipv=multipv, stop=self._halted) as stream:
@@ -339,9 +341,9 @@ class Tab:
                 unsent = True
                 if loop.time() - sent_at >= 1 / LINES_RATE:
                     sent_at, unsent = loop.time(), False
-                    await self._send(lines_message(lines.complete, seq))
+                    await self._send(lines_message(lines.complete, style, seq))
         if lines.close() or unsent:
-            await self._send(lines_message(lines.complete, seq))
+            await self._send(lines_message(lines.complete, style, seq))
         await self._send({"type": "stopped", "seq": seq})
 
     # ---- records ------------------------------------------------------------------------

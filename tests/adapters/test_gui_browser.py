@@ -407,3 +407,53 @@ def test_copy_paste_and_a_shared_link(browser, gui: str, shots: Path) -> None:
     assert not errors and not page.errors
     other.close()
     page.close()
+
+
+def test_engine_lines_preview_on_hover_and_play_on_click(browser, gui: str, shots: Path, tmp_path: Path) -> None:
+    """The pointer on an engine line draws its first moves on the board, numbered; a
+    click on a move of a line plays the line up to it. Inside a loaded game, a line
+    that leaves the game's moves asks first: no keeps the game, yes plays the line."""
+    page = open_page(browser, gui, "othello")
+    page.click("button[data-mode='analyse']")
+    page.wait_for_function("document.querySelectorAll('#lines tr.pv').length >= 2 && "
+                           "window.gui.state.search && window.gui.state.search.depth >= 6", timeout=WAIT_S * 1000)
+    page.keyboard.press("Space")  # stops the analysis: its last lines stay
+    page.wait_for_function("!window.gui.state.analysing")
+    second = state(page, "lines[2]")
+    page.hover("#lines tr.pv[data-rank='2'] td:first-child")
+    page.wait_for_function("window.gui.state.preview === 2")
+    labels = page.eval_on_selector_all("#board g.pv-mark text", "ts => ts.map(t => t.textContent)")
+    shown = min(8, len(second["pv"]))
+    assert sorted(labels, key=int) == [str(k) for k in range(1, shown + 1)]
+    page.screenshot(path=str(shots / "othello-line-preview.png"))
+    page.mouse.move(5, 5)
+    page.wait_for_function("window.gui.state.preview === null")
+    best = state(page, "lines[1].pv")
+    page.click("#lines span.pv-move[data-rank='1'][data-index='1']")
+    page.wait_for_function("window.gui.state.position.moves.length === 2", timeout=WAIT_S * 1000)
+    assert state(page, "line") == best[:2]
+
+    # Inside a loaded game.
+    moves = random_game("othello", 6, seed=5)
+    record = tmp_path / "othello.txt"
+    record.write_text(f"setgame othello\n{' '.join(moves)}\n")
+    page.click("button[data-mode='replay']")
+    page.set_input_files("#record-file", str(record))
+    page.wait_for_function(f"window.gui.state.line.length === {len(moves)}", timeout=WAIT_S * 1000)
+    page.click("#moves button.move[data-ply='2']")
+    page.wait_for_function("window.gui.state.position.moves.length === 2", timeout=WAIT_S * 1000)
+    page.click("button[data-mode='analyse']")
+    page.wait_for_function("document.querySelectorAll('#lines tr.pv').length >= 2", timeout=WAIT_S * 1000)
+    page.keyboard.press("Space")
+    page.wait_for_function("!window.gui.state.analysing")
+    lines = page.evaluate("Object.values(window.gui.state.lines).map(l => l.pv)")
+    rank = next(i for i, pv in enumerate(lines, 1) if pv[0] != moves[2])
+    page.once("dialog", lambda dialog: dialog.dismiss())
+    page.click(f"#lines span.pv-move[data-rank='{rank}'][data-index='0']")
+    assert state(page, "line") == moves and state(page, "ply") == 2
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click(f"#lines span.pv-move[data-rank='{rank}'][data-index='0']")
+    page.wait_for_function("window.gui.state.position.moves.length === 3", timeout=WAIT_S * 1000)
+    assert state(page, "line") == moves[:2] + lines[rank - 1][:1]
+    assert not page.errors
+    page.close()

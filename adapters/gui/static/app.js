@@ -12,7 +12,7 @@
   var S = {
     games: {}, game: saved.game || null, start: saved.start || null, line: saved.line || [], ply: saved.ply || 0,
     mode: saved.mode || "play", seat: saved.seat || 0, turns: {}, position: null, selection: [], targets: [],
-    analysing: false, lines: {}, search: null, thinking: false, record: saved.record || null,
+    analysing: false, lines: {}, search: null, preview: null, thinking: false, record: saved.record || null,
     plies: [], gameSeq: null, seq: 0, socket: null, retry: 0, trial: null, flipped: !!saved.flipped,
   };
 
@@ -244,7 +244,37 @@
     show();
   }
 
+  // Whether the moves after the ply shown may be replaced by others (`first`, the move
+  // that replaces the next): in play, as a game replaces its undone moves; elsewhere,
+  // where they are a loaded or analysed game, only once the user says so.
+  function mayReplace(first) {
+    var rest = S.line.length - S.ply;
+    if (rest === 0 || S.line[S.ply] === first || S.mode === "play") return true;
+    return window.confirm("Play " + first + " here? The " + rest + " move" + (rest > 1 ? "s" : "") +
+                          " after this ply will be dropped.");
+  }
+
+  // Step into an engine line: play its first `count` moves from the position shown.
+  function playLine(pv, count) {
+    if (!mayReplace(pv[0])) return;
+    var line = moves(), keep = true;
+    for (var i = 0; i < count; i++) {
+      keep = keep && S.line[S.ply + i] === pv[i];
+      line.push(pv[i]);
+    }
+    S.line = keep ? line.concat(S.line.slice(line.length)) : line;
+    S.ply += count;
+    S.preview = null;
+    say("");
+    show();
+  }
+
   function playMove(move) {
+    if (!mayReplace(move)) {
+      S.selection = [];
+      S.targets = Logic.targets(S.position.legal, []);
+      return render();
+    }
     var line = moves();
     if (S.line[S.ply] === move) line = S.line.slice(0, S.ply + 1).concat(S.line.slice(S.ply + 1));
     else line = line.concat([move]);
@@ -365,8 +395,17 @@
     box.className = isError ? "error" : "";
   }
 
+  // The board's arrows in analysis: each line's first move with its score; while the
+  // pointer is on a line (S.preview, its rank), that line's first PREVIEW_MOVES moves,
+  // numbered, the side to move's in the best line's colour, the replies in the others'.
   function arrows() {
     if (S.mode !== "analyse" || !S.position) return [];
+    var shown = S.preview !== null ? S.lines[S.preview] : null;
+    if (shown) {
+      return (shown.arrows || []).slice(0, PREVIEW_MOVES).map(function (arrow, index) {
+        return arrow.length ? {from: arrow[0], to: arrow[1], rank: index % 2 ? 2 : 1, label: String(index + 1)} : null;
+      }).filter(Boolean).reverse();
+    }
     var ends = {};
     S.position.legal.forEach(function (entry) { ends[entry.move] = entry.arrow; });
     return Object.keys(S.lines).map(function (rank) {
@@ -425,7 +464,7 @@
     if (current && current.scrollIntoView) current.scrollIntoView({block: "nearest"});
   }
 
-  var MARKS = {mistake: "?", blunder: "??"};
+  var MARKS = {mistake: "?", blunder: "??"}, PREVIEW_MOVES = 8;
 
   // How many players the game shown has.
   function players() { return S.games[S.game] ? S.games[S.game].sides.length : 2; }
@@ -457,10 +496,12 @@
     var body = $("lines").querySelector("tbody"), ranks = Object.keys(S.lines).sort(function (a, b) { return a - b; });
     body.innerHTML = ranks.map(function (rank) {
       var info = S.lines[rank];
-      return "<tr class=\"pv\"><td>" + rank + "</td><td>" + Logic.scoreText(info, players()) + "</td><td>" +
+      return "<tr class=\"pv\" data-rank=\"" + rank + "\"><td>" + rank + "</td><td>" + Logic.scoreText(info, players()) + "</td><td>" +
         (info.depth === null || info.depth === undefined ? "" : info.depth) + "</td><td>" +
         (info.wdl ? (info.wdl[0] / 10).toFixed(1) + " / " + (info.wdl[1] / 10).toFixed(1) + " / " +
-         (info.wdl[2] / 10).toFixed(1) + " %" : "") + "</td><td>" + Board.escape(info.pv.join(" ")) + "</td></tr>";
+         (info.wdl[2] / 10).toFixed(1) + " %" : "") + "</td><td>" + info.pv.map(function (move, index) {
+          return "<span class=\"pv-move\" data-rank=\"" + rank + "\" data-index=\"" + index + "\">" +
+            Board.escape(move) + "</span>"; }).join(" ") + "</td></tr>";
     }).join("");
     $("chances").textContent = Logic.chancesHeading(S.position.sides.length);
     var best = S.lines[1] || S.lines[ranks[0]];
@@ -501,6 +542,18 @@
   $("board").addEventListener("click", function (event) {
     var target = event.target.closest("[data-cell]");
     if (target) clicked(target.getAttribute("data-cell"));
+  });
+  $("lines").addEventListener("click", function (event) {
+    var target = event.target.closest("[data-index]");
+    if (!target || !S.lines[target.getAttribute("data-rank")]) return;
+    playLine(S.lines[target.getAttribute("data-rank")].pv, parseInt(target.getAttribute("data-index"), 10) + 1);
+  });
+  $("lines").addEventListener("mouseover", function (event) {
+    var row = event.target.closest("tr[data-rank]"), rank = row ? parseInt(row.getAttribute("data-rank"), 10) : null;
+    if (rank !== S.preview) { S.preview = rank; renderAnalysis(); }
+  });
+  $("lines").addEventListener("mouseleave", function () {
+    if (S.preview !== null) { S.preview = null; renderAnalysis(); }
   });
   $("moves").addEventListener("click", function (event) {
     var target = event.target.closest("[data-ply]");
