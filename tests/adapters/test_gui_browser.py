@@ -457,3 +457,27 @@ def test_engine_lines_preview_on_hover_and_play_on_click(browser, gui: str, shot
     assert state(page, "line") == moves[:2] + lines[rank - 1][:1]
     assert not page.errors
     page.close()
+
+
+def test_a_wide_window_grows_the_board_and_the_eval_bar_keeps_one_side(browser, gui: str, shots: Path) -> None:
+    """At 1920 px the board grows past its old 560 px and an upright eval bar stands
+    beside it; the bar and its score are the first side's, whichever side is to move."""
+    page = open_page(browser, gui, "clobber", width=1920, height=1080)
+    board = page.query_selector("#board svg").bounding_box()
+    assert board["width"] > 800 and board["y"] + board["height"] <= 1080, board
+    page.click("button[data-mode='analyse']")
+    sides = state(page, "position.sides")
+    for ply in (0, 1):
+        page.wait_for_function(f"window.gui.state.position.moves.length === {ply} && window.gui.state.search",
+                               timeout=WAIT_S * 1000)
+        page.wait_for_function("!document.getElementById('evalbar').hidden", timeout=WAIT_S * 1000)
+        bar = page.query_selector("#evalbar").bounding_box()
+        assert bar["height"] > 0.9 * board["height"] and bar["width"] < 30, bar
+        assert page.get_attribute("#evalbar", "title").endswith(f" for {sides[0]}")
+        if ply == 0:
+            page.screenshot(path=str(shots / "clobber-analysis-1920.png"))
+            click_move(page, state(page, "position.legal")[0]["paths"][0])
+    page.click("button[data-mode='replay']")
+    assert page.is_hidden("#evalbar")
+    assert not page.errors
+    page.close()

@@ -205,3 +205,12 @@ def test_the_counts_and_fields_read_in_words() -> None:
         ("fieldWords", ["", ["black", "white"], ["b", "w"]], ""),
         ("fieldWords", ["odd=1", ["black", "white"], ["b", "w"]], "odd=1"),
     ])
+
+
+def test_a_score_turned_round_is_the_other_sides() -> None:
+    check_calls([
+        ("otherSide", [{"cp": 125, "mate": None, "margin": None, "wdl": [600, 100, 300]}],
+         {"cp": -125, "mate": None, "margin": None, "wdl": [300, 100, 600]}),
+        ("otherSide", [{"cp": None, "mate": 3, "margin": 6, "wdl": None}],
+         {"cp": None, "mate": -3, "margin": -6, "wdl": None}),
+    ])

@@ -423,7 +423,7 @@
       last: p.last, selected: S.selection, targets: S.mode === "play" && S.thinking ? [] : S.targets,
       arrows: arrows(), flipped: S.flipped,
       best: S.mode === "replay" && S.plies[S.ply + 1] ? bestCells(S.plies[S.ply + 1].best) : []});
-    var width = Math.max(320, Math.min(560, $("left").clientWidth || 480));
+    var width = Math.max(320, $("left").clientWidth || 480);
     $("graph").innerHTML = S.plies.length ? Board.renderGraph(S.plies.concat(
       new Array(Math.max(0, S.line.length + 1 - S.plies.length)).fill(null)), S.ply,
       seatNames(), width, p.view.colours) : "";
@@ -440,6 +440,7 @@
     $("undo").disabled = S.ply === 0;
     $("redo").disabled = S.ply >= S.line.length;
     $("analyse-toggle").textContent = S.analysing ? "Stop analysis" : "Start analysis";
+    if (S.mode !== "analyse") $("evalbar").hidden = true;
     renderEval(p);
     renderMoves();
     renderAnalysis();
@@ -504,15 +505,19 @@
             Board.escape(move) + "</span>"; }).join(" ") + "</td></tr>";
     }).join("");
     $("chances").textContent = Logic.chancesHeading(S.position.sides.length);
-    var best = S.lines[1] || S.lines[ranks[0]];
-    if (best) {
-      var share = Logic.share(best);
-      $("scorefill").style.width = (100 * share).toFixed(1) + "%";
-      $("scoretext").textContent = Logic.scoreText(best, players()) + " for " + S.position.sides[S.position.to_move];
-    } else {
-      $("scorefill").style.width = "50%";
-      $("scoretext").textContent = "";
-    }
+    // The bars show the first side's share of the points and its score, whoever is to
+    // move (in a game of three, the side to move's, the table giving the places).
+    var best = S.lines[1] || S.lines[ranks[0]], seat = players() === 2 ? 0 : S.position.to_move;
+    var fixed = best ? (S.position.to_move === seat ? best : Logic.otherSide(best)) : null;
+    var share = fixed ? Logic.share(fixed) : 0.5, colours = S.position.view.colours;
+    $("scorefill").style.width = (100 * share).toFixed(1) + "%";
+    $("scoretext").textContent = fixed ? Logic.scoreText(fixed, players()) + " for " + S.position.sides[seat] : "";
+    $("evalbar").hidden = !fixed;
+    $("evalbar").classList.toggle("flipped", S.flipped);
+    $("evalbar").style.background = colours[(seat + 1) % colours.length][0];
+    $("evalfill").style.background = colours[seat][0];
+    $("evalfill").style.height = (100 * share).toFixed(1) + "%";
+    $("evalbar").title = $("scoretext").textContent;
     var s = S.search;
     $("search").textContent = s ? "depth " + s.depth + (s.seldepth ? "/" + s.seldepth : "") + " \u00b7 " +
       (s.nodes || 0).toLocaleString() + " nodes \u00b7 " + (s.nps || 0).toLocaleString() + " nodes/s \u00b7 " +

@@ -109,6 +109,14 @@
     return players === 3 ? "1st / 2nd / 3rd" : "win / draw / loss";
   }
 
+  // A line's score from the other side's view in a game of two: the score, the proven
+  // result, the final margin and the chances turned round.
+  function otherSide(info) {
+    var negate = function (v) { return v === null || v === undefined ? v : -v; };
+    return {cp: negate(info.cp), mate: negate(info.mate), margin: negate(info.margin),
+            wdl: info.wdl ? [info.wdl[2], info.wdl[1], info.wdl[0]] : info.wdl};
+  }
+
   // The side to move's expected share of the points, 0 to 1: from the engine's win / draw
   // / loss chances where it gives them, else from the score.
   function share(info) {
@@ -172,5 +180,5 @@
 
   root.Logic = {click: click, targets: targets, undoPly: undoPly, redoPly: redoPly, scoreText: scoreText,
                 reportedScoreText: reportedScoreText, chancesHeading: chancesHeading, share: share,
-                material: material, fieldWords: fieldWords, cycleCell: cycleCell, withSide: withSide};
+                material: material, fieldWords: fieldWords, otherSide: otherSide, cycleCell: cycleCell, withSide: withSide};
 })(typeof window !== "undefined" ? window : globalThis);
