@@ -35,12 +35,13 @@
       var col = Math.floor(cell[1]), row = Math.floor(cell[2]);
       if (view.shape === "hex") {
         out.push('<circle class="cell" data-cell="' + esc(name) + '" cx="' + x + '" cy="' + y + '" r="' +
-                 CELL * 0.47 + '" fill="#c8a165" stroke="#7a5a2e" stroke-width="1"/>');
+                 CELL * 0.47 + '" fill="#c8a165" stroke="#7a5a2e" stroke-width="1"><title>' + esc(name) +
+                 "</title></circle>");
       } else {
         var fill = blocked ? "#555" : view.felt || ((row + col) % 2 ? "#f0d9b5" : "#b58863");
         out.push('<rect class="cell" data-cell="' + esc(name) + '" x="' + (x - CELL / 2) + '" y="' +
                  (y - CELL / 2) + '" width="' + CELL + '" height="' + CELL + '" fill="' + fill +
-                 '" stroke="#333" stroke-width="0.5"/>');
+                 '" stroke="#333" stroke-width="0.5"><title>' + esc(name) + "</title></rect>");
       }
       if (piece >= 0) {
         var colour = view.colours[piece];

@@ -36,6 +36,8 @@ SCRIPT_FILE = Path(__file__).with_name("board.js")
 SQUARE = re.compile(r"[a-z][1-9][0-9]*")
 #: A hexagonal row's height, in cells: the rows of a hexagonal board interlock.
 HEX_ROW = math.sqrt(3) / 2
+#: The hexagonal board's margin left and right, in cells, where its lines' labels go.
+HEX_MARGIN = 0.6
 
 
 def _piece(cell: str, names: Sequence[str]) -> int:
@@ -142,8 +144,15 @@ class HexBoard:
             for x, cell in enumerate(row):
                 cells.append([f"{x},{y}", (widest - len(row)) / 2 + x + 0.5, y * HEX_ROW + 0.5,
                               _piece(cell, names), False])
-        return {"shape": "hex", "width": widest, "height": (len(rows) - 1) * HEX_ROW + 1, "cells": cells,
-                "colours": [list(pair) for pair in self.colours], "letters": None, "felt": None, "labels": [],
+        # Each line's y at its left end, in a margin of HEX_MARGIN cells each side (a
+        # cell's whole name, x,y, is its tooltip: x counts from each line's left end).
+        labels = [[str(y), (widest - len(row)) / 2 + HEX_MARGIN - 0.4, y * HEX_ROW + 0.5]
+                  for y, row in enumerate(rows)]
+        for cell in cells:
+            cell[1] += HEX_MARGIN
+        return {"shape": "hex", "width": widest + 2 * HEX_MARGIN, "height": (len(rows) - 1) * HEX_ROW + 1,
+                "cells": cells,
+                "colours": [list(pair) for pair in self.colours], "letters": None, "felt": None, "labels": labels,
                 "pieces": self.pieces}
 
     @staticmethod
@@ -177,8 +186,30 @@ class HexBoard:
         first, second = f"{x1},{y1}", f"{x2},{y2}"
         if first == second:
             return [[first, self._step(x1, y1, direction)]]
-        return [[first, second, self._step(x1, y1, direction)],
-                [second, first, self._step(x2, y2, direction)]]
+        paths = [[first, second, self._step(x1, y1, direction)],
+                 [second, first, self._step(x2, y2, direction)]]
+        # A line moving along itself is also clicked rear, front, then the cell ahead of
+        # the front (where a player looks), as well as front, rear, that cell.
+        inline = self._inline(move)
+        if inline is not None:
+            rear, front = inline
+            paths.append(["{},{}".format(*rear), "{},{}".format(*front), self._step(*front, direction)])
+        return paths
+
+    def _inline(self, move: tuple[int, int, int, int, int]) -> tuple[tuple[int, int], tuple[int, int]] | None:
+        """(rear, front) of a line `move` moves along itself; None for a broadside move
+        or a single marble."""
+        x1, y1, x2, y2, direction = move
+        ends = ((x1, y1), (x2, y2))
+        if ends[0] == ends[1]:
+            return None
+        for rear, lead in (ends, ends[::-1]):
+            cell = rear
+            for _ in range(2):  # a line is at most three marbles
+                cell = self._next(*cell, direction)
+                if cell == lead:
+                    return rear, lead
+        return None
 
     def marks(self, token: str) -> list[str]:
         """The cells that show move `token` once it is played: where its marbles went."""
@@ -196,14 +227,11 @@ class HexBoard:
         move = self._move(token)
         if move is None:
             return []
-        x1, y1, x2, y2, direction = move
-        ends = ((x1, y1), (x2, y2))
-        for rear, lead in (ends, ends[::-1]):
-            cell = rear
-            for _ in range(2):  # a line is at most three marbles
-                cell = self._next(*cell, direction)
-                if cell == lead:
-                    return ["{},{}".format(*rear), self._step(*lead, direction)]
+        x1, y1, _, _, direction = move
+        inline = self._inline(move)
+        if inline is not None:
+            rear, lead = inline
+            return ["{},{}".format(*rear), self._step(*lead, direction)]
         return [f"{x1},{y1}", self._step(x1, y1, direction)]
 
 

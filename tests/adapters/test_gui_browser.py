@@ -88,6 +88,15 @@ def state(page, expression: str):
     return page.evaluate(f"window.gui.state.{expression}")
 
 
+def readable(game: str, token: str) -> str:
+    """A move as the page writes it: Abalone's x1,y1,x2,y2,d as its ends and an arrow."""
+    if game != "abalone" or token == LEAVE:
+        return token
+    x1, y1, x2, y2, direction = token.split(",")
+    ends = f"{x1},{y1}" if (x1, y1) == (x2, y2) else f"{x1},{y1}\u2013{x2},{y2}"
+    return f"{ends} {'→↗↖←↙↘'[int(direction)]}"
+
+
 def click_move(page, path: list[str]) -> None:
     """Click the cells of `path` in turn. Each click goes to the cell as the page has it
     at that moment, found and clicked in one step: the board is drawn again as analysis
@@ -182,7 +191,9 @@ def test_play_analyse_and_replay_in_the_browser(browser, gui: str, game: str, sh
     assert legend == expected
     page.click("#graph rect.step[data-step='2']")
     page.wait_for_function("window.gui.state.position.moves.length === 2", timeout=WAIT_S * 1000)
-    assert page.inner_text("#ply-analysis").startswith(f"before {moves[2]}: best ")
+    assert page.inner_text("#ply-analysis").startswith(f"before {readable(game, moves[2])}: best ")
+    assert page.get_attribute("#moves button.move[data-ply='3']", "data-move") == moves[2]
+    assert page.inner_text("#moves button.move[data-ply='3']").startswith(readable(game, moves[2]))
     if LEAVE in moves:  # a player leaving has no analysis
         page.keyboard.press("ArrowRight")
         page.wait_for_function("window.gui.state.position.moves.length === 3", timeout=WAIT_S * 1000)

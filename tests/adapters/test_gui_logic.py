@@ -28,7 +28,7 @@ import pytest
 from adapters.codingame import turn_format
 from adapters.codingame.common import sorted_tokens
 from games import find_game
-from tests.conftest import DATA, ROOT
+from tests.conftest import DATA, ROOT, random_game
 from search.multiplayer import WIN_VALUE
 
 GAMES = ("clobber", "othello", "loa", "isolation", "abalone")
@@ -213,4 +213,33 @@ def test_a_score_turned_round_is_the_other_sides() -> None:
          {"cp": -125, "mate": None, "margin": None, "wdl": [300, 100, 600]}),
         ("otherSide", [{"cp": None, "mate": 3, "margin": 6, "wdl": None}],
          {"cp": None, "mate": -3, "margin": -6, "wdl": None}),
+    ])
+
+
+def test_abalone_lines_are_clicked_in_either_order_and_no_two_moves_share_a_click_path() -> None:
+    """A line moving along itself is clicked rear, front, then the empty cell ahead of
+    the front, as a player does, as well as front, rear, that cell; across the legal
+    moves of many positions no two moves share a path, so a click never guesses."""
+    rules, style = find_game("abalone"), turn_format("abalone").BOARD_STYLE
+    for seed in range(12):
+        position = rules.initial_state({})
+        for token in random_game("abalone", 40, seed=seed):
+            owner: dict[tuple[str, ...], str] = {}
+            for move in sorted_tokens(rules, position):
+                for path in style.click_paths(move):
+                    assert owner.setdefault(tuple(path), move) == move, (path, move, owner[tuple(path)])
+                inline = style._inline(style._move(move))
+                if inline is not None:
+                    rear, front = ("{},{}".format(*cell) for cell in inline)
+                    ahead = style.arrow(move)[1]
+                    assert [rear, front, ahead] in style.click_paths(move)
+                    assert [front, rear, ahead] in style.click_paths(move)
+            position = position.play(rules.parse_move(position, token))
+
+
+def test_abalone_moves_read_as_their_ends_and_an_arrow() -> None:
+    check_calls([
+        ("moveText", ["2,3,3,5,4", "hex"], "2,3\u20133,5 \u2199"), ("moveText", ["4,7,4,7,2", "hex"], "4,7 \u2196"),
+        ("moveText", ["0,8,2,8,0", "hex"], "0,8\u20132,8 \u2192"), ("moveText", ["e2e3", "square"], "e2e3"),
+        ("moveText", ["leave", "hex"], "leave"),
     ])

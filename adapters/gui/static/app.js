@@ -456,7 +456,8 @@
       var ply = index + 1, analysis = S.plies[ply], mark = analysis && analysis.mark;
       if (index % seats === 0) out.push("<li class=\"round\">" + (index / seats + 1) + ".</li>");
       out.push("<li><button class=\"move\" data-ply=\"" + ply + "\" aria-current=\"" + (ply === S.ply) +
-               "\" title=\"ply " + ply + (mark ? ": " + mark : "") + "\">" + Board.escape(move) +
+               "\" title=\"ply " + ply + (mark ? ": " + mark : "") + "\" data-move=\"" + Board.escape(move) + "\">" +
+               Board.escape(shownMove(move)) +
                (mark ? "<span class=\"" + mark + "\">" + (MARKS[mark] || "") + "</span>" : "") +
                "</button></li>");
     });
@@ -466,6 +467,9 @@
   }
 
   var MARKS = {mistake: "?", blunder: "??"}, PREVIEW_MOVES = 8;
+
+  // A move of the game shown as the page writes it (`Logic.moveText`).
+  function shownMove(move) { return S.position ? Logic.moveText(move, S.position.view.shape) : move; }
 
   // How many players the game shown has.
   function players() { return S.games[S.game] ? S.games[S.game].sides.length : 2; }
@@ -502,7 +506,7 @@
         (info.wdl ? (info.wdl[0] / 10).toFixed(1) + " / " + (info.wdl[1] / 10).toFixed(1) + " / " +
          (info.wdl[2] / 10).toFixed(1) + " %" : "") + "</td><td>" + info.pv.map(function (move, index) {
           return "<span class=\"pv-move\" data-rank=\"" + rank + "\" data-index=\"" + index + "\">" +
-            Board.escape(move) + "</span>"; }).join(" ") + "</td></tr>";
+            Board.escape(shownMove(move)) + "</span>"; }).join(" ") + "</td></tr>";
     }).join("");
     $("chances").textContent = Logic.chancesHeading(S.position.sides.length);
     // The bars show the first side's share of the points and its score, whoever is to
@@ -537,9 +541,11 @@
   function renderPly(step) {
     $("players").textContent = S.record && S.record.players.length ? seatNames().join(" vs ") : "";
     var e = S.plies[S.ply + 1];
-    $("ply-analysis").textContent = e ? "before " + e.played + ": best " + e.best + ", top " +
-      e.top.map(function (line) { return line[0] + " (" + Logic.reportedScoreText(line[1], players()) + ")"; }).join(", ") +
-      "; " + e.played + " scored " + Logic.reportedScoreText(e.score, players()) + (e.mark ? " \u2014 " + e.mark : "") : "";
+    $("ply-analysis").textContent = e ? "before " + shownMove(e.played) + ": best " + shownMove(e.best) + ", top " +
+      e.top.map(function (line) {
+        return shownMove(line[0]) + " (" + Logic.reportedScoreText(line[1], players()) + ")"; }).join(", ") +
+      "; " + shownMove(e.played) + " scored " + Logic.reportedScoreText(e.score, players()) +
+      (e.mark ? " \u2014 " + e.mark : "") : "";
   }
 
   // ---- wiring -------------------------------------------------------------------------------

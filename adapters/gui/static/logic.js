@@ -171,6 +171,17 @@
     return words.join(" \u00b7 ");
   }
 
+  // A move for people, on a board of `shape`: on the hexagonal board (Abalone), the
+  // protocol's token x1,y1,x2,y2,d as its end marbles and an arrow for the direction
+  // ("2,3\u20133,5 \u2199" for 2,3,3,5,4; one marble once: "4,7 \u2196"); else the token.
+  var DIRECTIONS = ["\u2192", "\u2197", "\u2196", "\u2190", "\u2199", "\u2198"];
+  function moveText(token, shape) {
+    var parts = /^(\d+),(\d+),(\d+),(\d+),([0-5])$/.exec(token);
+    if (shape !== "hex" || !parts) return token;
+    var first = parts[1] + "," + parts[2], second = parts[3] + "," + parts[4];
+    return (first === second ? first : first + "\u2013" + second) + " " + DIRECTIONS[parseInt(parts[5], 10)];
+  }
+
   // A board text with `side` to move.
   function withSide(boardText, side) {
     var parts = boardText.split(" ");
@@ -180,5 +191,5 @@
 
   root.Logic = {click: click, targets: targets, undoPly: undoPly, redoPly: redoPly, scoreText: scoreText,
                 reportedScoreText: reportedScoreText, chancesHeading: chancesHeading, share: share,
-                material: material, fieldWords: fieldWords, otherSide: otherSide, cycleCell: cycleCell, withSide: withSide};
+                material: material, fieldWords: fieldWords, otherSide: otherSide, moveText: moveText, cycleCell: cycleCell, withSide: withSide};
 })(typeof window !== "undefined" ? window : globalThis);
