@@ -361,6 +361,13 @@ def test_the_move_list_steps_the_game_and_the_board_flips(browser, gui: str, sho
         "#moves button.move", "buttons => buttons.map(b => { const s = b.querySelector('span'); "
         "return s ? [s.className, s.textContent] : null; })")
     assert shown == [[mark, {"mistake": "?", "blunder": "??"}[mark]] if mark else None for mark in marks[1:]]
+    # The graph saves as an image.
+    with page.expect_download() as download:
+        page.click("#save-graph")
+    saved = download.value
+    assert saved.suggested_filename == "othello-analysis.png"
+    image = Path(saved.path()).read_bytes()
+    assert image.startswith(b"\x89PNG\r\n\x1a\n") and len(image) > 2000
     assert not page.errors
     page.close()
 

@@ -427,6 +427,7 @@
     $("graph").innerHTML = S.plies.length ? Board.renderGraph(S.plies.concat(
       new Array(Math.max(0, S.line.length + 1 - S.plies.length)).fill(null)), S.ply,
       seatNames(), width, p.view.colours) : "";
+    $("save-graph").hidden = !S.plies.length;
     $("ply").textContent = "ply " + S.ply + " / " + S.line.length;
     var sides = p.sides, status;
     if (p.result !== null) status = "game over: " + p.result;
@@ -641,6 +642,31 @@
   });
   $("copy-moves").addEventListener("click", function () { $("copy-moves").blur(); copy(moveList(), "the move list"); });
   $("copy-link").addEventListener("click", function () { $("copy-link").blur(); copy(link(), "a link to this ply"); });
+  // The score graph as a PNG image, drawn from its SVG at twice its size on a white
+  // ground, saved as GAME-analysis.png.
+  $("save-graph").addEventListener("click", function () {
+    $("save-graph").blur();
+    var svg = $("graph").querySelector("svg");
+    if (!svg) return;
+    var width = svg.width.baseVal.value, height = svg.height.baseVal.value, image = new Image();
+    image.onload = function () {
+      var canvas = document.createElement("canvas");
+      canvas.width = 2 * width;
+      canvas.height = 2 * height;
+      var context = canvas.getContext("2d");
+      context.fillStyle = "#fff";
+      context.fillRect(0, 0, canvas.width, canvas.height);
+      context.drawImage(image, 0, 0, canvas.width, canvas.height);
+      var a = document.createElement("a");
+      a.download = S.game + "-analysis.png";
+      a.href = canvas.toDataURL("image/png");
+      document.body.appendChild(a);
+      a.click();
+      a.remove();
+      say("the graph is saved as " + a.download);
+    };
+    image.src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(new XMLSerializer().serializeToString(svg));
+  });
   $("load-text").addEventListener("click", function () {
     $("load-text").blur();
     var text = $("record-text").value.trim();
