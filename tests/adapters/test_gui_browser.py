@@ -430,7 +430,7 @@ def test_copy_paste_and_a_shared_link(browser, gui: str, shots: Path) -> None:
 def test_engine_lines_preview_on_hover_and_play_on_click(browser, gui: str, shots: Path, tmp_path: Path) -> None:
     """The pointer on an engine line draws its first moves on the board, numbered; a
     click on a move of a line plays the line up to it. Inside a loaded game, a line
-    that leaves the game's moves asks first: no keeps the game, yes plays the line."""
+    that leaves the game's moves starts a branch beside them."""
     page = open_page(browser, gui, "othello")
     page.click("button[data-mode='analyse']")
     page.wait_for_function("document.querySelectorAll('#lines tr.pv').length >= 2 && "
@@ -466,13 +466,13 @@ def test_engine_lines_preview_on_hover_and_play_on_click(browser, gui: str, shot
     page.wait_for_function("!window.gui.state.analysing")
     lines = page.evaluate("Object.values(window.gui.state.lines).map(l => l.pv)")
     rank = next(i for i, pv in enumerate(lines, 1) if pv[0] != moves[2])
-    page.once("dialog", lambda dialog: dialog.dismiss())
-    page.click(f"#lines span.pv-move[data-rank='{rank}'][data-index='0']")
-    assert state(page, "line") == moves and state(page, "ply") == 2
-    page.once("dialog", lambda dialog: dialog.accept())
-    page.click(f"#lines span.pv-move[data-rank='{rank}'][data-index='0']")
+    page.click(f"#lines span.pv-move[data-rank='{rank}'][data-index='1']")
+    page.wait_for_function("window.gui.state.position.moves.length === 4", timeout=WAIT_S * 1000)
+    assert state(page, "line") == moves[:2] + lines[rank - 1][:2]
+    # The game's own moves stay, a branch beside the line: one click shows them again.
+    page.click(f"#moves button.branch[data-branch='3'][data-move='{moves[2]}']")
     page.wait_for_function("window.gui.state.position.moves.length === 3", timeout=WAIT_S * 1000)
-    assert state(page, "line") == moves[:2] + lines[rank - 1][:1]
+    assert state(page, "line") == moves
     assert not page.errors
     page.close()
 
@@ -497,5 +497,51 @@ def test_a_wide_window_grows_the_board_and_the_eval_bar_keeps_one_side(browser, 
             click_move(page, state(page, "position.legal")[0]["paths"][0])
     page.click("button[data-mode='replay']")
     assert page.is_hidden("#evalbar")
+    assert not page.errors
+    page.close()
+
+
+def test_a_move_inside_a_game_starts_a_branch_that_can_be_followed_promoted_and_deleted(
+        browser, gui: str, shots: Path, tmp_path: Path) -> None:
+    page = open_page(browser, gui, "clobber")
+    moves = random_game("clobber", 6, seed=3)
+    record = tmp_path / "clobber.txt"
+    record.write_text(f"setgame clobber\n{' '.join(moves)}\n")
+    page.click("button[data-mode='replay']")
+    page.set_input_files("#record-file", str(record))
+    page.wait_for_function(f"window.gui.state.line.length === {len(moves)}", timeout=WAIT_S * 1000)
+    assert page.is_hidden("#branch-row"), "a game of one line has no branch to manage"
+    page.click("#moves button.move[data-ply='2']")
+    page.wait_for_function("window.gui.state.position.moves.length === 2", timeout=WAIT_S * 1000)
+    other = next(entry for entry in state(page, "position.legal") if entry["move"] != moves[2])
+    click_move(page, other["paths"][0])
+    page.wait_for_function("window.gui.state.position.moves.length === 3", timeout=WAIT_S * 1000)
+    branch = moves[:2] + [other["move"]]
+    assert state(page, "line") == branch
+    assert page.inner_text("#ply").endswith("(a branch)")
+    assert page.get_attribute("#moves button.branch[data-branch='3']", "data-move") == moves[2]
+    page.screenshot(path=str(shots / "clobber-branch.png"))
+    # A reload keeps both lines.
+    page.reload()
+    page.wait_for_function("window.gui.state.position && window.gui.state.position.moves.length === 3",
+                           timeout=WAIT_S * 1000)
+    assert state(page, "line") == branch
+    # Made the main line: the game's moves become the branch.
+    page.click("#promote")
+    assert not page.inner_text("#ply").endswith("(a branch)")
+    page.click(f"#moves button.branch[data-branch='3'][data-move='{moves[2]}']")
+    page.wait_for_function("window.gui.state.position.moves.length === 3 && "
+                           f"window.gui.state.line.length === {len(moves)}", timeout=WAIT_S * 1000)
+    assert state(page, "line") == moves and page.inner_text("#ply").endswith("(a branch)")
+    # Deleting asks first; no keeps it, yes deletes the game's moves from ply 3 on.
+    page.once("dialog", lambda dialog: dialog.dismiss())
+    page.click("#delete-here")
+    assert state(page, "line") == moves
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("#delete-here")
+    page.wait_for_function("window.gui.state.position.moves.length === 2", timeout=WAIT_S * 1000)
+    assert state(page, "line") == branch and state(page, "ply") == 2
+    assert page.query_selector("#moves button.branch") is None
+    assert page.is_hidden("#branch-row")
     assert not page.errors
     page.close()

@@ -14,17 +14,103 @@
     mode: saved.mode || "play", seat: saved.seat || 0, turns: {}, position: null, selection: [], targets: [],
     analysing: false, lines: {}, search: null, preview: null, thinking: false, record: saved.record || null,
     plies: [], gameSeq: null, seq: 0, socket: null, retry: 0, trial: null, flipped: !!saved.flipped,
+    tree: saved.tree || null,
   };
+  if (!S.tree) S.tree = newTree(S.line);
 
   function save() {
     try {
       sessionStorage.setItem("engine-gui", JSON.stringify({game: S.game, start: S.start, line: S.line, ply: S.ply,
                                                            mode: S.mode, seat: S.seat, record: S.record,
-                                                           flipped: S.flipped}));
+                                                           flipped: S.flipped, tree: S.tree}));
     } catch (e) { /* private windows may refuse storage */ }
   }
 
   function moves() { return S.line.slice(0, S.ply); }
+
+  // ---- the game's tree of lines -------------------------------------------------------
+  // Every line the user has played in the game shown, as a tree of {move, children}
+  // (S.tree, its root's move null): a move that leaves the line shown starts a branch
+  // beside it instead of dropping it. The first child is the main line's. S.line is the
+  // line shown, from the start to the end of its branch.
+
+  function newTree(line) {
+    var root = {move: null, children: []};
+    graft(root, line);
+    return root;
+  }
+
+  function child(node, move) {
+    for (var i = 0; i < node.children.length; i++) if (node.children[i].move === move) return node.children[i];
+    return null;
+  }
+
+  // Add `line` to the tree under `root` where it is not there (a branch after the others).
+  function graft(root, line) {
+    var node = root;
+    line.forEach(function (move) {
+      var next = child(node, move);
+      if (!next) { next = {move: move, children: []}; node.children.push(next); }
+      node = next;
+    });
+  }
+
+  // The node after the first `count` moves of `line`, or null.
+  function nodeAt(line, count) {
+    var node = S.tree;
+    for (var i = 0; i < count && node; i++) node = child(node, line[i]);
+    return node;
+  }
+
+  // Start a new game tree with `line` alone (a new game, a loaded one, a board set).
+  function setLine(line) {
+    S.line = line;
+    S.tree = newTree(line);
+  }
+
+  // Show `line` (a line in the tree, or a new branch that it becomes) at `ply`, on to
+  // the end of its branch's main continuation. The whole-game analysis keeps the plies
+  // the new line shares with the line it analysed.
+  function follow(line, ply) {
+    graft(S.tree, line);
+    var node = nodeAt(line, line.length), full = line.slice();
+    while (node && node.children.length) { node = node.children[0]; full.push(node.move); }
+    var same = 0;
+    while (same < full.length && same < S.line.length && full[same] === S.line[same]) same++;
+    if (S.plies.length > same + 1) S.plies = S.plies.slice(0, same + 1);
+    S.line = full;
+    S.ply = ply;
+  }
+
+  // Make the line shown the main line: at each of its branchings, its move goes first.
+  function promote() {
+    var node = S.tree;
+    S.line.forEach(function (move) {
+      var next = child(node, move);
+      node.children.splice(node.children.indexOf(next), 1);
+      node.children.unshift(next);
+      node = next;
+    });
+    say("this line is now the main line");
+    save();
+    render();
+  }
+
+  // Delete the move shown (the one that led to the position) and every line after it,
+  // once the user says so; the position before it is shown, on its main continuation.
+  function deleteHere() {
+    if (S.ply === 0) return;
+    var parent = nodeAt(S.line, S.ply - 1), node = child(parent, S.line[S.ply - 1]);
+    var count = 0, walk = function (n) { count += 1; n.children.forEach(walk); };
+    walk(node);
+    if (!window.confirm("Delete " + S.line[S.ply - 1] + " and the " + (count - 1) + " move" + (count === 2 ? "" : "s") +
+                        " of the lines after it?")) return;
+    parent.children.splice(parent.children.indexOf(node), 1);
+    S.plies = S.plies.slice(0, S.ply);
+    S.line = moves().slice(0, S.ply - 1);
+    follow(S.line, S.ply - 1);
+    show();
+  }
 
   // A link to the page (`link`) opens it on the game, start, moves and ply it names, in
   // place of the game the tab kept; the address then drops them again, so that a reload
@@ -34,7 +120,7 @@
     if (!params.get("game")) return;
     S.game = params.get("game");
     S.start = params.get("start") || null;
-    S.line = (params.get("moves") || "").split(" ").filter(Boolean);
+    setLine((params.get("moves") || "").split(" ").filter(Boolean));
     var ply = parseInt(params.get("ply"), 10);
     S.ply = isNaN(ply) ? S.line.length : Math.max(0, Math.min(S.line.length, ply));
     S.mode = ["play", "analyse", "replay"].indexOf(params.get("mode")) >= 0 ? params.get("mode") : "replay";
@@ -111,7 +197,7 @@
       if (msg.seq === S.seq && (!S.position || S.position.game !== S.game)) {
         // No board of this game to show (a saved game the engine now refuses, say):
         // back to the game's start rather than an empty page.
-        S.start = null; S.line = []; S.ply = 0; S.turns = {}; S.plies = [];
+        S.start = null; setLine([]); S.ply = 0; S.turns = {}; S.plies = [];
         say(msg.text + " \u2014 back to the start of the game", true);
         show();
         return;
@@ -130,7 +216,7 @@
     }
     if (msg.type === "bestmove") {
       S.thinking = false;
-      S.line = moves().concat([msg.move]);
+      setLine(moves().concat([msg.move]));
       S.ply = S.line.length;
       save();
       return;
@@ -178,7 +264,7 @@
       option.value = option.textContent = game.name;
       select.appendChild(option);
     });
-    if (!S.games[S.game]) { S.game = msg.games[0].name; S.start = null; S.line = []; S.ply = 0; }
+    if (!S.games[S.game]) { S.game = msg.games[0].name; S.start = null; setLine([]); S.ply = 0; }
     select.value = S.game;
     fillSeats();
     setMode(S.mode);
@@ -198,7 +284,7 @@
   function loaded(msg) {
     S.game = msg.game;
     S.start = msg.start;
-    S.line = msg.moves;
+    setLine(msg.moves);
     S.ply = 0;
     S.plies = [];
     S.turns = {};
@@ -244,49 +330,27 @@
     show();
   }
 
-  // Whether the moves after the ply shown may be replaced by others (`first`, the move
-  // that replaces the next): in play, as a game replaces its undone moves; elsewhere,
-  // where they are a loaded or analysed game, only once the user says so.
-  function mayReplace(first) {
-    var rest = S.line.length - S.ply;
-    if (rest === 0 || S.line[S.ply] === first || S.mode === "play") return true;
-    return window.confirm("Play " + first + " here? The " + rest + " move" + (rest > 1 ? "s" : "") +
-                          " after this ply will be dropped.");
-  }
-
-  // Step into an engine line: play its first `count` moves from the position shown.
+  // Step into an engine line: play its first `count` moves from the position shown (a
+  // branch where they leave the line shown).
   function playLine(pv, count) {
-    if (!mayReplace(pv[0])) return;
-    var line = moves(), keep = true;
-    for (var i = 0; i < count; i++) {
-      keep = keep && S.line[S.ply + i] === pv[i];
-      line.push(pv[i]);
-    }
-    S.line = keep ? line.concat(S.line.slice(line.length)) : line;
-    S.ply += count;
+    follow(moves().concat(pv.slice(0, count)), S.ply + count);
     S.preview = null;
     say("");
     show();
   }
 
+  // Play `move` in the position shown. In play, a move after Undo replaces the undone
+  // moves, as in any game; elsewhere a move that leaves the line shown starts a branch.
   function playMove(move) {
-    if (!mayReplace(move)) {
-      S.selection = [];
-      S.targets = Logic.targets(S.position.legal, []);
-      return render();
-    }
-    var line = moves();
-    if (S.line[S.ply] === move) line = S.line.slice(0, S.ply + 1).concat(S.line.slice(S.ply + 1));
-    else line = line.concat([move]);
-    S.line = line;
-    S.ply += 1;
     say("");
     if (S.mode === "play") {
+      if (S.line[S.ply] === move) S.ply += 1;
+      else { setLine(moves().concat([move])); S.ply = S.line.length; }
       save();
-      enginePlays();
-    } else {
-      show();
+      return enginePlays();
     }
+    follow(moves().concat([move]), S.ply + 1);
+    show();
   }
 
   // ---- input ----------------------------------------------------------------------------
@@ -321,9 +385,9 @@
   // A board text is tried before it replaces the game: the engine's refusal leaves the
   // game, its moves and its analysis as they were.
   function setBoard(text) {
-    S.trial = {previous: {start: S.start, line: S.line, ply: S.ply, turns: S.turns, plies: S.plies}};
+    S.trial = {previous: {start: S.start, line: S.line, tree: S.tree, ply: S.ply, turns: S.turns, plies: S.plies}};
     S.start = text.trim();
-    S.line = [];
+    setLine([]);
     S.ply = 0;
     S.turns = {};
     S.plies = [];
@@ -342,7 +406,8 @@
   function refused(msg) {
     var previous = S.trial.previous;
     S.trial = null;
-    S.start = previous.start; S.line = previous.line; S.ply = previous.ply; S.turns = previous.turns;
+    S.start = previous.start; S.line = previous.line; S.tree = previous.tree; S.ply = previous.ply;
+    S.turns = previous.turns;
     S.plies = previous.plies;
     show();
     say(msg.text + " \u2014 the position is unchanged", true);
@@ -428,7 +493,7 @@
       new Array(Math.max(0, S.line.length + 1 - S.plies.length)).fill(null)), S.ply,
       seatNames(), width, p.view.colours) : "";
     $("save-graph").hidden = !S.plies.length;
-    $("ply").textContent = "ply " + S.ply + " / " + S.line.length;
+    $("ply").textContent = "ply " + S.ply + " / " + S.line.length + (isMainLine() ? "" : " (a branch)");
     var sides = p.sides, status;
     if (p.result !== null) status = "game over: " + p.result;
     else if (S.mode === "play" && S.thinking) status = "the engine (" + sides[p.to_move] + ") is thinking\u2026";
@@ -456,18 +521,45 @@
     S.line.forEach(function (move, index) {
       var ply = index + 1, analysis = S.plies[ply], mark = analysis && analysis.mark;
       if (index % seats === 0) out.push("<li class=\"round\">" + (index / seats + 1) + ".</li>");
+      var parent = nodeAt(S.line, index), others = parent ? parent.children.filter(function (node) {
+        return node.move !== move; }) : [];
       out.push("<li><button class=\"move\" data-ply=\"" + ply + "\" aria-current=\"" + (ply === S.ply) +
                "\" title=\"ply " + ply + (mark ? ": " + mark : "") + "\" data-move=\"" + Board.escape(move) + "\">" +
                Board.escape(shownMove(move)) +
                (mark ? "<span class=\"" + mark + "\">" + (MARKS[mark] || "") + "</span>" : "") +
                "</button></li>");
+      // The other moves played at this ply: each starts a branch, shown by a click.
+      if (others.length) {
+        out.push("<li class=\"branches\">(" + others.map(function (node) {
+          return "<button class=\"branch\" data-branch=\"" + ply + "\" data-move=\"" + Board.escape(node.move) +
+            "\">" + Board.escape(shownMove(node.move)) + "</button>"; }).join(" ") + ")</li>");
+      }
     });
     $("moves").innerHTML = out.join("");
+    var main = isMainLine();
+    $("branch-row").hidden = S.mode === "play" || (main && !hasBranches());
+    $("promote").disabled = main;
+    $("delete-here").disabled = S.ply === 0;
     var current = $("moves").querySelector("[aria-current=true]");
     if (current && current.scrollIntoView) current.scrollIntoView({block: "nearest"});
   }
 
   var MARKS = {mistake: "?", blunder: "??"}, PREVIEW_MOVES = 8;
+
+  // Whether the line shown is the main line (the first move at every branching).
+  function isMainLine() {
+    var node = S.tree;
+    for (var i = 0; i < S.line.length; i++) {
+      if (!node.children.length || node.children[0].move !== S.line[i]) return false;
+      node = node.children[0];
+    }
+    return true;
+  }
+
+  function hasBranches() {
+    var walk = function (node) { return node.children.length > 1 || node.children.some(walk); };
+    return walk(S.tree);
+  }
 
   // A move of the game shown as the page writes it (`Logic.moveText`).
   function shownMove(move) { return S.position ? Logic.moveText(move, S.position.view.shape) : move; }
@@ -568,11 +660,21 @@
     if (S.preview !== null) { S.preview = null; renderAnalysis(); }
   });
   $("moves").addEventListener("click", function (event) {
+    var branch = event.target.closest("[data-branch]");
+    if (branch) {
+      branch.blur();
+      if (S.gameSeq !== null) return say("the game is being analysed: stop that first", true);
+      var ply = parseInt(branch.getAttribute("data-branch"), 10);
+      follow(S.line.slice(0, ply - 1).concat([branch.getAttribute("data-move")]), ply);
+      return show();
+    }
     var target = event.target.closest("[data-ply]");
     if (!target) return;
     target.blur();
     goTo(parseInt(target.getAttribute("data-ply"), 10));
   });
+  $("promote").addEventListener("click", function () { $("promote").blur(); promote(); });
+  $("delete-here").addEventListener("click", function () { $("delete-here").blur(); deleteHere(); });
   $("flip").addEventListener("click", function () { $("flip").blur(); flip(); });
   $("graph").addEventListener("click", function (event) {
     var target = event.target.closest("[data-step]");
@@ -596,7 +698,7 @@
     if (S.thinking) { stop(); S.thinking = false; }
     say("");
     S.game = name;
-    S.start = null; S.line = []; S.ply = 0; S.turns = {}; S.plies = []; S.record = null;
+    S.start = null; setLine([]); S.ply = 0; S.turns = {}; S.plies = []; S.record = null;
     fillSeats();
     show();
   });
@@ -608,14 +710,14 @@
   $("new-game").addEventListener("click", function () {
     if (S.thinking) { stop(); S.thinking = false; }
     say("");
-    S.start = null; S.line = []; S.ply = 0; S.turns = {}; S.plies = [];
+    S.start = null; setLine([]); S.ply = 0; S.turns = {}; S.plies = [];
     if (S.mode !== "play") setMode("play"); else show();
   });
   $("from-here").addEventListener("click", function () {
     if (!S.position || S.position.result !== null) return;
     S.seat = S.position.to_move;
     $("seat").value = S.seat;
-    S.line = moves();
+    setLine(moves());
     setMode("play");
   });
   $("undo").addEventListener("click", function () {
