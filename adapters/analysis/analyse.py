@@ -95,13 +95,21 @@ async def analyse_ply(engine: Engine, board: str, player: int, played: str, limi
     """The analysis of the position `board` (a board text of the session's game, `player`
     to move) before `played` (see the module docstring): the last whole set of `top`
     lines the search to `limit` completed, all at one `depth`, and the move played
-    valued at that depth too (in the set, or searched alone to it); `loss` in
+    valued at that depth too (in the set, or searched alone to it; a search that gave
+    no line at all is followed by one to a single ply); `loss` in
     centi-units, `points_lost` in expected points (None where the engine gave no win
     chances), both at least 0, and the `mark` that `points_lost` earns. Raises Stopped
     once `stop` is set (the searches it runs stop then)."""
     lines = await engine.analyse(limit, position=f"board {board}", multipv=top, stop=stop)
     if stop is not None and stop.is_set():
         raise Stopped
+    if not lines:
+        # A search whose time ran out before its first iteration, as the interpreted
+        # stand-in of a compiled core still loading may (a game just chosen, a few ms a
+        # position): a search to one ply, which always completes, gives the lines.
+        lines = await engine.analyse(Limit(depth=1), multipv=top, stop=stop)
+        if stop is not None and stop.is_set():
+            raise Stopped
     if not lines:
         raise ValueError(f"the engine gave no line for the position before {played}")
     best = lines[0]

@@ -168,6 +168,26 @@ def test_a_move_is_judged_by_the_expected_points_it_gives_up(best, played, loss,
     assert mark(None) is None and mark(MISTAKE_POINTS) == "mistake" and mark(BLUNDER_POINTS) == "blunder"
 
 
+def test_a_search_that_gave_no_line_is_followed_by_one_to_a_single_ply() -> None:
+    """A search whose time ran out before its first iteration (the interpreted stand-in
+    of a compiled core still loading, at a few ms a position) gives no line; the
+    analysis then asks for one ply, which always completes, instead of failing."""
+    othello = find_game("othello")
+    position = othello.initial_state({})
+    lines = [_info("d3", Score(cp=20), (520, 0, 480)), _info("f5", Score(cp=10), (510, 0, 490))]
+
+    class _LateStart(_Scripted):
+        async def analyse(self, limit, position=None, multipv=1, searchmoves=None, stop=None):
+            self.asked.append((limit, searchmoves))
+            return [] if len(self.asked) == 1 else self.lines
+
+    engine = _LateStart(lines, lines[1])
+    ply = asyncio.run(analyse_ply(engine, othello.format_board(position), position.to_move, "f5",
+                                  Limit(movetime=5), 2))
+    assert engine.asked == [(Limit(movetime=5), None), (Limit(depth=1), None)]
+    assert ply["best"] == "d3" and ply["played_score"] == "cp 10"
+
+
 def test_unproven_scores_are_never_drawn_as_proven_ones(tmp_path: Path) -> None:
     """Large unproven scores keep their value; proven results stand on rows beyond every
     one of them, wins above and losses below."""
