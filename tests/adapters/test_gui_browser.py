@@ -545,3 +545,32 @@ def test_a_move_inside_a_game_starts_a_branch_that_can_be_followed_promoted_and_
     assert page.is_hidden("#branch-row")
     assert not page.errors
     page.close()
+
+
+def test_a_whole_session_in_every_game_leaves_no_error(browser, tmp_path: Path) -> None:
+    """`scripts/gui_tour`'s session, as a user has one, in every game: a game played to
+    its end by clicking against the engine, analysed whole, stepped through, a position
+    of it analysed. No page error, and nothing in the server's log at warning or
+    above."""
+    from tools.gui_tour import tour
+
+    log = tmp_path / "engine-gui.log"
+    with log.open("w") as sink:
+        process = subprocess.Popen([sys.executable, "-m", "adapters.gui.main", "--port", "0", "--log-level", "warning"],
+                                   stdout=subprocess.PIPE, stderr=sink, text=True)
+    try:
+        address = re.search(r"http://\S+", process.stdout.readline()).group(0)
+        page = browser.new_context(viewport={"width": 1100, "height": 820}, bypass_csp=True).new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(address)
+        page.wait_for_selector("#game option", state="attached", timeout=WAIT_S * 1000)
+        for game in GAMES:
+            plies = tour(page, game, seed=2, movetime=20)
+            assert plies > 0 and page.evaluate("window.gui.state.plies.length") == plies + 1, game
+        page.close()
+    finally:
+        process.terminate()
+        process.wait(10)
+    assert not errors
+    assert log.read_text() == "", log.read_text()
