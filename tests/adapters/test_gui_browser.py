@@ -21,6 +21,7 @@ import pytest
 from adapters.analysis.gamefile import LEAVE
 from games import find_game
 from tests.conftest import random_game
+from tools.gui_tour import click_cells, tour
 
 GAMES = ("clobber", "othello", "loa", "isolation", "abalone")
 #: How long the page may take to show what the engine answers (s): the first request
@@ -84,6 +85,22 @@ def open_page(browser, gui: str, game: str, width: int = 1100, height: int = 820
     return page
 
 
+def load_moves(page, tmp_path: Path, game: str, moves: list[str]) -> None:
+    """Load `moves` of `game` as a record file, in the replay mode."""
+    record = tmp_path / f"{game}.txt"
+    record.write_text(f"setgame {game}\n{' '.join(moves)}\n")
+    page.click("button[data-mode='replay']")
+    page.set_input_files("#record-file", str(record))
+    page.wait_for_function(f"window.gui.state.line.length === {len(moves)}", timeout=WAIT_S * 1000)
+
+
+def settle_lines(page) -> None:
+    """Wait until a stopped analysis has sent its last set of lines (two or more)."""
+    page.wait_for_function("!window.gui.state.analysing")
+    page.wait_for_timeout(500)
+    page.wait_for_function("Object.keys(window.gui.state.lines).length >= 2", timeout=WAIT_S * 1000)
+
+
 def state(page, expression: str):
     return page.evaluate(f"window.gui.state.{expression}")
 
@@ -95,19 +112,6 @@ def readable(game: str, token: str) -> str:
     x1, y1, x2, y2, direction = token.split(",")
     ends = f"{x1},{y1}" if (x1, y1) == (x2, y2) else f"{x1},{y1}\u2013{x2},{y2}"
     return f"{ends} {'→↗↖←↙↘'[int(direction)]}"
-
-
-def click_move(page, path: list[str]) -> None:
-    """Click the cells of `path` in turn. Each click goes to the cell as the page has it
-    at that moment, found and clicked in one step: the board is drawn again as analysis
-    lines come in, and an element found before a click, as Playwright's click finds it,
-    may be gone when the click comes (a piece may lie on the cell: the click bubbles up
-    to the board from the cell itself)."""
-    for cell in path:
-        selector = f".cell[data-cell='{cell}']"
-        page.wait_for_selector(selector, state="attached")
-        page.evaluate("selector => document.querySelector(selector)"
-                      ".dispatchEvent(new MouseEvent('click', {bubbles: true}))", selector)
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -141,7 +145,7 @@ def test_play_analyse_and_replay_in_the_browser(browser, gui: str, game: str, sh
 
     # A legal move: the engine answers on the board within its time.
     move = legal[0]
-    click_move(page, move["paths"][0])
+    click_cells(page, move["paths"][0])
     page.wait_for_function(f"window.gui.state.line.length >= {players} && !window.gui.state.thinking"
                            f" && window.gui.state.position.moves.length === window.gui.state.line.length",
                            timeout=WAIT_S * 1000)
@@ -242,7 +246,7 @@ def test_a_refused_board_text_keeps_the_game_and_its_analysis(browser, gui: str,
     page.click("button[data-mode='analyse']")
     for ply in (1, 2):  # two moves of the analysed game, clicked on the board
         page.wait_for_function(f"window.gui.state.position.moves.length === {ply - 1}", timeout=WAIT_S * 1000)
-        click_move(page, state(page, "position.legal")[0]["paths"][0])
+        click_cells(page, state(page, "position.legal")[0]["paths"][0])
     page.wait_for_function("window.gui.state.position.moves.length === 2 && window.gui.state.search",
                            timeout=WAIT_S * 1000)
     line, shown = state(page, "line"), state(page, "position.board_text")
@@ -436,7 +440,7 @@ def test_engine_lines_preview_on_hover_and_play_on_click(browser, gui: str, shot
     page.wait_for_function("document.querySelectorAll('#lines tr.pv').length >= 2 && "
                            "window.gui.state.search && window.gui.state.search.depth >= 6", timeout=WAIT_S * 1000)
     page.keyboard.press("Space")  # stops the analysis: its last lines stay
-    page.wait_for_function("!window.gui.state.analysing")
+    settle_lines(page)
     second = state(page, "lines[2]")
     page.hover("#lines tr.pv[data-rank='2'] td:first-child")
     page.wait_for_function("window.gui.state.preview === 2")
@@ -453,17 +457,13 @@ def test_engine_lines_preview_on_hover_and_play_on_click(browser, gui: str, shot
 
     # Inside a loaded game.
     moves = random_game("othello", 6, seed=5)
-    record = tmp_path / "othello.txt"
-    record.write_text(f"setgame othello\n{' '.join(moves)}\n")
-    page.click("button[data-mode='replay']")
-    page.set_input_files("#record-file", str(record))
-    page.wait_for_function(f"window.gui.state.line.length === {len(moves)}", timeout=WAIT_S * 1000)
+    load_moves(page, tmp_path, "othello", moves)
     page.click("#moves button.move[data-ply='2']")
     page.wait_for_function("window.gui.state.position.moves.length === 2", timeout=WAIT_S * 1000)
     page.click("button[data-mode='analyse']")
     page.wait_for_function("document.querySelectorAll('#lines tr.pv').length >= 2", timeout=WAIT_S * 1000)
     page.keyboard.press("Space")
-    page.wait_for_function("!window.gui.state.analysing")
+    settle_lines(page)
     lines = page.evaluate("Object.values(window.gui.state.lines).map(l => l.pv)")
     rank = next(i for i, pv in enumerate(lines, 1) if pv[0] != moves[2])
     page.click(f"#lines span.pv-move[data-rank='{rank}'][data-index='1']")
@@ -494,7 +494,7 @@ def test_a_wide_window_grows_the_board_and_the_eval_bar_keeps_one_side(browser, 
         assert page.get_attribute("#evalbar", "title").endswith(f" for {sides[0]}")
         if ply == 0:
             page.screenshot(path=str(shots / "clobber-analysis-1920.png"))
-            click_move(page, state(page, "position.legal")[0]["paths"][0])
+            click_cells(page, state(page, "position.legal")[0]["paths"][0])
     page.click("button[data-mode='replay']")
     assert page.is_hidden("#evalbar")
     assert not page.errors
@@ -505,16 +505,12 @@ def test_a_move_inside_a_game_starts_a_branch_that_can_be_followed_promoted_and_
         browser, gui: str, shots: Path, tmp_path: Path) -> None:
     page = open_page(browser, gui, "clobber")
     moves = random_game("clobber", 6, seed=3)
-    record = tmp_path / "clobber.txt"
-    record.write_text(f"setgame clobber\n{' '.join(moves)}\n")
-    page.click("button[data-mode='replay']")
-    page.set_input_files("#record-file", str(record))
-    page.wait_for_function(f"window.gui.state.line.length === {len(moves)}", timeout=WAIT_S * 1000)
+    load_moves(page, tmp_path, "clobber", moves)
     assert page.is_hidden("#branch-row"), "a game of one line has no branch to manage"
     page.click("#moves button.move[data-ply='2']")
     page.wait_for_function("window.gui.state.position.moves.length === 2", timeout=WAIT_S * 1000)
     other = next(entry for entry in state(page, "position.legal") if entry["move"] != moves[2])
-    click_move(page, other["paths"][0])
+    click_cells(page, other["paths"][0])
     page.wait_for_function("window.gui.state.position.moves.length === 3", timeout=WAIT_S * 1000)
     branch = moves[:2] + [other["move"]]
     assert state(page, "line") == branch
@@ -552,8 +548,6 @@ def test_a_whole_session_in_every_game_leaves_no_error(browser, tmp_path: Path) 
     its end by clicking against the engine, analysed whole, stepped through, a position
     of it analysed. No page error, and nothing in the server's log at warning or
     above."""
-    from tools.gui_tour import tour
-
     log = tmp_path / "engine-gui.log"
     with log.open("w") as sink:
         process = subprocess.Popen([sys.executable, "-m", "adapters.gui.main", "--port", "0", "--log-level", "warning"],
