@@ -5,7 +5,7 @@ game's analysis and replay views are saved at a phone's width and a wide screen'
 (docs/gui.md shows them); the browser tests run the same tour and check that it leaves
 no page error and no server error.
 
-    scripts/gui_tour [--shots docs/gui] [--games othello,abalone] [--movetime 20]
+    scripts/gui_tour [--shots docs/gui] [--games NAME,NAME] [--movetime 20]
 """
 
 from __future__ import annotations
@@ -18,8 +18,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from games import all_games
+
 ROOT = Path(__file__).resolve().parent.parent
-GAMES = ("clobber", "othello", "loa", "isolation", "abalone")
 #: The screenshots' window sizes: a phone's and a wide screen's.
 WIDTHS = ((390, 844), (1920, 1080))
 #: How long the page may take to answer (s): the first request of a game loads its code.
@@ -118,7 +119,7 @@ def tour(page, game: str, seed: int = 1, movetime: int = 20, shots: Path | None 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shots", type=Path, help="a folder for the screenshots")
-    parser.add_argument("--games", default=",".join(GAMES))
+    parser.add_argument("--games", default=",".join(all_games()), help="the games, by name (default: all)")
     parser.add_argument("--movetime", type=int, default=20, help="the engine's ms a move and a position analysed")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()

@@ -130,7 +130,12 @@ def test_a_hexagonal_click_path_moves_its_first_marble_one_cell_as_the_move_does
         for move in sorted_tokens(rules, state):
             steps = set()
             for path in style.click_paths(move):
-                (x1, y1), (x2, y2) = centres[path[0]], centres[path[-1]]
+                # The last click is one cell from the first marble clicked, or, for a line
+                # clicked rear, front, then the cell ahead, from the second.
+                (x2, y2) = centres[path[-1]]
+                (x1, y1) = next((centres[cell] for cell in path[:-1][:2]
+                                 if math.isclose(math.hypot(x2 - centres[cell][0], y2 - centres[cell][1]), 1)),
+                                centres[path[0]])
                 assert math.isclose(math.hypot(x2 - x1, y2 - y1), 1), (move, path)
                 steps.add((round(x2 - x1, 6), round(y2 - y1, 6)))
             assert len(steps) == 1, f"the marbles of {move} would move apart: {steps}"

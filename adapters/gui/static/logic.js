@@ -154,7 +154,7 @@
   // The board text's fields after the side to move ("alive=rg", "turn=12", "ply=30"), in
   // words: the players out of the game (`names`, the board text's letters of `sides`),
   // the turn or ply counted; a field the page does not know is shown as it is. Counts
-  // that the pieces on the board show (Abalone's marbles pushed off) are left out.
+  // that the pieces on the board show (the marbles pushed off, say) are left out.
   function fieldWords(fields, sides, names) {
     var words = [];
     fields.split(" ").filter(Boolean).forEach(function (field) {
@@ -171,7 +171,7 @@
     return words.join(" \u00b7 ");
   }
 
-  // A move for people, on a board of `shape`: on the hexagonal board (Abalone), the
+  // A move for people, on a board of `shape`: on the hexagonal board, the
   // protocol's token x1,y1,x2,y2,d as its end marbles and an arrow for the direction
   // ("2,3\u20133,5 \u2199" for 2,3,3,5,4; one marble once: "4,7 \u2196"); else the token.
   var DIRECTIONS = ["\u2192", "\u2197", "\u2196", "\u2190", "\u2199", "\u2198"];
