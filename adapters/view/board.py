@@ -142,14 +142,12 @@ class HexBoard:
         cells = []
         for y, row in enumerate(rows):
             for x, cell in enumerate(row):
-                cells.append([f"{x},{y}", (widest - len(row)) / 2 + x + 0.5, y * HEX_ROW + 0.5,
+                cells.append([f"{x},{y}", HEX_MARGIN + (widest - len(row)) / 2 + x + 0.5, y * HEX_ROW + 0.5,
                               _piece(cell, names), False])
         # Each line's y at its left end, in a margin of HEX_MARGIN cells each side (a
         # cell's whole name, x,y, is its tooltip: x counts from each line's left end).
-        labels = [[str(y), (widest - len(row)) / 2 + HEX_MARGIN - 0.4, y * HEX_ROW + 0.5]
+        labels = [[str(y), HEX_MARGIN + (widest - len(row)) / 2 - 0.4, y * HEX_ROW + 0.5]
                   for y, row in enumerate(rows)]
-        for cell in cells:
-            cell[1] += HEX_MARGIN
         return {"shape": "hex", "width": widest + 2 * HEX_MARGIN, "height": (len(rows) - 1) * HEX_ROW + 1,
                 "cells": cells,
                 "colours": [list(pair) for pair in self.colours], "letters": None, "felt": None, "labels": labels,
