@@ -355,13 +355,19 @@ class Adapter:
     async def choose(self, board_text: str, state, legal: list[str], plan: Budget) -> Choice:
         ponder, self.ponder = self.ponder, None
         asked = time.monotonic()
-        link = await self.engine(plan.engine_wait)
+        own = OnePly(self.game, state, legal)
+        link = await self.engine(plan.own_move_at)
+        if link is None and len(legal) > 1:
+            # The engine is still starting halfway through its time: the adapter works
+            # out its own move first, so that a fallback is more than the first move
+            # however late the start turns out.
+            own.work(plan.engine_wait)
+            link = await self.engine(plan.engine_wait)
         self.waited = time.monotonic() - asked
         if len(legal) == 1:
             if link is not None and link.pending:
                 await link.send(["stop"])
             return Choice(legal[0], "only move")
-        own = OnePly(self.game, state, legal)
         if link is None:
             return self.fallback(plan, legal, own, "no engine")
         board = self.game.format_board(state)

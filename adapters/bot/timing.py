@@ -10,7 +10,7 @@ counts from the arrival of the turn's first line, and keeps two margins inside t
 - the adapter's own deadline is GUARD before the limit: if no usable `bestmove` has come
   by then it prints a fallback move at once. Its own move, one ply deep, takes up to
   20 ms to work out, so it works on it from halfway through the engine's movetime to
-  its end if the search has reported no move by then.
+  its end if the engine is not up yet or its search has reported no move by then.
 
 Measured on a loaded two-core machine (docs/codingame.md has the figures), the adapter
 itself adds well under a millisecond per turn at the median and a few at worst; the
