@@ -64,9 +64,7 @@ def tour(page, game: str, seed: int = 1, movetime: int = 20, shots: Path | None 
     page.wait_for_function(f"window.gui.state.position && window.gui.state.position.game === '{game}'", timeout=wait)
     page.click("button[data-mode='play']")
     page.fill("#movetime", str(movetime))
-    # Pondering off: with it on, a few tours in ten waited over a minute for the
-    # engine's reply to a move (docs/gui.md, "Known problems").
-    page.set_checked("#ponder", False)
+    page.set_checked("#ponder", True)
     seat = page.evaluate("window.gui.state.position.to_move")
     page.select_option("#seat", str(seat))
     page.click("#new-game")

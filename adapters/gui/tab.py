@@ -183,7 +183,9 @@ class Tab:
         #: Set to halt the request being carried out: it stops its search, whether its
         #: `go` is written yet or not, and starts none after it.
         self._halted = asyncio.Event()
-        #: The `position` message of the position that the pondering search expects.
+        #: The position that the engine's last move and the reply it expects lead to,
+        #: and its `position` message: the pondering search's, unless the reply ends
+        #: the game (then nothing is pondered).
         self._pondered: tuple[str, dict] | None = None
         self._worker = asyncio.ensure_future(self._work())
 
@@ -297,12 +299,12 @@ class Tab:
         position = game.position()
         pondered, self._pondered = self._pondered, None
         if pondered is not None and pondered[0] == position:
-            await self._send({**pondered[1], "seq": seq})
+            shown = {**pondered[1], "seq": seq}
         else:
             shown = await self._view(game, seq)
-            await self._send(shown)
-            if shown["result"] is not None:
-                return
+        await self._send(shown)
+        if shown["result"] is not None:
+            return
         if self._superseded():
             return
         await self._configure(PLAY_OPTIONS)
@@ -320,7 +322,8 @@ class Tab:
             except EngineError:
                 return  # not a legal reply after all: no pondering
             self._pondered = (game.position(expected), message)
-            await self.engine.ponder(limit, position=game.position(expected))
+            if message["result"] is None:  # the reply ends the game: nothing to ponder
+                await self.engine.ponder(limit, position=game.position(expected))
 
     # ---- analysis -----------------------------------------------------------------------
 

@@ -207,6 +207,33 @@ def test_play_analyse_and_replay_in_the_browser(browser, gui: str, game: str, sh
     page.close()
 
 
+@pytest.mark.parametrize("ponder", [True, False], ids=["pondering", "not pondering"])
+def test_a_game_the_users_move_ends_leaves_the_page_ready(browser, gui: str, ponder: bool) -> None:
+    # Black (the engine) has one capture, b1c1; white's one reply, d1c1, leaves black
+    # without a piece: the engine ponders on it, and the user plays it.
+    page = open_page(browser, gui, "clobber")
+    page.fill("#movetime", "100")
+    page.set_checked("#ponder", ponder)
+    page.select_option("#seat", "0")
+    page.click("#position-editor summary")
+    page.fill("#board-text", "/".join(["." * 8] * 7 + [".bww...."]) + " b")
+    page.click("#set-board")
+    page.wait_for_function("window.gui.state.line.length === 1 && !window.gui.state.thinking"
+                           " && window.gui.state.position.moves.length === 1", timeout=WAIT_S * 1000)
+    assert state(page, "line") == ["b1c1"] and state(page, "position.to_move") == 0
+    click_cells(page, state(page, "position.legal")[0]["paths"][0])
+    page.wait_for_function("window.gui.state.position.result !== null && !window.gui.state.thinking",
+                           timeout=WAIT_S * 1000)
+    assert state(page, "line") == ["b1c1", "d1c1"]
+    assert page.inner_text("#status").startswith("game over: white wins")
+    # A new game starts at once.
+    page.click("#new-game")
+    page.wait_for_function("window.gui.state.position.moves.length === 0 && window.gui.state.position.result === null"
+                           " && !window.gui.state.thinking", timeout=WAIT_S * 1000)
+    assert not page.errors
+    page.close()
+
+
 def test_errors_are_shown_in_words_and_a_lost_connection_comes_back(browser, gui: str, shots: Path) -> None:
     page = open_page(browser, gui, "othello")
     page.click("button[data-mode='analyse']")

@@ -272,6 +272,7 @@
 
   function positioned(msg) {
     S.position = msg;
+    if (msg.result !== null) S.thinking = false;  // a finished game: no engine move comes
     S.turns[msg.moves.length] = msg.to_move;
     S.selection = [];
     S.targets = Logic.targets(msg.legal, []);
