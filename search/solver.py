@@ -64,7 +64,7 @@ import numpy as np
 from games.base import ONGOING, Position
 from games.kernel import borrowed, inline_template, kernel, prefetch, uncounted_template
 from search.base import MAX_PLY, Aborted
-from search.tt import BUSY_SHIFT, capacity_for, fresh_memory, next_move
+from search.tt import MOVE_SPREAD, below_busy, capacity_for, fresh_memory, next_move, tt_claim, tt_unmark
 from search.work import ABORTED, HARD_ONLY, NODES, POLL, SHARED, STOP, accumulator_rows, move_rows, must_stop, new_work
 
 #: Below this many moves a node tries its moves in generation order: ordering would
@@ -113,11 +113,12 @@ MOVE_FIELD = (1 << MOVE_BITS) - 1
 #: The solver table holds keys as int64 bit patterns.
 _KEY_BITS = (1 << 64) - 1
 #: With other threads solving the same tree, the nodes fewer plies than this from the
-#: root solve last the moves another thread is solving (`_busy`); deeper, the marks
-#: would cost more than the sharing saves.
+#: root solve last the moves another thread is solving (`search.tt.tt_busy`); deeper,
+#: the marks would cost more than the sharing saves.
 SHARED_PLIES = 6
-#: A move's mark is its parent's key xor the move times this odd constant (an int64).
-_MOVE_SPREAD = np.int64(0x9E3779B97F4A7C15 - (1 << 64))
+#: A move's mark is its parent's key xor the move times `search.tt.MOVE_SPREAD` (as
+#: the transposition table's: `move_mark`), here an int64.
+_MOVE_SPREAD = np.int64(int(MOVE_SPREAD) - (1 << 64))
 
 #: The game's kernels these templates call, bound per game.
 BINDS = ("legal_moves", "play", "key", "result", "margin", "ACCUMULATED", "accumulate", "accumulate_play", "evaluate_at")
@@ -338,7 +339,7 @@ def _solve(s, alpha, beta, ply, table, work, moves, acc):
     best_move = row[0]
     # With other threads on the tree (work[SHARED]), a node fewer than SHARED_PLIES
     # from the root solves a move another thread is solving after its other moves
-    # (`_busy`); row[count:count + deferred] keeps such moves (the scores are spent).
+    # (`tt_busy`); row[count:count + deferred] keeps such moves (the scores are spent).
     sharing = work[SHARED] != 0 and ply < SHARED_PLIES
     deferred = 0
     taken = 0
@@ -348,7 +349,7 @@ def _solve(s, alpha, beta, ply, table, work, moves, acc):
         if not more:
             break
         mark = position ^ (np.int64(move + 1) * _MOVE_SPREAD) if sharing else np.int64(0)
-        if sharing and not _claim(table, mark, taken == 0 and i > 1):
+        if sharing and not tt_claim(table, mark, taken == 0 and i > 1):
             row[count + deferred] = move
             deferred += 1
             continue
@@ -362,7 +363,7 @@ def _solve(s, alpha, beta, ply, table, work, moves, acc):
             if work[ABORTED] == 0 and alpha < value < beta:
                 value = -_solve(child, -beta, -value, ply + 1, table, work, moves, acc)
         if sharing:
-            _unmark(table, mark)
+            tt_unmark(table, mark)
         if work[ABORTED] != 0:
             return 0
         if value > best:
@@ -531,44 +532,8 @@ def _find(table, bucket, position):
 @kernel(inline=True)
 def _bucket(table, position):
     """The first of the two slots of `position`'s bucket: its low bits, moved below the
-    busy area (`_busy`) where they fall in it."""
-    bucket = position & np.int64(len(table) - 2)
-    busy = len(table) >> BUSY_SHIFT
-    if bucket >= len(table) - busy:
-        bucket -= busy
-    return bucket
-
-
-@kernel(inline=True)
-def _busy_slot(table, mark):
-    return len(table) - 1 - (mark & ((len(table) >> BUSY_SHIFT) - 1))
-
-
-@kernel(inline=True)
-def _busy(table, mark):
-    """Whether another thread is solving the move of `mark` now: threads solving one
-    tree mark the moves they solve in the last 1 / 2**BUSY_SHIFT of the table's slots,
-    where no entry is stored (`_bucket`), a mark as a check word (as the transposition
-    table does: `search.tt.tt_busy`)."""
-    return table[_busy_slot(table, mark), S_CHECK] == mark
-
-
-@kernel(inline=True)
-def _claim(table, mark, may_defer):
-    """Whether this thread solves the move of `mark` now: not where `may_defer` and
-    another thread is solving it (`_busy`); else it is marked (as `search.tt.tt_claim`
-    does)."""
-    if may_defer and _busy(table, mark):
-        return False
-    table[_busy_slot(table, mark), S_CHECK] = mark
-    return True
-
-
-@kernel(inline=True)
-def _unmark(table, mark):
-    slot = _busy_slot(table, mark)
-    if table[slot, S_CHECK] == mark:
-        table[slot, S_CHECK] = 0
+    busy area (`search.tt.tt_busy`) where they fall in it."""
+    return below_busy(table, position & np.int64(len(table) - 2))
 
 
 @kernel(inline=True)

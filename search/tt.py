@@ -20,7 +20,8 @@ field is at least 1). Replacement: a slot is overwritten by the same key, by an 
 from an older search, or by an entry searched at least as deep. The last 1 / 2**BUSY_SHIFT
 of the slots hold no entries: threads searching one tree mark there the moves they are
 searching (`tt_busy`), and the keys that would fall there go to the slots just below
-(`tt_slot`).
+(`below_busy`). The solver's table (`search.solver`) keeps its busy area the same way,
+with these kernels.
 """
 
 from __future__ import annotations
@@ -134,14 +135,21 @@ def bound_decides(bound, value, alpha, beta):
 
 
 @kernel(inline=True)
+def below_busy(rows, slot):
+    """`slot` (an int64 row of `rows`, a table whose last 1 / 2**BUSY_SHIFT of rows are
+    its busy area: `tt_busy`) moved below the busy area where it falls in it: the slot
+    of an entry, in the transposition table and the solver's."""
+    busy = len(rows) >> BUSY_SHIFT
+    if slot >= len(rows) - busy:
+        slot -= busy
+    return slot
+
+
+@kernel(inline=True)
 def tt_slot(cells, key):
     """The slot of `key`'s entry: its low bits, moved below the busy area (`tt_busy`)
-    where they fall in it."""
-    index = key & np.uint64(len(cells) - 1)
-    busy = np.uint64(len(cells) >> BUSY_SHIFT)
-    if index >= np.uint64(len(cells)) - busy:
-        index -= busy
-    return index
+    where they fall in it; unsigned, so that indexing with it checks no sign."""
+    return np.uint64(below_busy(cells, np.int64(key & np.uint64(len(cells) - 1))))
 
 
 @kernel(inline=True)
@@ -185,7 +193,7 @@ def tt_store(cells, key, depth, bound, value, move, generation):
 
 
 #: A move's mark is its parent's key xor the move times this odd constant.
-_MOVE_SPREAD = np.uint64(0x9E3779B97F4A7C15)
+MOVE_SPREAD = np.uint64(0x9E3779B97F4A7C15)
 #: The mark of no move (a node that marks nothing).
 NO_MARK = _U0
 #: With other threads searching the same tree, the nodes this many plies from the
@@ -196,49 +204,51 @@ DEFER_DEPTH = 3
 @kernel(inline=True)
 def move_mark(key, move):
     """The mark of `move` searched from the position of `key` (`tt_busy`)."""
-    return key ^ (np.uint64(move + 1) * _MOVE_SPREAD)
+    return key ^ (np.uint64(move + 1) * MOVE_SPREAD)
 
 
 @kernel(inline=True)
-def _busy_slot(cells, mark):
-    return np.uint64(len(cells) - 1) - (mark & np.uint64((len(cells) >> BUSY_SHIFT) - 1))
+def _busy_slot(rows, mark):
+    return len(rows) - 1 - (mark & ((len(rows) >> BUSY_SHIFT) - 1))
 
 
 @kernel(inline=True)
-def tt_busy(cells, mark):
+def tt_busy(rows, mark):
     """Whether another thread is searching the move of `mark` (`move_mark`) now.
 
     Threads searching one tree (Threads) mark the moves they search in the last
-    1 / 2**BUSY_SHIFT of the table's slots, where no entry is stored (`tt_slot`), a
-    mark as a check word with data word 0, so that every reader of entries takes it
-    for an empty slot; two marks of one slot cost only the first. A thread searches a
-    move another one is searching after its other moves (simplified ABDADA), so that
-    the threads share out the tree. (Marks among the entries were overwritten by them
-    within moments of a search, and a kept table left no room for them at all.)"""
-    return cells[_busy_slot(cells, mark), 0] == mark
+    1 / 2**BUSY_SHIFT of the table's slots, where no entry is stored (`below_busy`), a
+    mark as a check word (column 0) with the rest of the row 0, so that every reader
+    of entries takes it for an empty slot; two marks of one slot cost only the first.
+    A thread searches a move another one is searching after its other moves
+    (simplified ABDADA), so that the threads share out the tree. (Marks among the
+    entries were overwritten by them within moments of a search, and a kept table left
+    no room for them at all.) `rows` is the transposition table's cells (uint64 marks)
+    or the solver's table (int64 marks): these kernels serve both."""
+    return rows[_busy_slot(rows, mark), 0] == mark
 
 
 @kernel(inline=True)
-def tt_mark(cells, mark):
+def tt_mark(rows, mark):
     """Mark the move of `mark` as searched now (`tt_busy`)."""
-    cells[_busy_slot(cells, mark), 0] = mark
+    rows[_busy_slot(rows, mark), 0] = mark
 
 
 @kernel(inline=True)
-def tt_unmark(cells, mark):
+def tt_unmark(rows, mark):
     """Clear the mark `mark` if its slot still holds it."""
-    slot = _busy_slot(cells, mark)
-    if cells[slot, 0] == mark:
-        cells[slot, 0] = _U0
+    slot = _busy_slot(rows, mark)
+    if rows[slot, 0] == mark:
+        rows[slot, 0] = 0
 
 
 @kernel(inline=True)
-def tt_claim(cells, mark, may_defer):
+def tt_claim(rows, mark, may_defer):
     """Whether this thread searches the move of `mark` now: not where `may_defer` and
     another thread is searching it (`tt_busy`); else it is marked (`tt_mark`)."""
-    if may_defer and tt_busy(cells, mark):
+    if may_defer and tt_busy(rows, mark):
         return False
-    tt_mark(cells, mark)
+    tt_mark(rows, mark)
     return True
 
 

@@ -14,8 +14,8 @@ from games import all_games, find_game
 from games.kernel import COMPILING, kernel
 from search import new_searcher
 from search.limits import StopSignal
-from search.solver import _bucket, _busy, _claim, _store, _unmark, new_solver_table
-from search.tt import BUSY_SHIFT, EXACT, TranspositionTable, entry_value, tt_probe, tt_store
+from search.solver import _bucket, _store, new_solver_table
+from search.tt import BUSY_SHIFT, EXACT, TranspositionTable, entry_value, tt_busy, tt_claim, tt_probe, tt_store, tt_unmark
 from tests.conftest import DATA
 
 pytestmark = pytest.mark.skipif(not COMPILING, reason="threads search in parallel only when compiled")
@@ -96,10 +96,10 @@ def test_a_full_solver_table_still_takes_the_threads_marks() -> None:
     assert table[:-area, 3].all(), "every other slot filled"
     for position in positions[:100:7]:
         mark = position ^ np.int64(0x5A5A)
-        assert _claim(table, mark, True) and _busy(table, mark), "a free move is claimed"
-        assert not _claim(table, mark, True), "another thread defers it"
-        _unmark(table, mark)
-        assert not _busy(table, mark)
+        assert tt_claim(table, mark, True) and tt_busy(table, mark), "a free move is claimed"
+        assert not tt_claim(table, mark, True), "another thread defers it"
+        tt_unmark(table, mark)
+        assert not tt_busy(table, mark)
 
 
 def _searcher(game, threads: int):
