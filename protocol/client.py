@@ -537,7 +537,11 @@ class SimpleEngine:
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="engine-client", daemon=True)
         self._thread.start()
-        self.client: Engine = self._wait(client_factory())
+        try:
+            self.client: Engine = self._wait(client_factory())
+        except BaseException:
+            self._end_loop()  # a failed start leaves no thread behind
+            raise
 
     @classmethod
     def popen(cls, command: Sequence[str], env: Mapping[str, str] | None = None) -> "SimpleEngine":
@@ -586,9 +590,12 @@ class SimpleEngine:
         try:
             self._wait(self.client.close())
         finally:
-            self._loop.call_soon_threadsafe(self._loop.stop)
-            self._thread.join(10)
-            self._loop.close()
+            self._end_loop()
+
+    def _end_loop(self) -> None:
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(10)
+        self._loop.close()
 
     def __enter__(self) -> "SimpleEngine":
         return self

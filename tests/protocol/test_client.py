@@ -5,6 +5,7 @@ session kept in step after every error."""
 from __future__ import annotations
 
 import asyncio
+import threading
 
 import attrs
 import pytest
@@ -107,6 +108,14 @@ def test_the_blocking_wrapper() -> None:
         assert engine.play(Limit(nodes=500)).move
         assert set(engine.eval().terms) == {"movers", "reserves", "dangling", "tempo", "odd_dominoes",
                                             "won_parts", "odd_fuzzy"}
+
+
+def test_a_blocking_client_that_cannot_connect_leaves_no_thread(tmp_path) -> None:
+    before = {thread.ident for thread in threading.enumerate()}
+    for _ in range(3):
+        with pytest.raises(OSError):
+            SimpleEngine.connect_unix(tmp_path / "no-daemon.sock")
+    assert [thread.name for thread in threading.enumerate() if thread.ident not in before] == []
 
 
 def test_an_analysis_streams_until_stopped() -> None:
