@@ -44,7 +44,7 @@ import numpy as np
 
 from games.files import atomic_file
 from games.text import quote
-from games.kernel import kernel
+from games.kernel import interpreted, kernel
 
 EXACT, LOWER, UPPER = 0, 1, 2
 
@@ -394,8 +394,10 @@ class TranspositionTable:
         self.generation = (self.generation + 1) & 0xFF
 
     def probe(self, key: int) -> int | None:
-        """The packed entry stored for `key`, or None."""
-        index = int(tt_slot(self.cells, np.uint64(key)))
+        """The packed entry stored for `key`, or None. Interpreted: a call of a compiled
+        kernel from Python would load numba's machinery (0.4 s) into a Python-core
+        search that runs while the compiled code loads."""
+        index = int(interpreted(tt_slot)(self.cells, np.uint64(key)))
         data = int(self.cells[index, 1])
         if data and int(self.cells[index, 0]) ^ data == key:
             return data

@@ -108,3 +108,30 @@ def test_loading_compiles_every_entry_point_a_search_calls(name: str) -> None:
         for template in module.TEMPLATES:
             if not template.__name__.startswith("_") and not getattr(template, "inline", False):
                 assert getattr(made, template.__name__).signatures, (module.__name__, template.__name__)
+
+
+@pytest.mark.skipif(not COMPILING, reason="numba is not installed")
+def test_an_interpreted_search_calls_no_compiled_kernel() -> None:
+    """The Python core searches while the compiled code loads: a single call of a
+    compiled kernel from it would first load numba's machinery (0.4 s), longer than a
+    short `go movetime` gives it. In a fresh process, a search of every game leaves
+    every kernel of the games and the searches uncompiled and unloaded."""
+    code = ("import sys\n"
+            "from numba.core.registry import CPUDispatcher\n"
+            "from games import all_games, find_game\n"
+            "from search import new_searcher\n"
+            "from search.limits import StopSignal\n"
+            "from search.tt import TranspositionTable\n"
+            "for name in sorted(all_games()):\n"
+            "    game = find_game(name)\n"
+            "    table = TranspositionTable(game.name, game.rules.KEY_SCHEME, 1 << 20)\n"
+            "    stop = StopSignal()\n"
+            "    stop.arm(None, None, 2)\n"
+            "    list(new_searcher(game, table, compiled=False).search(game.initial_state({}), stop))\n"
+            "print(sorted({f'{module}.{name}' for module, loaded in list(sys.modules.items())\n"
+            "              if module.split('.')[0] in ('games', 'search')\n"
+            "              for name, value in vars(loaded).items()\n"
+            "              if isinstance(value, CPUDispatcher) and value.overloads}))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
