@@ -24,6 +24,13 @@ def loader(seconds: float) -> threading.Thread:
     return thread
 
 
+def in_a_fresh_process(code: str) -> str:
+    """What the Python `code` prints, run in a process of its own (it must succeed)."""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
 def waited(thread: threading.Thread, stop: StopSignal) -> float:
     started = time.monotonic()
     _wait_for_load(thread, stop)
@@ -90,9 +97,7 @@ def test_loading_a_games_compiled_code_leaves_scipy_alone() -> None:
             "print('scipy' in sys.modules)\n"
             "import scipy.linalg\n"
             "print(scipy.linalg.det([[2.0]]))\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["False", "2.0"]
+    assert in_a_fresh_process(code).split() == ["False", "2.0"]
 
 
 @pytest.mark.skipif(not COMPILING, reason="numba is not installed")
@@ -132,6 +137,4 @@ def test_an_interpreted_search_calls_no_compiled_kernel() -> None:
             "              if module.split('.')[0] in ('games', 'search')\n"
             "              for name, value in vars(loaded).items()\n"
             "              if isinstance(value, CPUDispatcher) and value.overloads}))\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "[]"
+    assert in_a_fresh_process(code).strip() == "[]"
