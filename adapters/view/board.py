@@ -140,14 +140,15 @@ class HexBoard:
         """The view of a board whose text has `rows` (top line first)."""
         widest = max(len(row) for row in rows)
         cells = []
+        labels = []
         for y, row in enumerate(rows):
+            # The line's left edge, in a margin of HEX_MARGIN cells each side; its label
+            # (its y) goes there (a cell's whole name, x,y, is its tooltip: x counts from
+            # each line's left end).
+            left = HEX_MARGIN + (widest - len(row)) / 2
+            labels.append([str(y), left - 0.4, y * HEX_ROW + 0.5])
             for x, cell in enumerate(row):
-                cells.append([f"{x},{y}", HEX_MARGIN + (widest - len(row)) / 2 + x + 0.5, y * HEX_ROW + 0.5,
-                              _piece(cell, names), False])
-        # Each line's y at its left end, in a margin of HEX_MARGIN cells each side (a
-        # cell's whole name, x,y, is its tooltip: x counts from each line's left end).
-        labels = [[str(y), HEX_MARGIN + (widest - len(row)) / 2 - 0.4, y * HEX_ROW + 0.5]
-                  for y, row in enumerate(rows)]
+                cells.append([f"{x},{y}", left + x + 0.5, y * HEX_ROW + 0.5, _piece(cell, names), False])
         return {"shape": "hex", "width": widest + 2 * HEX_MARGIN, "height": (len(rows) - 1) * HEX_ROW + 1,
                 "cells": cells,
                 "colours": [list(pair) for pair in self.colours], "letters": None, "felt": None, "labels": labels,

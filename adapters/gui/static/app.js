@@ -106,9 +106,7 @@
     if (!window.confirm("Delete " + S.line[S.ply - 1] + " and the " + (count - 1) + " move" + (count === 2 ? "" : "s") +
                         " of the lines after it?")) return;
     parent.children.splice(parent.children.indexOf(node), 1);
-    S.plies = S.plies.slice(0, S.ply);
-    S.line = moves().slice(0, S.ply - 1);
-    follow(S.line, S.ply - 1);
+    follow(moves().slice(0, S.ply - 1), S.ply - 1);  // keeps the analysis of the plies before it
     show();
   }
 
@@ -485,10 +483,7 @@
     var p = S.position;
     if (!p) return;
     var step = S.plies[S.ply];
-    $("board").innerHTML = Board.renderBoard(p.view, {
-      last: p.last, selected: S.selection, targets: S.mode === "play" && S.thinking ? [] : S.targets,
-      arrows: arrows(), flipped: S.flipped,
-      best: S.mode === "replay" && S.plies[S.ply + 1] ? bestCells(S.plies[S.ply + 1].best) : []});
+    drawBoard();
     var width = Math.max(320, $("left").clientWidth || 480);
     $("graph").innerHTML = S.plies.length ? Board.renderGraph(S.plies.concat(
       new Array(Math.max(0, S.line.length + 1 - S.plies.length)).fill(null)), S.ply,
@@ -510,8 +505,19 @@
     if (S.mode !== "analyse") $("evalbar").hidden = true;
     renderEval(p);
     renderMoves();
-    renderAnalysis();
+    renderLines();
     renderPly(step);
+  }
+
+  // The board of the position shown, with every mark of the mode: the last move, the
+  // selection, the targets (none while the engine thinks), the analysis's arrows, the
+  // replay's best move.
+  function drawBoard() {
+    var p = S.position;
+    $("board").innerHTML = Board.renderBoard(p.view, {
+      last: p.last, selected: S.selection, targets: S.mode === "play" && S.thinking ? [] : S.targets,
+      arrows: arrows(), flipped: S.flipped,
+      best: S.mode === "replay" && S.plies[S.ply + 1] ? bestCells(S.plies[S.ply + 1].best) : []});
   }
 
   // The moves of the game, a button each (its ply in data-ply), numbered by rounds of
@@ -590,7 +596,16 @@
     $("eval").innerHTML = rows.join("");
   }
 
+  // New lines, or the pointer on another line: the analysis's panel and the board's
+  // arrows.
   function renderAnalysis() {
+    if (S.mode !== "analyse") return;
+    renderLines();
+    drawBoard();
+  }
+
+  // The analysis's lines, bars and search figures (in the analysis mode).
+  function renderLines() {
     if (S.mode !== "analyse") return;
     var body = $("lines").querySelector("tbody"), ranks = Object.keys(S.lines).sort(function (a, b) { return a - b; });
     body.innerHTML = ranks.map(function (rank) {
@@ -620,9 +635,6 @@
     $("search").textContent = s ? "depth " + s.depth + (s.seldepth ? "/" + s.seldepth : "") + " \u00b7 " +
       (s.nodes || 0).toLocaleString() + " nodes \u00b7 " + (s.nps || 0).toLocaleString() + " nodes/s \u00b7 " +
       (s.time / 1000).toFixed(1) + " s" : (S.analysing ? "searching\u2026" : "");
-    $("board").innerHTML = Board.renderBoard(S.position.view, {last: S.position.last, selected: S.selection,
-                                                               targets: S.targets, arrows: arrows(),
-                                                               flipped: S.flipped});
   }
 
   // Each seat's side, after the record's name of its player where it has one.
