@@ -19,15 +19,16 @@ from adapters.codingame import turn_format
 from adapters.arena.process import BotProcess
 from protocol import shared
 from protocol.client import Engine, EngineError
-from tests.adapters.deadlines import ask_turn, check_turn_reports
+from tests.adapters.deadlines import ask_turn, check_turn_reports, lenient_time_scale
 from tests.adapters.test_adapter import ADAPTER, seats
 from tests.conftest import engine_command, run
 
 #: How long a daemon may take to start, or a bot to open its session (s).
 WAIT_S = 60
 GAME = "clobber"
-#: The factor on CodinGame's time limits of the bots' turns.
-TIME_SCALE = 2
+#: The factor on CodinGame's time limits of the bots' turns: LOAD_SLACK more a turn (two
+#: bots and their daemon's searches share the two cores with the rest of the suite).
+TIME_SCALE = lenient_time_scale(GAME)
 BOT = f"{ADAPTER} {GAME} --time-scale {TIME_SCALE}"
 
 
