@@ -33,18 +33,30 @@ def daemon_command(argv: list[str]) -> int:
                              " first search waits for them")
     parser.add_argument("--idle-exit", type=idle_seconds, default=shared.DEFAULT_IDLE_EXIT_S, metavar="SECONDS",
                         help=f"start: end after SECONDS without a session (default {shared.DEFAULT_IDLE_EXIT_S})")
+    parser.add_argument("--all", action="store_true",
+                        help="stop: every daemon of this user's, those of other versions of the code too"
+                             " (an edited or re-checked-out tree starts a daemon of its own)")
     args = parser.parse_args(argv)
+    if args.all and args.action != "stop":
+        parser.error("--all is for stop")
     try:
         if args.action == "start":
             place = shared.ensure_running(idle_exit=args.idle_exit)
             shared.load(place, args.load)
             loaded = f", {' '.join(args.load)} loaded" if args.load else ""
             print(f"engine daemon: running{loaded}, socket {place.socket}, log {place.log}")
+        elif args.action == "stop" and args.all:
+            stopped = shared.stop_all()
+            print(f"engine daemon: stopped {len(stopped)}: {' '.join(stopped)}" if stopped
+                  else "engine daemon: none running")
         elif args.action == "stop":
             print("engine daemon: stopped" if shared.stop() else "engine daemon: not running")
         else:
             found = shared.status()
             print("\n".join(entry.line() for entry in found) if found else "engine daemon: none running")
+            if any(not entry.current for entry in found):
+                print("(another install's daemon serves code that has changed since: 'engine daemon stop --all'"
+                      " ends it with this one)")
     except OSError as error:
         print(f"engine daemon: {error}", file=sys.stderr)
         return 1

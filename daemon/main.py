@@ -20,14 +20,18 @@ import time
 from pathlib import Path
 from typing import AsyncIterator
 
+import attrs
+
 from daemon import cores, runner
 from daemon.hashfiles import DEFAULT_MAX_BYTES, DEFAULT_MAX_FILES, HashBudget, HashFiles, default_budget_mib
+from daemon.logfile import LogFile
 from daemon.session import Session
 from daemon.transport import StdoutSink, StreamSink, TooLong, stdin_lines, stream_lines
 from daemon.unix import prepare_socket_path
 from games.text import positive
 from protocol.errors import Code, ProtocolError
 from protocol.format import DaemonFigures
+from protocol.shared import LOG_KEEP_BYTES
 
 LOG = logging.getLogger("engine")
 
@@ -75,6 +79,10 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
                         help="listen on a Unix-domain socket at PATH (beside --tcp, or instead of stdio): its"
                              " folder must be the user's alone (mode 0700), whose permissions are the"
                              " authentication, so no token is asked there")
+    parser.add_argument("--evict-idle", type=positive, default=int(EVICT_IDLE_S), metavar="SECONDS",
+                        help="with --socket: where every session is taken (--max-sessions), a new one closes"
+                             " the session that has sent nothing and run nothing longest, if for SECONDS"
+                             f" (default {int(EVICT_IDLE_S)})")
     parser.add_argument("--idle-exit", type=positive, metavar="SECONDS",
                         help="with --tcp or --socket: exit (saving hash files as on SIGTERM) once no session"
                              " has been open for SECONDS")
@@ -104,6 +112,9 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
                         help="the tables of every session together (default: half the memory)")
     parser.add_argument("--log-level", default="info",
                         choices=("debug", "info", "warning", "error"), help="stderr log level")
+    parser.add_argument("--log-file", type=Path, metavar="PATH",
+                        help="log to PATH (mode 0600, stderr too) instead of stderr, setting it aside as"
+                             f" PATH.1 each time it passes {LOG_KEEP_BYTES >> 20} MiB")
     parser.add_argument("--core", choices=cores.CORES, default=os.environ.get("ENGINE_CORE") or None,
                         help="how every session runs the kernels: compiled (numba; the default"
                              " where numba imports) or python (the same kernels interpreted);"
@@ -153,6 +164,24 @@ def read_token(path: Path) -> str:
     return token
 
 
+#: A local session idle this long (seconds) is closed where the daemon is full and
+#: another needs room.
+EVICT_IDLE_S = 600.0
+#: How long a full daemon waits for a new local connection's first line, in case it is
+#: `daemon` (`engine daemon status`), before it makes room or refuses it (seconds).
+FIGURES_WAIT_S = 1.0
+
+
+async def _after(first: asyncio.Future, lines: AsyncIterator[str | TooLong]) -> AsyncIterator[str | TooLong]:
+    """The lines of a connection whose first (or None at its end) `first` is reading."""
+    line = await first
+    if line is None:
+        return
+    yield line
+    async for line in lines:
+        yield line
+
+
 class Daemon:
     """The live sessions of the process, so that a signal can save their hash files, and
     what every session shares: the hash directory, the memory budget, the token."""
@@ -160,19 +189,24 @@ class Daemon:
     def __init__(self, core: str = cores.DEFAULT, files: HashFiles | None = None,
                  budget: HashBudget | None = None, token: str | None = None,
                  max_sessions: int = DEFAULT_MAX_SESSIONS,
-                 max_unauthenticated: int = DEFAULT_MAX_UNAUTHENTICATED) -> None:
+                 max_unauthenticated: int = DEFAULT_MAX_UNAUTHENTICATED, evict_idle: float = EVICT_IDLE_S) -> None:
         self.core = core
         self.files = files or HashFiles(None)
         self.budget = budget or HashBudget(default_budget_mib() << 20)
         self.token = token
         self.max_sessions = max_sessions
         self.max_unauthenticated = max_unauthenticated
+        self.evict_idle = evict_idle
         self.sessions: set[Session] = set()
         self.tcp_sessions = 0
         #: The connections waiting for their auth line, oldest first, each with the
         #: event that closes it to make room.
         self._unauthenticated: dict[object, asyncio.Event] = {}
         self.terminated = asyncio.Event()
+        #: The sinks of the local connections' sessions (Unix socket), for `_evict_idle`.
+        self._local_sinks: dict[Session, StreamSink] = {}
+        #: Sessions closed to make room, counted out of `tcp_sessions` already.
+        self._evicted: set[Session] = set()
         #: The in-process connections' serving tasks (`open_session`).
         self._local: set[asyncio.Task] = set()
         #: When the last connection's session ended (`time.monotonic()`; the daemon's
@@ -190,19 +224,35 @@ class Daemon:
                              resident_mib(), cores.loaded_games())
 
     def terminate(self) -> None:
-        """On SIGTERM or SIGINT: stop every search and halt every job (a halted save
-        leaves no temporary file), then save the hash files (off the loop) and end."""
+        """On SIGTERM or SIGINT: halt every job (a halted save leaves no temporary file),
+        stop every search, answering it with its best move so far, and tell each
+        connection's session that the daemon ends (`error ending`); then save the hash
+        files (off the loop) and end."""
         LOG.info("terminating: stopping searches and jobs, saving hash files")
         for session in list(self.sessions):
-            session.engine.abandon_search()
             session.engine.abandon_job()
         asyncio.ensure_future(self._save_and_end())
 
     async def _save_and_end(self) -> None:
         sessions = list(self.sessions)
-        await asyncio.gather(*(session.engine.finish_job() for session in sessions))
+        await asyncio.gather(*(self._end(session) for session in sessions))
         await asyncio.gather(*(session.engine.save_hash_file() for session in sessions))
         self.terminated.set()
+
+    @staticmethod
+    async def _end(session: Session) -> None:
+        await session.engine.finish_job()
+        try:
+            await session.engine.stop()
+        except Exception:  # noqa: BLE001 - a search that fails to answer is still ended
+            LOG.exception("a search did not answer as the daemon ended")
+            session.engine.abandon_search()
+        if isinstance(session.sink, StreamSink):
+            session.write(ProtocolError(Code.ENDING, "-", "the daemon is ending (engine daemon stop, a signal or"
+                                                          " its idle time): this session is closed").line())
+            with contextlib.suppress(ConnectionError, OSError, TimeoutError):
+                async with asyncio.timeout(ENDING_DRAIN_S):  # a peer that reads nothing holds no end up
+                    await session.sink.drain()
 
     async def serve_stdio(self) -> None:
         session = self._session(StdoutSink())
@@ -278,6 +328,18 @@ class Daemon:
                      lines: AsyncIterator[str | TooLong], local: bool = False) -> None:
         """Serve one connection as a session, within --max-sessions; `local`: the user's
         own client (a Unix socket), not a stranger (TCP, the web GUI's tabs)."""
+        if self.tcp_sessions >= self.max_sessions and local:
+            first = asyncio.ensure_future(anext(lines, None))
+            await asyncio.wait([first], timeout=FIGURES_WAIT_S)
+            if first.done() and first.result() == "daemon":  # `engine daemon status`: a full daemon still answers
+                with contextlib.suppress(ConnectionError, OSError):
+                    about = self.figures()  # counting the asker, as a session that asks does
+                    writer.write(attrs.evolve(about, sessions=about.sessions + 1).line().encode() + b"\n")
+                    await writer.drain()
+                writer.close()
+                return
+            lines = _after(first, lines)
+            self._evict_idle()
         if self.tcp_sessions >= self.max_sessions:
             LOG.warning("session refused, %d open already: %s", self.tcp_sessions, peer)
             await refuse(reader, writer, ProtocolError(Code.BUSY, "-", f"{self.tcp_sessions} sessions open,"
@@ -287,6 +349,8 @@ class Daemon:
         sink = StreamSink(writer)
         session = self._session(sink, local)
         self.sessions.add(session)
+        if local:
+            self._local_sinks[session] = sink
         LOG.debug("session opened: %s", peer)
         try:
             quit_asked = await session.run(lines, finish_on_eof=False)
@@ -298,10 +362,30 @@ class Daemon:
         finally:
             session.engine.close()
             self.sessions.discard(session)
-            self.tcp_sessions -= 1
+            self._local_sinks.pop(session, None)
+            if session in self._evicted:
+                self._evicted.discard(session)  # counted out as it was closed
+            else:
+                self.tcp_sessions -= 1
             self.last_session_end = time.monotonic()
             sink.close()
             LOG.debug("session closed: %s", peer)
+
+    def _evict_idle(self) -> None:
+        """Close the local session idle longest, where one has been idle `evict_idle`
+        seconds (no line read, nothing running), to make room for a new one."""
+        idle = [(session.idle_for(), session) for session in self._local_sinks]
+        idle = [(seconds, session) for seconds, session in idle if seconds is not None and seconds >= self.evict_idle]
+        if not idle:
+            return
+        seconds, session = max(idle, key=lambda pair: pair[0])
+        LOG.warning("closing a session idle for %.0f s to make room for another", seconds)
+        session.write(ProtocolError(Code.BUSY, "-", f"closed after {seconds:.0f} s without a command: the daemon's"
+                                                    " sessions are all taken (--max-sessions) and another"
+                                                    " needed room").line())
+        self._local_sinks.pop(session).close()  # its `_serve` ends and counts it out
+        self.tcp_sessions -= 1
+        self._evicted.add(session)
 
     async def _authenticated(self, lines: AsyncIterator[str | TooLong], reader: asyncio.StreamReader,
                              writer: asyncio.StreamWriter, peer: object) -> bool:
@@ -416,6 +500,8 @@ def tls_context(args: argparse.Namespace) -> ssl.SSLContext | None:
     return context
 
 
+#: How long an ending daemon waits for a session's peer to read its last lines (seconds).
+ENDING_DRAIN_S = 2.0
 #: How long an ending daemon waits for compiled code still loading (the heaviest
 #: game's searches take a few seconds to load on a busy two-core machine).
 EXIT_LOAD_WAIT_S = 10.0
@@ -469,8 +555,9 @@ def in_process_daemon(core: str | None = None) -> Daemon:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_arguments(argv)
-    logging.basicConfig(stream=sys.stderr, level=args.log_level.upper(),
-                        format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(name)s %(levelname)s %(message)s",
+                        handlers=[LogFile(args.log_file, LOG_KEEP_BYTES) if args.log_file else
+                                  logging.StreamHandler(sys.stderr)])
     sys.setswitchinterval(SWITCH_INTERVAL)
     try:
         token = read_token(args.token) if args.token is not None else None
@@ -498,7 +585,7 @@ def main(argv: list[str] | None = None) -> int:
     gc.freeze()
     with asyncio.Runner(loop_factory=_loop_factory()) as loop_runner:
         code = loop_runner.run(Daemon(core, files, HashBudget(args.max_hash_mib << 20), token,
-                                      args.max_sessions, args.max_unauthenticated).main(args))
+                                      args.max_sessions, args.max_unauthenticated, args.evict_idle).main(args))
     sys.stdout.flush()
     # A load of compiled code cut off by the exit could abort the process (SIGABRT).
     cores.finish_loading(EXIT_LOAD_WAIT_S)

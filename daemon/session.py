@@ -164,6 +164,8 @@ class Session:
         self._applying = 0
         #: Dropped lines whose refusal waits in the queue, by name (see `Dropped`).
         self._dropped_named = 0
+        #: When the client's last line was read (time.monotonic()).
+        self.last_line_at = time.monotonic()
 
     # ---- the line loop -------------------------------------------------------------
 
@@ -234,6 +236,7 @@ class Session:
             async for item in lines:
                 await self.sink.drain()
                 received_ns = time.monotonic_ns()
+                self.last_line_at = received_ns / 1e9
                 self._lines_read += 1
                 first = (split_tokens(item.head if isinstance(item, TooLong) else item) or [""])[0]
                 if first in _HALTING and isinstance(item, str):
@@ -264,6 +267,13 @@ class Session:
 
     def write(self, line: str) -> None:
         self.sink.write(line)
+
+    def idle_for(self) -> float | None:
+        """Seconds since the client's last line, where the session does nothing (no
+        search, no long job); None where it works."""
+        if self.engine.active is not None or self.engine.job is not None:
+            return None
+        return time.monotonic() - self.last_line_at
 
     @property
     def halted(self) -> bool:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
 import ssl
 import subprocess
 import threading
@@ -202,30 +203,27 @@ class Engine:
         return client
 
     @classmethod
-    async def connect_unix(cls, path: str | Path) -> "Engine":
+    async def connect_unix(cls, path: str | Path | None = None, sock: socket.socket | None = None) -> "Engine":
         """Open a session with an engine listening on a Unix-domain socket at `path`
-        (`engine --socket PATH`: no token there, the socket's folder is the user's)."""
-        reader, writer = await asyncio.open_unix_connection(str(path), limit=1 << 20)
+        (`engine --socket PATH`: no token there, the socket's folder is the user's), or
+        over `sock`, a connected one."""
+        reader, writer = await asyncio.open_unix_connection(None if sock else str(path), sock=sock, limit=1 << 20)
         return cls(reader, writer)
 
     @classmethod
     async def shared(cls, idle_exit: int = shared_daemon.DEFAULT_IDLE_EXIT_S,
-                     timeout: float | None = READY_TIMEOUT_S) -> "Engine":
+                     wait: float = shared_daemon.CONNECT_WAIT_S) -> "Engine":
         """Open a session with this install's shared daemon (`protocol.shared`), starting
-        it first where none answers (it then ends after `idle_exit` seconds without a
-        session). Raises OSError when it cannot be started or reached, and EngineError
-        (code `busy`) when it takes no more sessions."""
-        place = await asyncio.to_thread(shared_daemon.ensure_running, None, idle_exit)
-        client = await cls.connect_unix(place.socket)
+        it first where none runs (it then ends after `idle_exit` seconds without a
+        session). Raises `protocol.shared.Unusable` (an OSError) saying why where it
+        cannot be used: unsafe, foreign, stuck, stopped, not an engine or full, each
+        found within `wait` seconds (`shared.open_session`)."""
+        channel = await asyncio.to_thread(shared_daemon.open_session, None, idle_exit, wait)
         try:
-            await client.send("isready")
-            while (line := await client.read_line(timeout)) != "readyok":
-                if line.startswith("error"):
-                    raise EngineError(line)
+            return await cls.connect_unix(sock=channel)
         except BaseException:
-            await client.close()
+            channel.close()
             raise
-        return client
 
     async def send(self, line: str) -> None:
         self._writer.write(line.encode() + b"\n")

@@ -25,6 +25,8 @@ class Code(str, enum.Enum):
     STOPPED = "stopped"
     #: A TCP connection whose first line is not `auth <token>` with the daemon's token.
     UNAUTHORIZED = "unauthorized"
+    #: The daemon ends (`engine daemon stop`, SIGTERM, its idle time) and closes the session.
+    ENDING = "ending"
 
 
 class ProtocolError(Exception):

@@ -56,14 +56,14 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 
 def end_daemons(folder: Path | None, signum: int) -> None:
-    """Send `signum` to every shared daemon that answers in runtime folder `folder`
-    (None: ENGINE_RUNTIME_DIR's)."""
+    """Send `signum` to every shared daemon in runtime folder `folder` (None:
+    ENGINE_RUNTIME_DIR's) whose process is known (it answers, or its pid file names it)."""
     from protocol import shared
 
     for found in shared.status(folder):
-        if found.figures is not None:
+        if found.pid is not None:
             with contextlib.suppress(OSError):
-                os.kill(found.figures.pid, signum)
+                os.kill(found.pid, signum)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

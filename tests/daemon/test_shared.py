@@ -7,9 +7,13 @@ itself; a runtime folder open to others is refused."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import shutil
 import signal
 import subprocess
+import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -18,7 +22,8 @@ import pytest
 from protocol import shared
 from protocol.client import Engine
 from protocol.format import DaemonFigures
-from tests.conftest import engine_command, run
+from tests.conftest import engine_command, run, stop_process
+from tools.hostile import NOBODY, WAYS, broken
 
 #: How long a daemon may take to start or end (s).
 WAIT_S = 60
@@ -203,3 +208,143 @@ def test_eof_finish_is_taken_while_a_search_runs(runtime: Path) -> None:
     done = subprocess.run([*engine_command(), "--shared"], input="setgame clobber\ngo depth 4\neof abandon\neof finish\n",
                           capture_output=True, text=True, timeout=WAIT_S)
     assert "error" not in done.stdout and done.stdout.splitlines()[-1].startswith("bestmove "), done.stdout
+
+
+@pytest.mark.parametrize("way", WAYS)
+def test_engine_shared_serves_on_its_own_whatever_keeps_the_daemon_from_serving(runtime: Path, way: str) -> None:
+    """Each way the daemon can be unusable (tools.hostile) ends, without a hang, in an
+    engine of its own that answers the whole session, stderr saying why; a daemon that
+    cannot load the game hands over the session it had begun."""
+    if way == "foreign" and os.getuid() != 0:
+        pytest.skip("a listener of another user needs root to make")
+    with broken(way, engine_command()):
+        done = subprocess.run([*engine_command(), "--shared"], input=PIPED, capture_output=True, text=True,
+                              timeout=WAIT_S)
+    assert done.returncode == 0 and done.stdout.splitlines()[-1].startswith("bestmove "), (done.stdout, done.stderr)
+    assert "info depth 4" in done.stdout and "error" not in done.stdout, done.stdout
+    said = "cannot load the game (error busy setgame" if way == "full" else "cannot be used ("
+    assert f"the shared engine daemon {said}" in done.stderr and "of its own" in done.stderr, done.stderr
+
+
+def test_a_tool_reaches_the_socket_only_through_folders_no_one_else_can_write(runtime: Path, tmp_path: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """A runtime folder inside a folder that another user owns, or may write, is refused
+    however safe the folder itself is; one reached through a link of the user's own, to
+    a safe folder, serves."""
+    if os.getuid() != 0:
+        pytest.skip("a folder of another user needs root to make")
+    theirs = Path(tempfile.mkdtemp(prefix="engine-theirs-"))
+    try:
+        os.chown(theirs, NOBODY, NOBODY)
+        theirs.chmod(0o777)
+        (theirs / "engine").mkdir(mode=0o700)
+        monkeypatch.setenv("ENGINE_RUNTIME_DIR", str(theirs / "engine"))
+        result = engine_daemon("start")
+        assert result.returncode == 1, result.stdout
+        assert f"{theirs}: a folder on the way to the socket's must be this user's or root's" in result.stderr
+        done = subprocess.run([*engine_command(), "--shared"], input=PIPED, capture_output=True, text=True,
+                              timeout=WAIT_S)
+        assert done.stdout.splitlines()[-1].startswith("bestmove ") and "cannot be used" in done.stderr
+        assert list((theirs / "engine").iterdir()) == []
+    finally:
+        shutil.rmtree(theirs)
+    link = tmp_path / "link"
+    link.symlink_to(runtime)
+    monkeypatch.setenv("ENGINE_RUNTIME_DIR", str(link))
+    assert "engine daemon: running" in engine_daemon("start").stdout
+    assert [entry.socket.parent for entry in shared.status()] == [runtime]
+
+
+def test_a_stopped_daemon_tells_its_sessions_and_their_clients(runtime: Path) -> None:
+    """`engine daemon stop` during `go infinite`: the search is answered with its best
+    move so far, the session is told that the daemon ends (`error ending`), and
+    `engine --shared` says so on stderr and exits 1."""
+    client = subprocess.Popen([*engine_command(), "--shared"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    client.stdin.write("setgame clobber\ngo infinite\n")
+    client.stdin.flush()
+    assert client.stdout.readline().startswith("info "), "the search did not start"
+    assert engine_daemon("stop").stdout.strip() == "engine daemon: stopped"
+    out, err = client.communicate(timeout=WAIT_S)
+    lines = out.splitlines()
+    assert lines[-2].startswith("bestmove ") and lines[-1].startswith("error ending - the daemon is ending"), out
+    assert client.returncode == 1 and "the shared engine daemon ended this session (error ending" in err, err
+
+
+def test_a_full_daemon_is_seen_running_and_makes_room_by_closing_an_idle_session(runtime: Path) -> None:
+    place = shared.Place.of()
+    daemon = subprocess.Popen([*engine_command(), "--socket", str(place.socket), "--max-sessions", "1",
+                               "--evict-idle", "2"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    try:
+        opened: list = []
+
+        def opens() -> bool:  # once the probes' sessions are over
+            with contextlib.suppress(shared.Unusable, OSError):
+                opened.append(shared.open_session(place))
+            return bool(opened)
+        wait_until(lambda: shared.answers(place.socket), "the daemon did not listen")
+        wait_until(opens, "the daemon took no session")
+        with opened[0] as held:
+            (found,) = shared.status()
+            assert found.figures is not None and found.figures.sessions == 1, found.line()
+            assert ", 1 session(s)" in engine_daemon("status").stdout
+            held.sendall(b"setgame othello\ngo infinite\n")
+            time.sleep(2.5)  # a search running: not idle, however long ago its last line
+            with pytest.raises(shared.Unusable, match="it is full"):
+                shared.open_session(place)
+            held.sendall(b"stop\n")
+            time.sleep(2.5)
+            with shared.open_session(place) as newcomer:
+                newcomer.sendall(b"daemon\n")
+                assert newcomer.recv(4096).startswith(b"daemon pid")
+            held.settimeout(WAIT_S)
+            told = b""
+            while chunk := held.recv(65536):
+                told += chunk
+            assert b"error busy - closed after " in told and b"without a command" in told, told[-300:]
+    finally:
+        daemon.terminate()
+        daemon.wait(WAIT_S)
+
+
+def test_stop_all_ends_every_daemon_of_the_user(runtime: Path) -> None:
+    other = runtime / "engine-0123456789abcdef.sock"
+    process = subprocess.Popen([*engine_command(), "--socket", str(other)], stdin=subprocess.DEVNULL,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_until(lambda: shared.answers(other), "the other install's daemon did not listen")
+        assert engine_daemon("start").returncode == 0
+        status = engine_daemon("status").stdout
+        assert "0123456789abcdef (another install): running" in status and "daemon stop --all" in status, status
+        stopped = engine_daemon("stop", "--all")
+        assert stopped.returncode == 0 and "engine daemon: stopped 2:" in stopped.stdout, stopped.stdout
+        assert process.wait(WAIT_S) == 0 and shared.status() == []
+    finally:
+        stop_process(process)
+
+
+def test_start_says_why_a_daemon_that_answers_garbage_cannot_be_used(runtime: Path) -> None:
+    with broken("garbage", engine_command()):
+        result = engine_daemon("start")
+    assert result.returncode == 1 and "answered isready with b'hello there\\n'" in result.stderr, result
+
+
+def test_the_log_is_the_users_alone_and_set_aside_while_the_daemon_runs(tmp_path: Path) -> None:
+    """The log file (`daemon.logfile`): mode 0600, a crash's stderr in it, set aside as
+    `.1` once it passes its size, stderr then following the new file."""
+    log = tmp_path / "daemon.log"
+    script = ("import logging, sys\nfrom daemon.logfile import LogFile\n"
+              f"logging.basicConfig(level='INFO', handlers=[LogFile({str(log)!r}, 2000)])\n"
+              "for n in range(40):\n    logging.info('line %d %s', n, 'x' * 60)\n"
+              "print('to stderr', file=sys.stderr, flush=True)\n")
+    subprocess.run([sys.executable, "-c", script], check=True, timeout=WAIT_S)
+    aside = log.with_name("daemon.log.1")
+    assert aside.exists() and aside.stat().st_size <= 2100 and log.stat().st_size <= 2100
+    assert (log.stat().st_mode & 0o777, aside.stat().st_mode & 0o777) == (0o600, 0o600)
+    assert log.read_text().rstrip().endswith("to stderr") and "line 39" in log.read_text()
+
+
+def test_a_started_daemons_log_is_the_users_alone(runtime: Path, tmp_path: Path) -> None:
+    place = shared.ensure_running()
+    assert place.log.stat().st_mode & 0o777 == 0o600 and place.log.parent.stat().st_mode & 0o777 == 0o700
