@@ -6,7 +6,8 @@ It reads the CodinGame input of GAME on stdin and prints one move a line on stdo
 `adapters.bot.player` for how a turn is played). By default it opens a session
 with the user's shared daemon (`protocol.shared`), which it starts where none runs, so
 that its compiled code and books are warm from the previous game on; should that fail
-(it cannot start, or it is full) it says why on stderr and starts an engine of its own.
+(`protocol.shared.open_session` says why: it is full, stuck, foreign or no engine) it says
+why on stderr and starts an engine of its own, within the first turn's time.
 `--private` starts an engine of its own on stdio (the `engine` command beside this
 Python, else `python -m daemon.cli`), `--engine CMD` that command; `--connect` opens a
 session with a running `engine --tcp` daemon.
@@ -116,16 +117,31 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
-def find_shared_daemon() -> concurrent.futures.Future:
-    """The future of the shared daemon's place (`protocol.shared.ensure_running`), found
-    or started in a thread of its own while this process loads the rest."""
+#: How long a bot waits on a shared daemon for what takes it milliseconds (its answer to
+#: `isready`, its start lock), times --time-scale: past that it runs an engine of its
+#: own, with the first turn's second still ahead (seconds).
+SHARED_WAIT_S = 0.4
+#: How long a bot waits for a shared daemon that is alive and starting (seconds, times
+#: --time-scale): a cold start takes about as long as an engine of its own.
+SHARED_START_WAIT_S = 5.0
+
+
+def shared_session(time_scale: float):
+    """A session of the shared daemon (`protocol.shared.open_session`: a connected
+    socket), found or started within the bot's waits."""
+    from protocol import shared
+
+    return shared.open_session(wait=SHARED_WAIT_S * time_scale, start_wait=SHARED_START_WAIT_S * time_scale)
+
+
+def find_shared_daemon(time_scale: float) -> concurrent.futures.Future:
+    """The future of a session of the shared daemon (`shared_session`), found or started
+    in a thread of its own while this process loads the rest."""
     future: concurrent.futures.Future = concurrent.futures.Future()
 
     def find() -> None:
         try:
-            from protocol import shared
-
-            future.set_result(shared.ensure_running())
+            future.set_result(shared_session(time_scale))
         except BaseException as error:  # noqa: BLE001 - the player says why and starts its own
             future.set_exception(error)
 
@@ -142,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     args.shared = not (args.private or args.engine or args.connect)
     early: subprocess.Popen | concurrent.futures.Future | None = None
     if args.shared:
-        early = find_shared_daemon()
+        early = find_shared_daemon(args.time_scale)
     elif not args.connect:
         try:
             early = subprocess.Popen(args.engine_command, stdin=subprocess.PIPE,

@@ -7,7 +7,7 @@ board as `position board ...` and `go movetime T`, T leaving a margin inside Cod
 limit (see `timing`). Whatever happens to the engine (late, gone, refusing the position,
 answering a move the referee would not accept) a legal move is printed before the limit,
 and stderr says why: the running search's best move so far if it has one, else the
-adapter's own, the best move one ply deep (`OnePly`). Between turns the engine ponders
+adapter's own, from the engine's search run interpreted in this process (`own.OwnMove`). Between turns the engine ponders
 on the position after the move played and the replies it expects; if the referee's next
 position is that one the search goes on (`ponderhit`), else it is stopped and a new one
 starts.
@@ -27,7 +27,6 @@ import asyncio
 import concurrent.futures
 import gc
 import json
-import math
 import os
 import select
 import stat
@@ -39,8 +38,9 @@ from typing import Callable, Sequence
 
 import attrs
 
-from adapters.bot.bots import one_ply
 from adapters.bot.line import GameLine
+from adapters.bot.main import shared_session
+from adapters.bot.own import OwnMove, OwnSearch
 from adapters.bot.link import Answer, EngineLink
 from adapters.bot.timing import Budget, budget
 from adapters.codingame import turn_format
@@ -157,43 +157,6 @@ class Choice:
     sent: float | None = None
 
 
-class OnePly:
-    """The adapter's own move in a position: the greedy example bot's choice (the best
-    move one ply deep by the game's own evaluation, `bots.one_ply`), the first of equals,
-    worked out in steps as time allows. `best` is the best of the moves looked at so far,
-    the first legal move before any."""
-
-    def __init__(self, game, state, legal: list[str]):
-        self.best = legal[0]
-        self._game, self._state, self._legal = game, state, legal
-        self._best_value = -math.inf
-        self._looked = 0
-        self._won = False
-
-    @property
-    def done(self) -> bool:
-        return self._won or self._looked == len(self._legal)
-
-    def work(self, deadline: float) -> None:
-        """Look at the moves not looked at yet until every one is, one wins at once, or
-        `deadline` (time.monotonic) passes. A move the rules refuse is passed over."""
-        while not self.done and time.monotonic() <= deadline:
-            token = self._legal[self._looked]
-            self._looked += 1
-            try:
-                value, self._won = one_ply(self._game, self._state, token)
-            except GameError:
-                continue
-            if value > self._best_value:
-                self.best, self._best_value = token, value
-
-    def describe(self) -> str:
-        """How `best` was chosen, for the log."""
-        if self.done:
-            return "one ply deep"
-        return f"one ply deep, {self._looked} of {len(self._legal)} moves looked at in time"
-
-
 class Adapter:
     """One CodinGame game of one player."""
 
@@ -211,6 +174,8 @@ class Adapter:
         self.link: EngineLink | None = None
         self._starting: asyncio.Task | None = None
         self._starts: list[float] = []
+        #: When the last start failed.
+        self._failed: float | None = None
         self.ponder: Ponder | None = None
         self.fallbacks = 0
         #: Maps the engine's moves to the referee's entries, where the turn format
@@ -222,15 +187,19 @@ class Adapter:
         self.waited = 0.0
         #: Lost engines being closed.
         self._closing: list[asyncio.Future] = []
+        #: The adapter's own search, for turns the engine does not answer in time.
+        self.own_search = OwnSearch(self.game)
 
     # ---- the engine ----------------------------------------------------------------
 
     def start_engine(self) -> None:
-        """Start (or restart) the engine in the background, within the start limits."""
+        """Start (or restart) the engine in the background, within the start limits: at
+        most MAX_STARTS, and RESTART_DELAY after a start that failed (an engine that
+        served and was lost is replaced at once)."""
         now = time.monotonic()
         if self._starting is not None or len(self._starts) >= MAX_STARTS:
             return
-        if self._starts and now - self._starts[-1] < RESTART_DELAY:
+        if self._failed is not None and now - self._failed < RESTART_DELAY:
             return
         self._starts.append(now)
         self._starting = asyncio.ensure_future(self._open())
@@ -244,10 +213,10 @@ class Adapter:
             return await Engine.connect(host or "127.0.0.1", int(port))
         if self.args.shared:
             if isinstance(self.early, concurrent.futures.Future) and len(self._starts) == 1:
-                place = await asyncio.wrap_future(self.early)
+                channel = await asyncio.wrap_future(self.early)
             else:
-                place = await asyncio.to_thread(shared.ensure_running)
-            return await Engine.connect_unix(place.socket)
+                channel = await asyncio.to_thread(shared_session, self.args.time_scale)
+            return await Engine.connect_unix(sock=channel)
         if isinstance(self.early, subprocess.Popen) and len(self._starts) == 1:
             # The engine the command started; still importing, it reads the preamble next.
             return await Engine.attach(self.early)
@@ -260,8 +229,7 @@ class Adapter:
         except (OSError, EngineClosed) as error:
             if not self.args.shared:
                 raise
-            busy = next((line for line in getattr(error, "lines", ()) if line.split()[1:2] == ["busy"]), None)
-            why = f"it is full ({busy})" if busy else f"{type(error).__name__}: {error}"
+            why = f"{type(error).__name__}: {error}" if not isinstance(error, shared.Unusable) else str(error)
         # The shared daemon cannot serve this game: an engine of its own from now on.
         log(f"the shared engine daemon cannot be used, {why}: starting an engine of its own")
         self.args.shared = False
@@ -269,16 +237,21 @@ class Adapter:
 
     async def _handshake(self, client: Engine) -> Engine:
         """`client` once it has taken the preamble and answered `uci`; a process of its
-        own is killed when it fails."""
+        own is killed when it fails, and a session of the shared daemon closed where the
+        daemon cannot load the game (shared.Unusable: its tables' budget is full)."""
         try:
             await client.send_raw(engine_preamble(self.game.name, [*self.fmt.ENGINE_OPTIONS, *self.args.option]))
             # Ready once the process answers `uci`: `isready` would also wait for the
             # game's compiled code to load (0.3 s, more on a busy machine), and a search
             # can wait for it within its own time (see search.specialised).
             for line in await client.until("uciok", STARTUP_TIMEOUT, raise_errors=False):
+                if line.startswith("error busy setgame") and self.args.shared:
+                    raise shared.Unusable(f"it cannot load the game ({line})")
                 if line.startswith("error"):
                     log(f"the engine refused a start-up command: {line}")
         except BaseException:
+            if client.process is None:
+                await client.close()
             if client.process is not None and client.process.returncode is None:
                 client.process.kill()
             if isinstance(self.early, subprocess.Popen) and self.early.poll() is None:
@@ -291,7 +264,12 @@ class Adapter:
         `wait_until`; a lost engine is restarted in the background (at the first turn
         the start limits allow)."""
         if self.link is not None and self.link.closed:
-            log(f"turn {self.turns + 1}: the engine is gone; starting another in the background")
+            if self.args.shared:
+                # A game in progress does not wait for a new daemon to come up and load it.
+                log(f"turn {self.turns + 1}: the shared engine daemon is gone; starting an engine of its own")
+                self.args.shared = False
+            else:
+                log(f"turn {self.turns + 1}: the engine is gone; starting another in the background")
             self._closing.append(asyncio.ensure_future(self.link.close()))
             self.link = None
             self.ponder = None
@@ -307,6 +285,7 @@ class Adapter:
                     self.link = starting.result()
                 except Exception as error:  # noqa: BLE001 - any start failure means no engine
                     log(f"cannot start the engine: {type(error).__name__}: {error}")
+                    self._failed = time.monotonic()
                     self.start_engine()
         return self.link
 
@@ -355,7 +334,7 @@ class Adapter:
     async def choose(self, board_text: str, state, legal: list[str], plan: Budget) -> Choice:
         ponder, self.ponder = self.ponder, None
         asked = time.monotonic()
-        own = OnePly(self.game, state, legal)
+        own = OwnMove(self.own_search, state, legal)
         link = await self.engine(plan.own_move_at)
         if link is None and len(legal) > 1:
             # The engine is still starting halfway through its time: the adapter works
@@ -414,7 +393,7 @@ class Adapter:
             return None
         return progress.pv[0]
 
-    def fallback(self, plan: Budget, legal: list[str], own: OnePly, why: str,
+    def fallback(self, plan: Budget, legal: list[str], own: OwnMove, why: str,
                  progress: Answer | None = None) -> Choice:
         """A legal move without the engine's answer: the running search's best so far
         (`progress`) if it has one, else the adapter's own (`own`, worked out until the

@@ -1,5 +1,5 @@
-"""`engine-cg`'s own move when the engine fails it: the best move one ply deep by the
-game's evaluation, never simply the referee's first legal move.
+"""`engine-cg`'s own move when the engine fails it: the engine's search run interpreted in
+the adapter (`adapters.bot.own`), never simply the referee's first legal move.
 
 The position is a Clobber ending where, of white's three captures in the referee's
 order (a1a2, a1b1, c1b1), only the second wins at once (black is left without a
@@ -40,7 +40,7 @@ ENGINES = {
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_the_fallback_is_the_best_move_one_ply_deep(engine: str) -> None:
+def test_the_fallback_is_the_adapters_own_search(engine: str) -> None:
     script, why = ENGINES[engine]
     state = FMT.GAME.parse_board(BOARD.split())
     turns = [FMT.format_turn(state, state.to_move, first, []) for first in (True, False)]
@@ -63,4 +63,5 @@ def test_the_fallback_is_the_best_move_one_ply_deep(engine: str) -> None:
     assert len(fallbacks) == 2, stderr
     # On a busy machine even a stand-in that comes up may not be up within the first turn.
     assert why in fallbacks[-1] and (why in fallbacks[0] or "no engine" in fallbacks[0]), fallbacks
-    assert all(line.endswith(f"playing {WINNING} (one ply deep)") for line in fallbacks), fallbacks
+    assert all(line.endswith(f"playing {WINNING} (searched 1 ply deep in the adapter, the result proven)")
+               for line in fallbacks), fallbacks
