@@ -38,6 +38,7 @@ from adapters.analysis.gamefile import Game
 from adapters.pool import Runs
 from adapters.view.engine import expected_points
 from games import find_game
+from protocol import shared as shared_daemon
 from protocol.client import Engine, EngineClosed, EngineError, Limit
 from protocol.info import Info, Score
 from protocol.launch import engine_command
@@ -250,7 +251,17 @@ class _Session:
     async def _analyse(self, job: PositionJob) -> dict:
         if self.game != (job.game, job.params):
             self.game = None
-            await self.engine.setgame(job.game, **dict(job.params))
+            try:
+                await self.engine.setgame(job.game, **dict(job.params))
+            except EngineError as error:
+                if not (self.spec.shared and error.code == "busy"):
+                    raise
+                # A session that cannot load its game is a daemon that cannot be used.
+                print(f"engine-analyse: the shared engine daemon cannot load {job.game} ({error.line}):"
+                      " starting an engine of its own", file=sys.stderr)
+                await self.engine.close()
+                self.engine = await attrs.evolve(self.spec, shared=False).open()
+                await self.engine.setgame(job.game, **dict(job.params))
             await self.engine.configure(ANALYSIS_OPTIONS)
             self.game = (job.game, job.params)
         return await analyse_afresh(self.engine, job.board, job.player, job.played, job.limit, job.top)
@@ -299,7 +310,8 @@ def failure_text(error: BaseException) -> str:
     """What went wrong with an engine, in words."""
     if isinstance(error, EngineError):
         return f"the engine answered {error.line!r}"
-    return str(error) if isinstance(error, (ValueError, NoEngine)) else f"{type(error).__name__}: {error}"
+    told = (ValueError, NoEngine, shared_daemon.Unusable)  # their words say what failed
+    return str(error) if isinstance(error, told) else f"{type(error).__name__}: {error}"
 
 
 def report(game: Game, limit: Limit, top: int, plies: list[dict]) -> dict:

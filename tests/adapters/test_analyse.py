@@ -20,6 +20,8 @@ from games import find_game
 from protocol import shared
 from protocol.client import Limit
 from protocol.info import Info, Score, Wdl
+from tests.conftest import engine_command
+from tools.hostile import broken
 
 def clobber_game(plies: int, seed: int) -> tuple[str, list[str]]:
     """A move-list file of `plies` random legal moves, and the moves."""
@@ -317,3 +319,20 @@ def test_workers_are_sessions_of_the_shared_daemon_unless_private(private: bool,
     else:
         (daemon,) = found
         assert daemon.current and daemon.figures.games == ("clobber",) and daemon.figures.sessions == 0
+
+
+@pytest.mark.parametrize("way", ["full", "silent"])
+def test_a_shared_daemon_that_cannot_serve_leaves_the_analysis_to_engines_of_its_own(
+        way: str, tmp_path: Path, runtime: Path) -> None:
+    """A daemon that never answers, or whose budget has no room for the game's tables
+    (`error busy setgame`), is said on stderr and the workers analyse with engines of
+    their own: the report is whole."""
+    game = tmp_path / "game.txt"
+    game.write_text(clobber_game(4, 5)[0])
+    with broken(way, engine_command()):
+        result = analyse(str(game), "--depth", "2", "--jobs", "2")
+    assert result.returncode == 0, result.stderr
+    said = "cannot load clobber (error busy setgame" if way == "full" else "cannot be used (it did not answer"
+    assert f"the shared engine daemon {said}" in result.stderr, result.stderr
+    report = json.loads((tmp_path / "game-analysis.json").read_text())
+    assert len(report["plies"]) == 4 and all(ply["best"] for ply in report["plies"])
