@@ -276,6 +276,11 @@ class Game(Protocol):
     def outcome(self, position: Position) -> Outcome | None:
         """The result of a finished position, None while the game goes on."""
 
+    def phase(self, position: Position) -> int:
+        """The phase of the game `position` is in: OPENING, MIDDLE_GAME or ENDGAME, from
+        the position alone (what is left on the board: empty squares, pieces), so that
+        the same position has the same phase in every game that reaches it."""
+
     def picture(self, position: Position) -> list[str]:
         """A human-readable drawing of the board, a line per list item."""
 
@@ -284,6 +289,17 @@ class Game(Protocol):
         (`position` itself first), each with the map that takes a move of the image to
         the same move of `position`: what lets an opening book that holds one of them
         answer for all. `only_itself` where the game uses none."""
+
+
+#: The phases of a game (`Game.phase`), named in PHASE_NAMES.
+OPENING, MIDDLE_GAME, ENDGAME = 0, 1, 2
+PHASE_NAMES = ("opening", "middle game", "endgame")
+
+
+def phase_by(left: int, middle_game_below: int, endgame_at: int) -> int:
+    """The phase of a position with `left` of what a game uses up (empty squares,
+    pieces): the opening down to `middle_game_below`, the endgame from `endgame_at` down."""
+    return OPENING if left >= middle_game_below else MIDDLE_GAME if left > endgame_at else ENDGAME
 
 
 def only_itself(position: Position) -> tuple[tuple[Position, Callable[[int], int]], ...]:

@@ -1,10 +1,9 @@
 """A summary over many analysed games: mistakes, blunders and points lost per player and
 per game phase, and the worst moves of all.
 
-A game's phases are thirds of its moves: of a game of N plies analysed, ply k (from 1)
-is in the opening while 3 (k - 1) < N, in the middle game while 3 (k - 1) < 2 N, and in
-the endgame after. So every game, however long, has all three, of even length (in a
-60-ply game, plies 1-20, 21-40 and 41-60).
+A move's phase is that of the position it was played in (`Game.phase`: from what is
+left on the board, the empty squares or the pieces, so the same position has the same
+phase in every record; docs/analysis.md gives each game's bounds).
 
 A player is named as its records name it (an arena record's bot, a CodinGame player);
 a seat a record does not name counts for its side in parentheses, `(white)`. The same
@@ -18,13 +17,14 @@ from typing import Sequence
 import attrs
 
 from games import find_game
+from games.base import PHASE_NAMES, Game
 
-PHASES = ("opening", "middle game", "endgame")
+PHASES = PHASE_NAMES
 
 
-def phase(ply: int, plies: int) -> str:
-    """The phase of ply `ply` (from 1) in a game of `plies` plies analysed."""
-    return PHASES[min(2, 3 * (ply - 1) // plies)]
+def phase(game: Game, ply: dict) -> str:
+    """The phase of the position an analysed `ply` (of a report of `game`) was played in."""
+    return PHASES[game.phase(game.parse_board(ply["board"].split()))]
 
 
 def player_name(report: dict, seat: int) -> str:
@@ -66,17 +66,16 @@ def summarise(games: Sequence[Analysed], worst: int = 10) -> dict:
     by_phase: dict[str, list[dict]] = {name: [] for name in ("all", *PHASES)}
     candidates = []
     for order, game in enumerate(games):
-        plies = game.report["plies"]
-        sides = find_game(game.report["game"]).side_names
-        for ply in plies:
-            name, when = player_name(game.report, ply["player"]), phase(ply["ply"], len(plies))
+        rules = find_game(game.report["game"])
+        for ply in game.report["plies"]:
+            name, when = player_name(game.report, ply["player"]), phase(rules, ply)
             mine = by_player.setdefault(name, {key: [] for key in ("all", *PHASES)})
             for key in ("all", when):
                 mine[key].append(ply)
                 by_phase[key].append(ply)
             if ply.get("points_lost"):
                 candidates.append((-ply["points_lost"], -ply["loss"], order, ply["ply"], {
-                    "record": game.record, "ply": ply["ply"], "player": name, "side": sides[ply["player"]],
+                    "record": game.record, "ply": ply["ply"], "player": name, "side": rules.side_names[ply["player"]],
                     "phase": when, "played": ply["played"], "best": ply["best"],
                     "points_lost": ply["points_lost"], "loss": ply["loss"], "mark": ply["mark"],
                     "link": None if game.link is None else f"{game.link}#{ply['ply']}"}))

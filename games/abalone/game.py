@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import NamedTuple, Sequence
 
-from games.base import ONGOING, OneEvaluation, Outcome, Position, check_params, only_itself
+from games.base import (ENDGAME, MIDDLE_GAME, ONGOING, OPENING, OneEvaluation, Outcome, Position, check_params,
+                        only_itself)
 from games.kernel import interpreted_namespace
 from games.weights import weighted_terms
 from games.abalone import evaluation, fixtures, notation, rules
@@ -91,6 +92,15 @@ class AbaloneGame(OneEvaluation):
             returns = (1, -1) if winner == rules.BLACK else (-1, 1)
             return Outcome(returns, winner, f"ply limit {score}", margin)
         return Outcome((-1, 1) if to_move == rules.BLACK else (1, -1), to_move ^ 1, "no move", margin)
+
+    def phase(self, position: Position) -> int:
+        """By marbles pushed off (six win): the opening while none is, the endgame from
+        four; and by the plies the position has played of the MAX_PLIES the rules allow,
+        in thirds, where that is later."""
+        s = position.s
+        pushed = int(s[6]) + int(s[7])
+        by_marbles = OPENING if pushed == 0 else MIDDLE_GAME if pushed < 4 else ENDGAME
+        return max(by_marbles, min(ENDGAME, 3 * int(s[8]) // rules.MAX_PLIES))
 
     def evaluate(self, position: Position) -> tuple[int, ...]:
         """(black's value, white's value): they sum to zero."""

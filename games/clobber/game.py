@@ -7,7 +7,7 @@ from typing import Sequence
 
 import numpy as np
 
-from games.base import ONGOING, OneEvaluation, Outcome, Position, check_params, only_itself
+from games.base import ONGOING, OneEvaluation, Outcome, Position, check_params, only_itself, phase_by
 from games.kernel import interpreted_namespace
 from games.weights import weighted_terms
 from games.clobber import evaluation, fixtures, notation, parts, rules
@@ -57,6 +57,11 @@ class ClobberGame(OneEvaluation):
         if interpreted_namespace(rules).result(position.s) == ONGOING:
             return None
         return _OUTCOMES[position.to_move ^ 1]
+
+    def phase(self, position: Position) -> int:
+        """By pieces left of the 64 (a capture a move; games end with about 24): the
+        opening down to 51, the endgame from 36."""
+        return phase_by((int(position.s[0]) | int(position.s[1])).bit_count(), 51, 36)
 
     def evaluate(self, position: Position) -> tuple[int, ...]:
         value = int(interpreted_namespace(evaluation).evaluate(position.s))

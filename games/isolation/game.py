@@ -9,7 +9,7 @@ from typing import Sequence
 
 import numpy as np
 
-from games.base import CLASSIC, Outcome, Position, SeveralEvaluations, only_itself
+from games.base import CLASSIC, Outcome, Position, SeveralEvaluations, only_itself, phase_by
 from games.isolation import evaluation, fixtures, notation, patterns, rivals, rules
 from games.isolation.javarandom import start_squares
 from games.kernel import interpreted_namespace
@@ -81,6 +81,11 @@ class IsolationGame(SeveralEvaluations):
         if rules.PLAYERS - 1 in returns:
             return Outcome(returns, returns.index(rules.PLAYERS - 1), "last player standing")
         return Outcome(returns, None, "turn limit")
+
+    def phase(self, position: Position) -> int:
+        """By free squares (neither left by a knight nor under one) of the 61 at the
+        start: the opening down to 43, the endgame from 21."""
+        return phase_by(int(evaluation.free_squares(position.s)).bit_count(), 43, 21)
 
     def evaluate(self, position: Position) -> tuple[int, ...]:
         values = np.zeros(rules.PLAYERS, dtype=np.int64)

@@ -7,7 +7,7 @@ from typing import Sequence
 
 import numpy as np
 
-from games.base import OneEvaluation, Outcome, Position, check_params, only_itself
+from games.base import OneEvaluation, Outcome, Position, check_params, only_itself, phase_by
 from games.kernel import interpreted_namespace
 from games.weights import weighted_terms
 from games.loa import evaluation, fixtures, notation, rules
@@ -61,6 +61,10 @@ class LoaGame(OneEvaluation):
 
     def outcome(self, position: Position) -> Outcome | None:
         return _OUTCOMES.get(int(position.s[5]))
+
+    def phase(self, position: Position) -> int:
+        """By pieces left of the 24: the opening down to 22, the endgame from 15."""
+        return phase_by((int(position.s[0]) | int(position.s[1])).bit_count(), 22, 15)
 
     def evaluate(self, position: Position) -> tuple[int, ...]:
         value = int(interpreted_namespace(evaluation).evaluate(position.s))

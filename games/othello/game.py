@@ -9,7 +9,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from games.base import CLASSIC, ONGOING, Outcome, Position, SeveralEvaluations, check_params
+from games.base import CLASSIC, ONGOING, Outcome, Position, SeveralEvaluations, check_params, phase_by
 from games.kernel import interpreted_namespace
 from games.weights import weighted_terms
 from games.othello import evaluation, fixtures, notation, patterns, rules
@@ -68,6 +68,12 @@ class OthelloGame(SeveralEvaluations):
             return None
         black, white = self.discs(position)
         return _final_outcome(black.bit_count(), white.bit_count())
+
+    def phase(self, position: Position) -> int:
+        """By empty squares: the opening down to 41, the endgame from 20 (the exact
+        solver's reach)."""
+        black, white = self.discs(position)
+        return phase_by(64 - (black | white).bit_count(), 41, 20)
 
     def evaluate(self, position: Position) -> tuple[int, ...]:
         value = int(interpreted_namespace(self.evaluation).evaluate(position.s))

@@ -17,6 +17,7 @@ import pytest
 from adapters.analysis.batch import Partial, _holding_ctrl_c, analysis_path, partial_path
 from adapters.analysis.gamefile import read_game
 from adapters.analysis.summary import Analysed, phase, summarise, summary_text
+from games import find_game
 from protocol.client import Limit
 from tests.adapters.deadlines import lenient_time_scale
 from tests.conftest import DATA
@@ -273,22 +274,50 @@ def test_the_worst_moves_link_to_their_ply_in_the_replay_page(records: list[Path
     assert checked["steps"][move["ply"]]["engine"].startswith(f"engine, before {move['played']}: best {move['best']}")
 
 
-def _report(players: list, marks: list[tuple[int, float | None, str | None]]) -> dict:
-    """An analysis of Clobber whose plies have (player, points lost, mark)."""
+def _clobber_board(pieces: int) -> str:
+    """A Clobber board text with `pieces` pieces, the rest of the start's removed."""
+    grid, *rest = find_game("clobber").format_board(find_game("clobber").initial_state({})).split()
+    cells = ["."] * (64 - pieces) + list(grid.replace("/", ""))[64 - pieces:]
+    return " ".join(["/".join("".join(cells[row * 8:row * 8 + 8]) for row in range(8)), *rest])
+
+
+#: A board of each phase (`ClobberGame.phase`: the opening down to 51 pieces, the endgame
+#: from 36).
+BOARDS = {"opening": _clobber_board(60), "middle game": _clobber_board(45), "endgame": _clobber_board(36)}
+
+
+def _report(players: list, marks: list[tuple[int, float | None, str | None, str]]) -> dict:
+    """An analysis of Clobber whose plies have (player, points lost, mark, phase)."""
     return {"game": "clobber", "players": players,
             "plies": [{"ply": number, "player": player, "points_lost": lost, "loss": int(1000 * (lost or 0)),
-                       "mark": marked, "played": f"m{number}", "best": f"b{number}"}
-                      for number, (player, lost, marked) in enumerate(marks, 1)]}
+                       "mark": marked, "played": f"m{number}", "best": f"b{number}", "board": BOARDS[when]}
+                      for number, (player, lost, marked, when) in enumerate(marks, 1)]}
+
+
+def test_a_moves_phase_is_its_positions() -> None:
+    """The phase comes from the position, not from where the ply falls in its record:
+    the fourth ply of a four-ply Othello record is in the opening, and so is the same
+    position in a longer record."""
+    othello = find_game("othello")
+    position = othello.initial_state({})
+    for token in ("f5", "d6", "c3", "d3"):
+        position = position.play(othello.parse_move(position, token))
+    ply = {"board": othello.format_board(position)}
+    assert phase(othello, ply) == "opening"
+    assert [phase(find_game("clobber"), {"board": board}) for board in BOARDS.values()] == list(BOARDS)
+    assert phase(find_game("clobber"), {"board": _clobber_board(51)}) == "opening"
+    assert phase(find_game("clobber"), {"board": _clobber_board(37)}) == "middle game"
 
 
 def test_the_summary_counts_per_player_and_phase() -> None:
-    """Six plies make thirds of two; names come from the records, an unnamed seat is its
-    side; the worst moves are ordered by points lost, and linked where a page is."""
-    assert [phase(ply, 6) for ply in range(1, 7)] == ["opening"] * 2 + ["middle game"] * 2 + ["endgame"] * 2
-    assert [phase(ply, 60) for ply in (20, 21, 40, 41)] == ["opening", "middle game", "middle game", "endgame"]
-    first = _report(["ann", "bob"], [(0, 0.0, None), (1, 0.15, "mistake"), (0, 0.3, "blunder"),
-                                     (1, 0.0, None), (0, None, None), (1, 0.25, "blunder")])
-    second = _report(["bob", None], [(0, 0.12, "mistake"), (1, 0.5, "blunder"), (0, 0.0, None)])
+    """Names come from the records, an unnamed seat is its side; each move counts in its
+    position's phase; the worst moves are ordered by points lost, and linked where a
+    page is."""
+    first = _report(["ann", "bob"], [(0, 0.0, None, "opening"), (1, 0.15, "mistake", "opening"),
+                                     (0, 0.3, "blunder", "middle game"), (1, 0.0, None, "middle game"),
+                                     (0, None, None, "endgame"), (1, 0.25, "blunder", "endgame")])
+    second = _report(["bob", None], [(0, 0.12, "mistake", "opening"), (1, 0.5, "blunder", "middle game"),
+                                     (0, 0.0, None, "endgame")])
     summary = summarise([Analysed(first, "a.json", "file:///a.html"), Analysed(second, "b.json")], worst=3)
     assert (summary["games"], summary["plies"]) == (2, 9)
     assert list(summary["players"]) == ["ann", "bob", "(black)"]
