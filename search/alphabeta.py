@@ -20,10 +20,11 @@ import numpy as np
 
 from games.base import ONGOING, Game, Position
 from games.kernel import borrowed, inline_template, kernel, uncounted_template
-from search.base import INFINITY, MATE, MATE_BOUND, MAX_PLY, Aborted, SearchReport
+from search.base import INFINITY, MATE, MATE_BOUND, MAX_PLY, SearchReport
 from search.driver import Deepening, bound_to_its_stop
 from search.limits import StopSignal
-from search.solver import WINDOW_LIMIT, Solver, new_solver_table, promote, sort_by_score
+from search.proving import Solver, proof_report, prove_root
+from search.solver import new_solver_table, promote, sort_by_score
 from search.tt import (
     EXACT,
     DEFER_DEPTH,
@@ -615,99 +616,24 @@ class AlphaBeta(Deepening):
 
     def _solve(self, root: Position, stop: StopSignal, started: float, fallback: SearchReport, guess: int,
                sign_first: bool) -> Generator[SearchReport, None, SearchReport]:
-        """Solve the root exactly, yielding a report when win, loss or draw is proved and
-        another with the exact margin (a draw's is known at once); returns the final
-        report (`fallback`, the heuristic search's final report, when the solver is
-        stopped before its first answer).
-
-        Where the game bounds its margins (MARGIN_LIMIT), null windows close in on the
-        margin (`_close_in`): a null window cuts far more than a wide one (FFO #39, a
-        wipe-out, was not solved in 600 s in the window (0, 64)). A search that plays a
-        short turn (`sign_first`) proves win, loss or draw first, with the window
-        (-1, 1), since that decides its move; then, as `prove` does from the start (and
-        a search with a long deadline, after its deeper prelude), it tests at
-        `guess`, a heuristic score (hundredths of the margin), and then just past each
-        bound proved (MTD(f)): the tests near the margin cost the most, and from a good
-        guess it takes two or three. Halving the interval between the bounds instead,
-        FFO #40-#49 took 160 s (prove, the other core busy); from a depth-10 guess,
-        110 s. Where the game has no margin limit: win, loss or draw, then a wide window
-        on the proved side."""
+        """Solve the root exactly (`search.proving.prove_root`), with this search's
+        helpers; returns the final report (`fallback`, the heuristic search's final
+        report, when the solver is stopped before its first answer)."""
         self._work[NODES] = self.nodes
         if self._solver_table is None:
             self._solver_table = new_solver_table(self.table.memory_bytes // 2)
         solver = Solver(self._kernels, self._work, self._moves, self._solver_table, self._accumulators,
                         lambda position, alpha, beta: self._helping(
                             lambda helper: helper._help_solve(self, position, alpha, beta)))
-        last = fallback
 
         def report(value: int, alpha: int, beta: int, complete: bool = True) -> SearchReport:
-            line = solver.best_line(root, alpha, beta, complete)
-            exact = alpha < value < beta
-            score = 0 if value == 0 else (MATE - len(line)) * (1 if value > 0 else -1)
-            return SearchReport(
-                depth=len(line), seldepth=len(line), score=score,
-                nodes=self.nodes + solver.nodes + self.helper_nodes,
-                elapsed_ms=int((time.monotonic() - started) * 1000),
-                hashfull=self.table.hashfull(), pv=tuple(line),
-                margin=value if exact else None,
-            )
+            return proof_report(solver.best_line(root, alpha, beta, complete), value, alpha, beta,
+                                self.nodes + solver.nodes + self.helper_nodes, started, self.table.hashfull())
 
-        try:
-            limit = getattr(self._kernels, "MARGIN_LIMIT", None)
-            if limit is None:
-                value = solver.solve(root, -1, 1)
-                last = report(value, -1, 1)
-                yield last
-                if value != 0:
-                    value = solver.solve(root, *((0, WINDOW_LIMIT) if value > 0 else (-WINDOW_LIMIT, 0)))
-                    last = report(value, value - 1, value + 1)
-                    yield last
-            else:
-                for last in self._close_in(solver, root, limit, guess, sign_first, report):
-                    yield last
-        except Aborted:
-            pass
+        last = yield from prove_root(solver, root, getattr(self._kernels, "MARGIN_LIMIT", None), guess, sign_first,
+                                     report, fallback)
         return attrs.evolve(last, nodes=self.nodes + solver.nodes + self.helper_nodes, final=True,
                             elapsed_ms=int((time.monotonic() - started) * 1000))
-
-    @staticmethod
-    def _close_in(solver: Solver, root: Position, limit: int, guess: int, sign_first: bool,
-                  report) -> Iterator[SearchReport]:
-        """The null-window tests of `_solve` for a margin within (-limit, limit): first the
-        window (-1, 1) where `sign_first`, then (or at once) a test at `guess`
-        (hundredths), then each just past the bound the last one proved (MTD(f)).
-        Yields report(value, alpha, beta, complete) once the sign is proved, its line as
-        far as the table holds it unless that was the first test (complete), and once
-        more with the margin and its whole line unless that first report had it (a
-        draw)."""
-        low, high = -limit, limit  # the margin lies in [low, high]
-        first_target = round(guess / 100)
-        target, tests, signed = first_target, 0, False
-        while low < high:
-            if sign_first and tests == 0:
-                alpha, beta = -1, 1
-            else:
-                test = min(max(target, low + 1), high)
-                alpha, beta = test - 1, test
-            bound = solver.solve(root, alpha, beta)
-            tests += 1
-            if bound >= beta:
-                low, target = bound, bound + 1
-            elif bound <= alpha:
-                high, target = bound, bound
-            else:
-                low = high = bound
-            if sign_first and tests == 1:
-                target = first_target  # after the sign, the guess
-            if not signed and (low > 0 or high < 0 or low == high):
-                signed = True
-                if low == high == 0:
-                    yield report(0, -1, 1, True)
-                    return
-                # A bound, no margin yet: the line as far as the table holds it, but
-                # after the window (-1, 1) (cheap to complete).
-                yield report(low if low > 0 else high, alpha, beta, sign_first and tests == 1)
-        yield report(low, low - 1, low + 1, True)
 
     def _terminal_score(self, root: Position) -> int:
         """The score of a root without moves: a win, a loss or a draw for the side to move."""

@@ -48,24 +48,20 @@ position `ending` accepts, before the table. A game may also give `mobility(s)`,
 legal moves counted cheaply, for the ordering (see games/base.py).
 
 `solve` is written over a game's kernels (`BINDS`, and the hooks from `layout`) and
-specialised per game by `search.specialised`; `Solver` drives it for
+specialised per game by `search.specialised`; `search.proving.Solver` drives it for
 `search.alphabeta.AlphaBeta`.
 Precondition: a two-player zero-sum game.
 """
 
 from __future__ import annotations
 
-import contextlib
-from types import SimpleNamespace
-from typing import Callable, ContextManager
-
 import numpy as np
 
 from games.base import ONGOING, Position
 from games.kernel import borrowed, inline_template, kernel, prefetch, uncounted_template
-from search.base import MAX_PLY, Aborted
+from search.base import MAX_PLY
 from search.tt import MOVE_SPREAD, below_busy, capacity_for, fresh_memory, next_move, tt_claim, tt_unmark
-from search.work import ABORTED, HARD_ONLY, NODES, POLL, SHARED, STOP, accumulator_rows, move_rows, must_stop, new_work
+from search.work import ABORTED, NODES, POLL, SHARED, STOP, accumulator_rows, move_rows, must_stop, new_work
 
 #: Below this many moves a node tries its moves in generation order: ordering would
 #: cost more than it saves.
@@ -593,100 +589,3 @@ def new_solver_table(memory_bytes: int) -> np.ndarray:
     S_MOVE; all slots EMPTY (zeros)."""
     slots = max(MIN_SOLVER_SLOTS, capacity_for(memory_bytes, SOLVER_SLOT_BYTES))
     return np.frombuffer(fresh_memory(slots * SOLVER_SLOT_BYTES), dtype=np.int64).reshape(slots, 4)
-
-
-class Solver:
-    """Solves positions of one search exactly with its game's `solve` kernel, counting
-    nodes and polling the stop signal through the search's work block (which holds the
-    signal's slots: `search.limits.StopSignal`), in `table` (`new_solver_table`),
-    whose bounds are exact and so stay good from one call and one search to the next."""
-
-    def __init__(self, kernels: SimpleNamespace, work: np.ndarray, moves: np.ndarray, table: np.ndarray,
-                 accumulators: np.ndarray | None = None,
-                 helping: Callable[[Position, int, int], ContextManager[None]] | None = None):
-        self._kernels = kernels
-        self._work = work
-        self._moves = moves
-        self._table = table
-        #: The evaluation's accumulators (`accumulator_rows`), the searcher's or its own.
-        self._accumulators = accumulator_rows(kernels.ACCUMULATOR) if accumulators is None else accumulators
-        #: helping(position, alpha, beta): what runs alongside each solve, in other
-        #: threads, over the same table (`search.alphabeta`), stopped when it ends.
-        self._helping = helping or (lambda position, alpha, beta: contextlib.nullcontext())
-        self._first_node = int(self._work[NODES])
-
-    @property
-    def nodes(self) -> int:
-        """Nodes this solver has visited."""
-        return int(self._work[NODES]) - self._first_node
-
-    def solve(self, position: Position, alpha: int, beta: int) -> int:
-        """The exact value of `position` if it lies in (alpha, beta), else a bound on the
-        side it failed (fail-soft). Raises Aborted when the search is stopped."""
-        work = self._work
-        work[HARD_ONLY] = 0
-        with self._helping(position, alpha, beta):
-            value = self._kernels.solve(position.s, alpha, beta, self._table, work, self._moves, self._accumulators)
-        if work[ABORTED]:
-            raise Aborted
-        return int(value)
-
-    def best_line(self, position: Position, alpha: int, beta: int, complete: bool = True,
-                  limit: int = 128) -> list[int]:
-        """The line of best moves from `position`, just solved in (alpha, beta), to the end
-        of the game (or `limit` moves): the moves the table holds, and where it holds none
-        (a position the game's own ending solver took, or a slot since overwritten) the
-        best by solving each move's position in the window (the root's, negated at every
-        ply), unless not `complete`: then the line stops there. It stops short only then,
-        or if stopped."""
-        line: list[int] = []
-        while len(line) < limit and position.outcome() is None:
-            try:
-                move = self._remembered_move(position)
-                if move is None and not complete:
-                    break
-                if move is None:
-                    move = self._best_move(position, alpha, beta)
-            except Aborted:
-                break
-            line.append(move)
-            position = position.play(move)
-            alpha, beta = -beta, -alpha
-        return line
-
-    def _best_move(self, position: Position, alpha: int, beta: int) -> int:
-        """The move of highest value (fail-soft in (alpha, beta)) from `position`: the
-        first that reaches `beta`, since none can do better within the window (a win's
-        line needs one winning move, not every move solved)."""
-        best, best_move = -WINDOW_LIMIT - 1, -1
-        for move in position.legal_moves():
-            value = -self.solve(position.play(move), -beta, -alpha)
-            if value > best:
-                best, best_move = value, move
-                if value >= beta:
-                    break
-        return best_move
-
-    def _remembered_move(self, position: Position) -> int | None:
-        """The best move the table holds for `position`, if it holds one and it is legal;
-        in a game of parts, for the position less its dead pieces and zero parts (which
-        the table holds its moves under), or the winning move its parts' classes give.
-        Raises Aborted when stopped."""
-        legal = position.legal_moves()
-        move = self._table_move(position.key, legal)
-        if move is None and hasattr(self._kernels, "live_parts"):
-            _, winning, simpler = self._kernels.simplified(position.s, self._table, self._work, self._moves,
-                                                           self._accumulators)
-            if self._work[ABORTED]:
-                raise Aborted
-            move = int(winning) if int(winning) in legal else self._table_move(int(simpler), legal)
-        return move
-
-    def _table_move(self, key: int, legal: list[int]) -> int | None:
-        """The move the table holds for the position of `key`, if it is one of `legal`."""
-        bucket = key & (len(self._table) - 2)
-        for check, lower, upper, word in self._table[bucket:bucket + 2].tolist():
-            move = (word & MOVE_FIELD) - 1
-            if word != EMPTY and (check ^ lower ^ upper ^ word) & _KEY_BITS == key and move in legal:
-                return move
-        return None

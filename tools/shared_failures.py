@@ -28,6 +28,7 @@ import tempfile
 from pathlib import Path
 
 from adapters.arena.referee import GameSpec, play_game
+from adapters.codingame import formats
 from protocol import shared
 from protocol.launch import engine_command
 from tools.hostile import WAYS, broken
@@ -81,7 +82,7 @@ def measure(way: str, game: str, games: int, time_scale: float) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--game", default="clobber")
+    parser.add_argument("--game", default=next(iter(formats())), choices=list(formats()))
     parser.add_argument("--games", type=int, default=2)
     parser.add_argument("--time-scale", type=float, default=1.0)
     parser.add_argument("--ways", nargs="+", default=["healthy", "killed", *WAYS],

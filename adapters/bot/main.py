@@ -31,6 +31,7 @@ import sys
 import threading
 import time
 
+from adapters.bot.sharing import shared_session
 from adapters.codingame import game_name
 from protocol.launch import engine_command, single_blas_thread
 
@@ -115,23 +116,6 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     if args.connect and not args.connect.rpartition(":")[2].isdigit():
         parser.error(f"--connect wants HOST:PORT, got {args.connect!r}")
     return args
-
-
-#: How long a bot waits on a shared daemon for what takes it milliseconds (its answer to
-#: `isready`, its start lock), times --time-scale: past that it runs an engine of its
-#: own, with the first turn's second still ahead (seconds).
-SHARED_WAIT_S = 0.4
-#: How long a bot waits for a shared daemon that is alive and starting (seconds, times
-#: --time-scale): a cold start takes about as long as an engine of its own.
-SHARED_START_WAIT_S = 5.0
-
-
-def shared_session(time_scale: float):
-    """A session of the shared daemon (`protocol.shared.open_session`: a connected
-    socket), found or started within the bot's waits."""
-    from protocol import shared
-
-    return shared.open_session(wait=SHARED_WAIT_S * time_scale, start_wait=SHARED_START_WAIT_S * time_scale)
 
 
 def find_shared_daemon(time_scale: float) -> concurrent.futures.Future:

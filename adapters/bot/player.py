@@ -39,8 +39,8 @@ from typing import Callable, Sequence
 import attrs
 
 from adapters.bot.line import GameLine
-from adapters.bot.main import shared_session
 from adapters.bot.own import OwnMove, OwnSearch
+from adapters.bot.sharing import shared_session
 from adapters.bot.link import Answer, EngineLink
 from adapters.bot.timing import Budget, budget
 from adapters.codingame import turn_format

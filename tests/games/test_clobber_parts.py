@@ -16,7 +16,8 @@ from games import find_game
 from games.clobber import evaluation, parts
 from games.kernel import interpreted_namespace
 from games.symmetry import symmetric_image
-from search.solver import Solver, new_solver_table
+from search.proving import Solver
+from search.solver import new_solver_table
 from search.specialised import searches
 from search.work import move_rows, new_work
 from tests.search.test_search import solve

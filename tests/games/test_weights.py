@@ -85,7 +85,8 @@ def test_tune_fits_a_selfplay_run_end_to_end(tmp_path: Path) -> None:
 def test_tune_fits_exact_labels_keeping_anchors(tmp_path: Path) -> None:
     from games import find_game
     from games.clobber.evaluation import FEATURES, WEIGHTS_DATA
-    from search.solver import Solver, new_solver_table
+    from search.proving import Solver
+    from search.solver import new_solver_table
     from search.specialised import searches
     from search.work import move_rows, new_work
 

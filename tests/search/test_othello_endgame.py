@@ -65,8 +65,8 @@ def test_ffo_suite_to_26_empties(number: int, board: str, best: int) -> None:
 @pytest.mark.parametrize("sign_first", [False, True])
 @pytest.mark.parametrize("guess", [-6400, -900, 0, 250, 6400])
 def test_null_windows_close_in_on_the_margin_from_any_first_guess(guess: int, sign_first: bool) -> None:
-    from search.alphabeta import AlphaBeta
-    from search.solver import Solver, new_solver_table
+    from search.proving import Solver, close_in
+    from search.solver import new_solver_table
     from search.specialised import searches
     from search.work import accumulator_rows, move_rows, new_work
 
@@ -78,7 +78,7 @@ def test_null_windows_close_in_on_the_margin_from_any_first_guess(guess: int, si
         exact = int(kernels.solve(root.s, -65, 65, new_solver_table(1 << 22), new_work(kernels.HISTORY_MASK + 1), moves,
                                   accumulator_rows(kernels.ACCUMULATOR)))
         solver = Solver(kernels, new_work(kernels.HISTORY_MASK + 1), moves, new_solver_table(1 << 22))
-        reports = list(AlphaBeta._close_in(solver, root, kernels.MARGIN_LIMIT, guess, sign_first,
+        reports = list(close_in(solver, root, kernels.MARGIN_LIMIT, guess, sign_first,
                                            lambda value, alpha, beta, complete: (value, alpha < value < beta)))
         # The sign first (a bound), then the margin, exact; a draw's at once.
         assert reports[-1] == (exact, True), number

@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 
 from games import find_game
-from search.solver import Solver, new_solver_table
+from search.proving import Solver
+from search.solver import new_solver_table
 from search.specialised import searches
 from search.work import move_rows, new_work
 
