@@ -85,7 +85,7 @@ def test_two_bots_started_at_once_share_one_daemon(runtime: Path) -> None:
 #: The most turns of a game a bot may play one ply deep where the daemon cannot be used.
 MOST_ONE_PLY_TURNS = 2
 #: The turns played in each such game.
-TURNS = 12
+TURNS = 10
 
 
 def one_ply_turns(log: list[str]) -> list[str]:
@@ -120,7 +120,14 @@ def test_a_daemon_killed_mid_game_leaves_the_game_to_an_engine_of_its_own_at_onc
     assert shared.status(runtime) == [] or all(entry.pid != killed[0] for entry in shared.status(runtime))
 
 
-@pytest.mark.parametrize("way", WAYS)
+#: The ways tried by default, one of each path through the bot: an answer that is no
+#: engine's, no answer in time, a stuck start, a game the daemon cannot load. The others
+#: run with --runslow (the stand-in engines' tests run every way).
+SAMPLED = ("garbage", "silent", "lock-stopped", "full")
+
+
+@pytest.mark.parametrize("way", [way if way in SAMPLED else pytest.param(way, marks=pytest.mark.slow)
+                                 for way in WAYS])
 def test_a_daemon_that_cannot_be_used_costs_at_most_two_one_ply_turns(runtime: Path, way: str) -> None:
     """Whatever takes the daemon's place or keeps it from serving (tools.hostile),
     the bot says why and plays on with an engine of its own, no more than
