@@ -134,7 +134,7 @@ class Relay:
         try:
             while data := self.channel.recv(65536):
                 *whole, buffer = (buffer + data).split(b"\n")
-                for index, line in enumerate(whole):
+                for line in whole:
                     if line.startswith(NO_ROOM) and self._take_over(line.decode(errors="replace")):
                         return self._own.wait()
                     last = line

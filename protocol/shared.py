@@ -258,15 +258,16 @@ def _peer(channel: socket.socket) -> tuple[int, int]:
     return pid, uid
 
 
-def _connect(place: Place, folder: int, timeout: float) -> socket.socket | None:
-    """A connection to `place`'s socket through the checked `folder`, or None where no
-    one listens there. Raises Unusable where the listening process is not this user's
-    (nothing is sent to it) or takes no connection within `timeout`."""
+def _connect(path: Path, folder: int, timeout: float) -> socket.socket | None:
+    """A connection to the socket at `path` through `folder`, its folder checked and
+    open, or None where no one listens there. Raises Unusable where the listening
+    process is not this user's (nothing is sent to it) or takes no connection within
+    `timeout`."""
     channel = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         channel.settimeout(timeout)
         try:
-            channel.connect(_via(folder, place.socket.name))
+            channel.connect(_via(folder, path.name))
         except (FileNotFoundError, ConnectionRefusedError):
             channel.close()
             return None
@@ -274,7 +275,7 @@ def _connect(place: Place, folder: int, timeout: float) -> socket.socket | None:
             raise Unusable(f"its socket takes no connection within {timeout:.1f} s") from None
         pid, uid = _peer(channel)
         if uid != os.getuid():
-            raise Unusable(f"the process listening on {place.socket} (pid {pid}) runs as uid {uid},"
+            raise Unusable(f"the process listening on {path} (pid {pid}) runs as uid {uid},"
                            " not as this user: nothing was sent to it")
     except BaseException:
         channel.close()
@@ -357,7 +358,7 @@ def _start(place: Place, folder: int, idle_exit: int, wait: float) -> subprocess
                                    f" {f'pid {holder}' if holder else 'another process'}") from None
                 time.sleep(0.01)
         try:
-            channel = _connect(place, folder, wait)
+            channel = _connect(place.socket, folder, wait)
             if channel is not None:
                 channel.close()
                 return None
@@ -400,7 +401,7 @@ def open_session(place: Place | None = None, idle_exit: int = DEFAULT_IDLE_EXIT_
     try:
         begun, started = time.monotonic(), None
         while True:
-            channel = _connect(place, folder, wait)
+            channel = _connect(place.socket, folder, wait)
             if channel is not None:
                 with contextlib.ExitStack() as on_error:
                     on_error.callback(channel.close)
@@ -466,7 +467,7 @@ def figures(path: Path, timeout: float = QUERY_WAIT_S) -> DaemonFigures | None:
     except OSError:
         return None
     try:
-        channel = _connect(Place("", path, path, path, path), folder, timeout)
+        channel = _connect(path, folder, timeout)
         if channel is None:
             return None
         with channel:
