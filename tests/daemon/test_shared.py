@@ -294,8 +294,10 @@ def test_a_full_daemon_is_seen_running_and_makes_room_by_closing_an_idle_session
             with pytest.raises(shared.Unusable, match="it is full"):
                 shared.open_session(place)
             held.sendall(b"stop\n")
-            time.sleep(2.5)
-            with shared.open_session(place) as newcomer:
+            time.sleep(2.5)  # idle from then on: the next session makes room (once the stop is read)
+            opened.clear()
+            wait_until(opens, "no room was made")
+            with opened[0] as newcomer:
                 newcomer.sendall(b"daemon\n")
                 assert newcomer.recv(4096).startswith(b"daemon pid")
             held.settimeout(WAIT_S)
