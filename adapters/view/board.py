@@ -13,7 +13,8 @@ JSON that this module makes from a board text's rows, so that the script knows n
     colours   per player, the [fill, stroke] of its pieces
     letters   per player, the letter drawn on its pieces, or null
     felt      one colour for every square, or null for a chequered board
-    labels    [[text, x, y], ...]: the coordinates drawn around the board
+    labels    [[text, x, y], ...]: the coordinates drawn around the board, each centred
+              on its point
     pieces    what the game calls its pieces (discs, stones, ...)
 
 A move is entered by clicking cells. `click_paths(token)` gives the ways of clicking a
@@ -38,6 +39,10 @@ SQUARE = re.compile(r"[a-z][1-9][0-9]*")
 HEX_ROW = math.sqrt(3) / 2
 #: The hexagonal board's margin left and right, in cells, where its lines' labels go.
 HEX_MARGIN = 0.6
+#: ... and above and below, where the labels of its cells' places in their lines go.
+HEX_MARGIN_Y = 0.65
+#: The band of a square board's coordinates, left of its squares and under them, in cells.
+SQUARE_MARGIN = 0.5
 
 
 def _piece(cell: str, names: Sequence[str]) -> int:
@@ -78,14 +83,16 @@ class SquareBoard:
         """The view of a board whose text has `rows` (top line first); `names` are the
         players' names in the board text, by index."""
         height, width = len(rows), max(len(row) for row in rows)
+        left = SQUARE_MARGIN  # the ranks' band; the files' is under the squares
         cells = []
         for r, row in enumerate(rows):
             rank = r + 1 if self.row1_top else height - r
             for c, cell in enumerate(row):
-                cells.append([f"{chr(97 + c)}{rank}", c + 1.5, r + 0.5, _piece(cell, names), cell == self.blocked])
-        labels = [[str(r + 1 if self.row1_top else height - r), 0.5, r + 0.5] for r in range(height)]
-        labels += [[chr(97 + c), c + 1.5, height + 0.5] for c in range(width)]
-        return {"shape": "square", "width": width + 1, "height": height + 1, "cells": cells,
+                cells.append([f"{chr(97 + c)}{rank}", left + c + 0.5, r + 0.5, _piece(cell, names),
+                              cell == self.blocked])
+        labels = [[str(r + 1 if self.row1_top else height - r), left / 2, r + 0.5] for r in range(height)]
+        labels += [[chr(97 + c), left + c + 0.5, height + SQUARE_MARGIN / 2] for c in range(width)]
+        return {"shape": "square", "width": width + left, "height": height + SQUARE_MARGIN, "cells": cells,
                 "colours": [list(pair) for pair in self.colours], "letters": list(names) if self.lettered else None,
                 "felt": self.felt, "labels": labels, "pieces": self.pieces}
 
@@ -137,19 +144,33 @@ class HexBoard:
         return "0" + "".join(names)
 
     def view(self, rows: Sequence[str], names: Sequence[str]) -> dict:
-        """The view of a board whose text has `rows` (top line first)."""
+        """The view of a board whose text has `rows` (top line first).
+
+        Both coordinates of a cell's name, x,y, are labelled: each line's `y` at its left
+        end (`y4`), and each `x` (`x2`) at both ends of the cells that share it. Those
+        run parallel to the board's left edge (x counts from each line's left end), up
+        and right to the top or upper right edge and down and right to the bottom or
+        lower right edge, and the label stands one step beyond each end, where the next
+        cell of that slant would be. The whole name is each cell's tooltip too."""
         widest = max(len(row) for row in rows)
         cells = []
         labels = []
+        centres: dict[tuple[int, int], tuple[float, float]] = {}
         for y, row in enumerate(rows):
-            # The line's left edge, in a margin of HEX_MARGIN cells each side; its label
-            # (its y) goes there (a cell's whole name, x,y, is its tooltip: x counts from
-            # each line's left end).
+            # The line's left edge, in a margin of HEX_MARGIN cells each side.
             left = HEX_MARGIN + (widest - len(row)) / 2
-            labels.append([str(y), left - 0.4, y * HEX_ROW + 0.5])
+            top = HEX_MARGIN_Y + y * HEX_ROW + 0.5
+            labels.append([f"y{y}", left - 0.4, top])
             for x, cell in enumerate(row):
-                cells.append([f"{x},{y}", left + x + 0.5, y * HEX_ROW + 0.5, _piece(cell, names), False])
-        return {"shape": "hex", "width": widest + 2 * HEX_MARGIN, "height": (len(rows) - 1) * HEX_ROW + 1,
+                centres[x, y] = (left + x + 0.5, top)
+                cells.append([f"{x},{y}", left + x + 0.5, top, _piece(cell, names), False])
+        for x in range(widest):
+            ys = [y for (column, y) in centres if column == x]
+            for y, rise in ((min(ys), -1), (max(ys), 1)):
+                cx, cy = centres[x, y]
+                labels.append([f"x{x}", cx + 0.5, cy + rise * HEX_ROW])
+        return {"shape": "hex", "width": widest + 2 * HEX_MARGIN,
+                "height": (len(rows) - 1) * HEX_ROW + 1 + 2 * HEX_MARGIN_Y,
                 "cells": cells,
                 "colours": [list(pair) for pair in self.colours], "letters": None, "felt": None, "labels": labels,
                 "pieces": self.pieces}

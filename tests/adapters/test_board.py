@@ -175,3 +175,38 @@ def test_a_hexagonal_arrow_spans_a_line_that_moves_along_itself() -> None:
             assert math.isclose(math.hypot(*arrow), length), (move, arrow, length)
             assert math.isclose(arrow[0] * step[0] + arrow[1] * step[1], length), (move, arrow, step)
         assert inline, "some move of a line along itself"
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_coordinates_stand_next_to_the_cells_they_name(game: str) -> None:
+    """Every label lies inside the drawing, within a cell's width of the cells it names:
+    a square board's files just under its bottom rank and its ranks just left of its
+    first file; on the hexagonal board both coordinates of a cell's name x,y, each line's
+    `y` at its left end and each `x` one step beyond both ends of the cells that share
+    it."""
+    rules, style = find_game(game), turn_format(game).BOARD_STYLE
+    view = style.view(rows_of(game, rules.initial_state({})), rules.player_names)
+    cells = view["cells"]
+    for text, x, y in view["labels"]:
+        assert 0 < x < view["width"] and 0 < y < view["height"], (text, x, y)
+    if view["shape"] == "square":
+        bottom, left = max(cell[2] for cell in cells), min(cell[1] for cell in cells)
+        for text, x, y in view["labels"]:
+            if text.isdigit():  # a rank: beside its row, just left of the first file
+                assert any(cell[2] == y for cell in cells) and 0 < left - x <= 0.75, (text, x, y)
+            else:  # a file: under its file, just under the bottom rank
+                assert any(cell[1] == x and cell[0][0] == text for cell in cells), (text, x, y)
+                assert 0 < y - bottom <= 0.75, (text, x, y)
+        return
+    labels = {}
+    for text, x, y in view["labels"]:
+        labels.setdefault(text, []).append((x, y))
+    for name, x, y, _, _ in cells:
+        column, row = name.split(",")
+        (lx, ly), = labels[f"y{row}"]
+        assert ly == y and 0 < x - lx and (column != "0" or x - lx <= 1), name  # at its line's left end
+        ends = labels[f"x{column}"]
+        assert len(ends) == 2
+        sharing = [(cx, cy) for cell_name, cx, cy, _, _ in cells if cell_name.split(",")[0] == column]
+        for lx, ly in ends:  # one step from an end of the cells that share x
+            assert min(math.dist((lx, ly), centre) for centre in sharing) == pytest.approx(1), (name, lx, ly)
