@@ -78,10 +78,17 @@
       out.push('<circle class="target" data-cell="' + esc(name) + '" cx="' + px(cell[1]) + '" cy="' +
                py(cell[2]) + '" r="' + CELL * 0.13 + '" fill="#43a047" fill-opacity="0.8" pointer-events="none"/>');
     });
+    var spots = labelSpots((marks.arrows || []).filter(function (arrow) {
+      return byName[arrow.from] && byName[arrow.to] && arrow.label;
+    }).map(function (arrow) {
+      var b = byName[arrow.to];
+      return {arrow: arrow, x: px(b[1]), y: py(b[2])};
+    }), w, h);
+    function arrowColour(arrow) { return arrow.rank === 1 ? "#1565c0" : "#6a1b9a"; }
     (marks.arrows || []).forEach(function (arrow) {
       var a = byName[arrow.from], b = byName[arrow.to];
       if (!a || !b) return;
-      var colour = arrow.rank === 1 ? "#1565c0" : "#6a1b9a", opacity = arrow.rank === 1 ? 0.85 : 0.55;
+      var colour = arrowColour(arrow), opacity = arrow.rank === 1 ? 0.85 : 0.55;
       var x1 = px(a[1]), y1 = py(a[2]), x2 = px(b[1]), y2 = py(b[2]);
       out.push('<g class="pv-mark" data-rank="' + arrow.rank + '" pointer-events="none" opacity="' + opacity + '">');
       if (arrow.from === arrow.to) {
@@ -95,14 +102,50 @@
         out.push('<polygon points="' + x2 + "," + y2 + " " + (hx - uy * 9) + "," + (hy + ux * 9) + " " +
                  (hx + uy * 9) + "," + (hy - ux * 9) + '" fill="' + colour + '"/>');
       }
-      if (arrow.label) {
-        out.push('<text x="' + (x2 + CELL * 0.1) + '" y="' + (y2 - CELL * 0.22) + '" font-size="12" fill="#fff"' +
-                 ' stroke="' + colour + '" stroke-width="3" paint-order="stroke">' + esc(arrow.label) + "</text>");
-      }
       out.push("</g>");
+    });
+    // The labels over every arrow, so that none hides one, the best line's on top.
+    Array.from(spots.entries()).reverse().forEach(function (entry) {
+      var arrow = entry[0], spot = entry[1];
+      out.push('<text class="pv-label" data-rank="' + arrow.rank + '" x="' + spot.x + '" y="' + spot.y +
+               '" font-size="' + LABEL_SIZE + '" fill="#fff" stroke="' + arrowColour(arrow) +
+               '" stroke-width="3" paint-order="stroke" pointer-events="none">' + esc(arrow.label) + "</text>");
     });
     out.push("</svg>");
     return out.join("");
+  }
+
+  // Where each arrow's label is written ({arrow, x, y}: its head's point), as a Map from
+  // the arrow to the {x, y} of its text's start and baseline: by the head, wholly inside
+  // the board (`w` by `h`), and clear of the labels placed before it, the best line's
+  // first: the first of the places around the head that is clear, else the one that
+  // overlaps the others least. A label's extent is reckoned from its characters.
+  var LABEL_SIZE = 12;
+  function labelSpots(heads, w, h) {
+    var placed = [], spots = new Map(), gap = CELL * 0.1;
+    heads.slice().sort(function (a, b) { return a.arrow.rank - b.arrow.rank; }).forEach(function (head) {
+      var width = String(head.arrow.label).length * LABEL_SIZE * 0.62 + 3, height = LABEL_SIZE + 3;
+      var above = head.y - CELL * 0.22, below = head.y + CELL * 0.22 + height, right = head.x + gap;
+      var left = head.x - gap - width, middle = head.x - width / 2;
+      var tries = [[right, above], [left, above], [right, below], [left, below], [middle, head.y - CELL * 0.45],
+                   [middle, head.y + CELL * 0.45 + height]].map(function (spot) {
+        // Inside the board: the text's box is from its baseline up.
+        var x = Math.max(1, Math.min(w - width - 1, spot[0])), y = Math.max(height, Math.min(h - 3, spot[1]));
+        var box = {x: x - 1, y: y - height + 2, width: width + 2, height: height + 2}, overlap = 0;
+        placed.forEach(function (other) { overlap += overlapArea(box, other); });
+        return {x: x, y: y, box: box, overlap: overlap};
+      });
+      var best = tries.reduce(function (a, b) { return b.overlap < a.overlap ? b : a; });
+      placed.push(best.box);
+      spots.set(head.arrow, {x: +best.x.toFixed(1), y: +best.y.toFixed(1)});
+    });
+    return spots;
+  }
+
+  function overlapArea(a, b) {
+    var x = Math.min(a.x + a.width, b.x + b.width) - Math.max(a.x, b.x);
+    var y = Math.min(a.y + a.height, b.y + b.height) - Math.max(a.y, b.y);
+    return x > 0 && y > 0 ? x * y : 0;
   }
 
   // Where the graph draws scores, as the analysis picture does: an unproven score at its
@@ -132,9 +175,17 @@
   // ringed, step `index` marked, each player's colour named in a legend (`names`, one a
   // player). Each player's line takes the colour of its pieces (`pieces`, the view's
   // [fill, stroke] a player), a light one drawn grey so that it shows on the page.
+  // With `firstSide`, a game of two is drawn as one line, every score from the first
+  // player's view (the second's turned round), its legend saying so.
   // Each step's column carries data-step="k" for clicks.
-  function renderGraph(plies, index, names, width, pieces) {
-    var players = names.length;
+  function renderGraph(plies, index, names, width, pieces, firstSide) {
+    var players = names.length, legend = names;
+    if (firstSide && players === 2) {
+      plies = plies.map(function (ply) {
+        return ply && {score: ply.player === 1 ? turned(ply.score) : ply.score, player: 0, mark: ply.mark};
+      });
+      legend = ["score for " + names[0]];
+    }
     var analysed = plies.filter(function (ply) { return ply; });
     if (!analysed.length) return "";
     var height = 160, left = 40, colours = lineColours(pieces, players);
@@ -158,7 +209,7 @@
     out.push('<text x="2" y="' + (y(scale.proven) + 4) + '" font-size="11">won</text>');
     out.push('<text x="2" y="' + (y(-scale.proven) + 4) + '" font-size="11">lost</text>');
     var key = left + 8;
-    names.forEach(function (name, seat) {
+    legend.forEach(function (name, seat) {
       out.push('<line x1="' + key + '" y1="6" x2="' + (key + 14) + '" y2="6" stroke="' + colours[seat] +
                '" stroke-width="2" pointer-events="none"/>');
       out.push('<text class="legend" x="' + (key + 18) + '" y="10" font-size="11" pointer-events="none">' +
@@ -191,6 +242,12 @@
              '" stroke="#555" stroke-dasharray="3,3" pointer-events="none"/>');
     out.push("</svg>");
     return out.join("");
+  }
+
+  // A score as a report writes it ("cp -136", "mate 3"), from the other player's view.
+  function turned(score) {
+    var parts = score.split(" ");
+    return parts[0] + " " + -parseInt(parts[1], 10);
   }
 
   // A visible line colour for each player's pieces: their fill, or grey where it is
