@@ -199,6 +199,11 @@ def test_the_counts_and_fields_read_in_words() -> None:
         ("material", [view, ["black", "white"]], "discs: black 2, white 1"),
         ("material", [knights, ["red", "green", "blue"]], ""),
         ("fieldWords", ["alive=rb", ["red", "green", "blue"], ["r", "g", "b"]], "out: green"),
+        # The players out in the order they went out, the field itself not shown.
+        ("fieldWords", ["alive=g out=br", ["red", "green", "blue"], ["r", "g", "b"]], "out: blue, then red"),
+        ("fieldWords", ["alive=rb out=g", ["red", "green", "blue"], ["r", "g", "b"]], "out: green"),
+        ("inGame", ["alive=rb out=g", ["r", "g", "b"]], [True, False, True]),
+        ("inGame", ["", ["w", "b"]], [True, True]),
         ("fieldWords", ["alive=rgb", ["red", "green", "blue"], ["r", "g", "b"]], ""),
         ("fieldWords", ["score1=1 score2=0 turn=12", ["white", "black"], ["w", "b"]], "turn 12"),
         ("fieldWords", ["ply=30", ["black", "white"], ["b", "w"]], "ply 30"),
@@ -242,4 +247,54 @@ def test_abalone_moves_read_as_their_ends_and_an_arrow() -> None:
         ("moveText", ["2,3,3,5,4", "hex"], "2,3\u20133,5 \u2199"), ("moveText", ["4,7,4,7,2", "hex"], "4,7 \u2196"),
         ("moveText", ["0,8,2,8,0", "hex"], "0,8\u20132,8 \u2192"), ("moveText", ["e2e3", "square"], "e2e3"),
         ("moveText", ["leave", "hex"], "leave"),
+    ])
+
+
+def test_every_score_on_a_screen_reads_from_the_first_sides_view() -> None:
+    """In a game of two, a score the engine gives for the second side (the side to move,
+    or the player of a move analysed) is turned round, as lichess gives White's view
+    everywhere; in a game of three it stays the side to move's, the one side it scores."""
+    line = {"cp": -162, "mate": None, "margin": None, "wdl": [300, 100, 600]}
+    turned = {"cp": 162, "mate": None, "margin": None, "wdl": [600, 100, 300]}
+    check_calls([
+        ("shownScore", [line, 1, 2], turned), ("shownScore", [line, 0, 2], line),
+        ("shownScore", [line, 1, 3], line), ("shownScore", [line, 2, 3], line),
+        ("scoreSide", [1, 2], 0), ("scoreSide", [2, 3], 2),
+        ("reportedScoreText", ["cp -136", 2, 1], "+1.36"), ("reportedScoreText", ["cp -136", 2, 0], "-1.36"),
+        ("reportedScoreText", ["mate 3", 2, 1], "loss in 3"), ("reportedScoreText", ["cp -136", 3, 1], "-1.36"),
+    ])
+
+
+def test_the_eval_bar_gives_every_player_a_share_in_a_fixed_order() -> None:
+    """Two players: the first side's expected share of the points and the second's,
+    whoever is to move. Three: each player's chance of finishing first, the engine's for
+    the side to move, none for a player out, the rest shared by the others still in."""
+    def info(wdl=None, cp=None, mate=None) -> dict:
+        return {"wdl": wdl, "cp": cp, "mate": mate, "margin": None}
+
+    cases = [(["barShares", [info(wdl=[600, 200, 200]), 0, [True, True]]], [0.7, 0.3]),
+             (["barShares", [info(wdl=[600, 200, 200]), 1, [True, True]]], [0.3, 0.7]),
+             (["barShares", [info(mate=2), 1, [True, True]]], [0, 1]),
+             (["barShares", [info(wdl=[400, 300, 300]), 1, [True, True, True]]], [0.3, 0.4, 0.3]),
+             (["barShares", [info(wdl=[400, 600, 0]), 0, [True, False, True]]], [0.4, 0, 0.6]),
+             (["barShares", [info(wdl=[0, 1000, 0]), 2, [False, True, True]]], [0, 1, 0])]
+    shares = run_logic({"calls": [call for call, _ in cases]})["calls"]
+    for (call, expected), got in zip(cases, shares, strict=True):
+        assert all(math.isclose(a, b, abs_tol=1e-9) for a, b in zip(got, expected, strict=True)), (call, got)
+
+
+def test_words_count_and_a_refused_click_says_why() -> None:
+    """Counts agree with their number; a refused click on the hexagonal board after a
+    selection says in what order a line is clicked."""
+    check_calls([
+        ("counted", [1, "ply", "plies"], "1 ply"), ("counted", [0, "ply", "plies"], "0 plies"),
+        ("counted", [42, "ply", "plies"], "42 plies"),
+        ("refusalText", ["c3", [], "square"], "c3 is not a legal move here"),
+        ("refusalText", ["c3", ["b2"], "square"], "c3 is not a legal move here"),
+        ("refusalText", ["0,6", [], "hex"], "0,6 is not a legal move here"),
+        ("refusalText", ["0,6", ["1,6"], "hex"],
+         "0,6 is not a legal move here: after 1,6, click the cell it moves to, or the other end of its line"),
+        ("refusalText", ["0,6", ["2,5", "1,5"], "hex"],
+         "0,6 is not a legal move here: after the ends of a line, click the cell that the first marble clicked,"
+         " 2,5, moves to (the cell ahead of the front marble for a line moving along itself)"),
     ])

@@ -94,13 +94,29 @@
     return (info.cp > 0 ? "+" : "") + (info.cp / 100).toFixed(2);
   }
 
-  // A score as a report of the whole-game analysis writes it ("cp -136", "mate 3"), in
-  // the form `scoreText` gives the live analysis ("-1.36", "win in 3"), for a game of
-  // `players`.
-  function reportedScoreText(score, players) {
+  // A score as a report of the whole-game analysis writes it ("cp -136", "mate 3", from
+  // the view of `seat`, the player whose move it scores), in the form `scoreText` gives
+  // the live analysis ("-1.36", "win in 3"), from the screen's view (`shownScore`), for
+  // a game of `players`.
+  function reportedScoreText(score, players, seat) {
     var parts = String(score).split(" "), value = parseInt(parts[1], 10);
     if (isNaN(value)) return String(score);
-    return scoreText(parts[0] === "mate" ? {mate: value} : {cp: value}, players);
+    return scoreText(shownScore(parts[0] === "mate" ? {mate: value} : {cp: value}, seat, players), players);
+  }
+
+  // A score that the engine gives from the view of `seat` (the side to move, or the
+  // player of a move analysed), as every score on a screen reads: in a game of two,
+  // from the first side's (as lichess gives White's), turned round where `seat` is the
+  // second side; in a game of three, where the engine scores the side to move alone,
+  // from that side's.
+  function shownScore(info, seat, players) {
+    return players !== 3 && seat === 1 ? otherSide(info) : info;
+  }
+
+  // The side whose view the scores of a position with `toMove` to move are from
+  // (`shownScore`).
+  function scoreSide(toMove, players) {
+    return players === 3 ? toMove : 0;
   }
 
   // What the engine's three chances (`wdl`) are in a game of `players`: a win, a draw and
@@ -124,6 +140,24 @@
     if (info.mate !== null && info.mate !== undefined) return info.mate > 0 ? 1 : 0;
     if (info.cp === null || info.cp === undefined) return 0.5;
     return 0.5 + 0.5 * Math.tanh(info.cp / 600);
+  }
+
+  // What the eval bar shows of the best line `info` (the engine's view: `toMove`'s), one
+  // share a seat, adding up to 1. In a game of two, each side's expected share of the
+  // points. In a game of three, each player's chance of finishing first: the engine's
+  // for the side to move (its first-place chance, else `share`), none for a player out
+  // (`inGame[seat]` false), the rest shared evenly by the other players still in (the
+  // engine scores the side to move alone).
+  function barShares(info, toMove, inGame) {
+    if (inGame.length !== 3) {
+      var first = share(shownScore(info, toMove, inGame.length));
+      return [first, 1 - first];
+    }
+    var own = info.wdl ? info.wdl[0] / 1000 : share(info), others = 0;
+    inGame.forEach(function (alive, seat) { if (alive && seat !== toMove) others += 1; });
+    return inGame.map(function (alive, seat) {
+      return seat === toMove ? (others ? own : 1) : alive && others ? (1 - own) / others : 0;
+    });
   }
 
   // A board text with the piece at cell `index` (the cells in the board text's order)
@@ -151,24 +185,56 @@
     return view.pieces + ": " + sides.map(function (side, i) { return side + " " + counts[i]; }).join(", ");
   }
 
-  // The board text's fields after the side to move ("alive=rg", "turn=12", "ply=30"), in
-  // words: the players out of the game (`names`, the board text's letters of `sides`),
-  // the turn or ply counted; a field the page does not know is shown as it is. Counts
-  // that the pieces on the board show (the marbles pushed off, say) are left out.
-  function fieldWords(fields, sides, names) {
-    var words = [];
+  // The board text's fields ("alive=rg", "turn=12") by name.
+  function fieldMap(fields) {
+    var map = {};
     fields.split(" ").filter(Boolean).forEach(function (field) {
-      var pair = field.split("="), key = pair[0], value = pair[1];
-      if (key === "alive") {
-        var out = sides.filter(function (side, i) { return value.indexOf(names[i]) < 0; });
-        if (out.length) words.push("out: " + out.join(", "));
-      } else if (key === "turn" || key === "ply") {
-        words.push(key + " " + value);
-      } else if (!/^score\d$/.test(key)) {
-        words.push(field);
-      }
+      var at = field.indexOf("=");
+      map[at < 0 ? field : field.substring(0, at)] = at < 0 ? "" : field.substring(at + 1);
+    });
+    return map;
+  }
+
+  // Whether each player (`names`, the board text's letters) is still in the game, from
+  // the board text's fields (`alive=rg`: red and green; all where it is not given).
+  function inGame(fields, names) {
+    var alive = fieldMap(fields).alive;
+    return names.map(function (name) { return alive === undefined || alive.indexOf(name) >= 0; });
+  }
+
+  // The board text's fields after the side to move ("alive=rg out=b", "turn=12",
+  // "ply=30"), in words: the players out of the game (`names`, the board text's letters
+  // of `sides`), in the order they went out where the board says it ("out: blue, then
+  // red"), the turn or ply counted; a field the page does not know is shown as it is.
+  // Counts that the pieces on the board show (the marbles pushed off, say) are left out.
+  function fieldWords(fields, sides, names) {
+    var words = [], map = fieldMap(fields), alive = inGame(fields, names);
+    var order = (map.out || "").split("").map(function (name) { return names.indexOf(name); })
+      .filter(function (seat) { return seat >= 0; });
+    alive.forEach(function (isIn, seat) { if (!isIn && order.indexOf(seat) < 0) order.push(seat); });
+    if (order.length) words.push("out: " + order.map(function (seat) { return sides[seat]; }).join(", then "));
+    Object.keys(map).forEach(function (key) {
+      if (key === "turn" || key === "ply") words.push(key + " " + map[key]);
+      else if (key !== "alive" && key !== "out" && !/^score\d$/.test(key)) words.push(key + "=" + map[key]);
     });
     return words.join(" \u00b7 ");
+  }
+
+  // `count` things in words: "1 ply", "3 plies".
+  function counted(count, one, many) {
+    return count + " " + (count === 1 ? one : many);
+  }
+
+  // Why a click on `cell` after the cells of `selection` was refused, on a board of
+  // `shape` (the hexagonal board's lines are clicked in an order the words give).
+  function refusalText(cell, selection, shape) {
+    var text = cell + " is not a legal move here";
+    if (shape !== "hex" || !selection.length) return text;
+    if (selection.length === 1) {
+      return text + ": after " + selection[0] + ", click the cell it moves to, or the other end of its line";
+    }
+    return text + ": after the ends of a line, click the cell that the first marble clicked, " + selection[0] +
+      ", moves to (the cell ahead of the front marble for a line moving along itself)";
   }
 
   // A move for people, on a board of `shape`: on the hexagonal board, the
@@ -190,6 +256,8 @@
   }
 
   root.Logic = {click: click, targets: targets, undoPly: undoPly, redoPly: redoPly, scoreText: scoreText,
-                reportedScoreText: reportedScoreText, chancesHeading: chancesHeading, share: share,
-                material: material, fieldWords: fieldWords, otherSide: otherSide, moveText: moveText, cycleCell: cycleCell, withSide: withSide};
+                reportedScoreText: reportedScoreText, shownScore: shownScore, scoreSide: scoreSide,
+                chancesHeading: chancesHeading, share: share, barShares: barShares, material: material,
+                fieldWords: fieldWords, inGame: inGame, counted: counted, refusalText: refusalText,
+                otherSide: otherSide, moveText: moveText, cycleCell: cycleCell, withSide: withSide};
 })(typeof window !== "undefined" ? window : globalThis);
