@@ -114,6 +114,35 @@ def readable(game: str, token: str) -> str:
     return f"{ends} {'→↗↖←↙↘'[int(direction)]}"
 
 
+def bounds(page, selector: str) -> dict:
+    """Where an element is on the page, measured in one step (the board is drawn anew
+    as the analysis's lines come)."""
+    return page.evaluate("selector => { const r = document.querySelector(selector).getBoundingClientRect();"
+                         " return {x: r.x, y: r.y, width: r.width, height: r.height}; }", selector)
+
+
+def rgb(colour: str) -> str:
+    """A colour written #rgb or #rrggbb as a browser's computed style writes it."""
+    hex_ = colour.lstrip("#")
+    if len(hex_) == 3:
+        hex_ = "".join(2 * c for c in hex_)
+    return "rgb({}, {}, {})".format(*(int(hex_[i:i + 2], 16) for i in (0, 2, 4)))
+
+
+def shares(page, bar: str) -> list[str]:
+    """The colours of an eval bar's segments, the first player's first."""
+    return page.eval_on_selector_all(f"{bar} .share", "parts => parts.map(p => getComputedStyle(p).backgroundColor)")
+
+
+def isolation_fields(moves: list[str], ply: int) -> str:
+    """The board text's fields of Knight Isolation after `ply` of `moves`."""
+    rules = find_game("isolation")
+    position = rules.initial_state({})
+    for move in moves[:ply]:
+        position = position.play(rules.parse_move(position, move))
+    return " ".join(rules.format_board(position).split()[2:])
+
+
 @pytest.mark.parametrize("game", GAMES)
 def test_play_analyse_and_replay_in_the_browser(browser, gui: str, game: str, shots: Path, tmp_path: Path) -> None:
     page = open_page(browser, gui, game)
@@ -188,11 +217,11 @@ def test_play_analyse_and_replay_in_the_browser(browser, gui: str, game: str, sh
     page.wait_for_selector("#graph svg.graph", timeout=WAIT_S * 1000)
     assert page.evaluate("window.gui.state.plies.length") == len(moves) + 1
     # Each player's line and legend take the colour of the player's pieces (a light one
-    # grey).
+    # grey); a game of two has one line, the first side's.
     pieces = [fill for fill, _ in state(page, "position.view.colours")]
     expected = ["#9e9e9e" if fill == "#f4f4f4" else fill for fill in pieces]
     legend = page.eval_on_selector_all("#graph svg.graph line[y1='6']", "ls => ls.map(l => l.getAttribute('stroke'))")
-    assert legend == expected
+    assert legend == (expected if players == 3 else expected[:1])  # in a game of two, the first side's view
     page.click("#graph rect.step[data-step='2']")
     page.wait_for_function("window.gui.state.position.moves.length === 2", timeout=WAIT_S * 1000)
     assert page.inner_text("#ply-analysis").startswith(f"before {readable(game, moves[2])}: best ")
@@ -307,7 +336,7 @@ def test_a_refused_board_text_keeps_the_game_and_its_analysis(browser, gui: str,
 def test_no_control_keeps_the_keys_from_the_board(browser, gui: str, tmp_path: Path) -> None:
     """After a game, a side or a record file is chosen, the arrow keys step through the
     game: none of those controls keeps the focus (a focused game list took Right and
-    switched games); a game with moves is not dropped for another without asking."""
+    switched games)."""
     page = open_page(browser, gui, "othello")
     page.click("button[data-mode='replay']")
     moves = random_game("clobber", 6, seed=4)
@@ -319,16 +348,7 @@ def test_no_control_keeps_the_keys_from_the_board(browser, gui: str, tmp_path: P
                            " === 'clobber' && !document.getElementById('redo').disabled", timeout=WAIT_S * 1000)
     page.keyboard.press("ArrowRight")
     page.wait_for_function("window.gui.state.position.moves.length === 1", timeout=WAIT_S * 1000)
-    # Another game while this one is shown: asked first; no keeps the game.
-    page.once("dialog", lambda dialog: dialog.dismiss())
-    page.focus("#game")
-    page.select_option("#game", "loa")
-    assert state(page, "game") == "clobber" and page.input_value("#game") == "clobber"
-    page.keyboard.press("ArrowRight")
-    page.wait_for_function("window.gui.state.position.moves.length === 2", timeout=WAIT_S * 1000)
-    assert state(page, "game") == "clobber"
-    # Yes switches; the keys still go to the board, not to the list.
-    page.once("dialog", lambda dialog: dialog.accept())
+    # Another game: the keys still go to the board, not to the list.
     page.focus("#game")
     page.select_option("#game", "loa")
     page.wait_for_function("window.gui.state.position.game === 'loa'", timeout=WAIT_S * 1000)
@@ -337,6 +357,114 @@ def test_no_control_keeps_the_keys_from_the_board(browser, gui: str, tmp_path: P
     assert state(page, "game") == "loa" and page.input_value("#game") == "loa"
     assert page.evaluate("document.activeElement.tagName") not in ("SELECT", "INPUT")
     assert not page.errors
+    page.close()
+
+
+def test_a_list_clicked_and_closed_leaves_the_keys_to_the_board(browser, gui: str, tmp_path: Path) -> None:
+    """A list opened by a click and closed with Esc takes none of the board's keys: Right
+    steps the game instead of choosing the next game, Left takes back a move instead of
+    choosing another side. A list reached with Tab keeps its own keys (the arrows choose
+    in it) until Esc leaves it."""
+    page = open_page(browser, gui, "othello")
+    moves = random_game("othello", 6, seed=4)
+    load_moves(page, tmp_path, "othello", moves)
+    page.click("#moves button.move[data-ply='2']")
+    page.wait_for_function("window.gui.state.position.moves.length === 2", timeout=WAIT_S * 1000)
+    for key, ply in (("ArrowRight", 3), ("ArrowLeft", 2), ("End", len(moves)), ("Home", 0)):
+        open_list(page, "#game")
+        page.keyboard.press("Escape")
+        page.keyboard.press(key)
+        page.wait_for_function(f"window.gui.state.position.moves.length === {ply}", timeout=WAIT_S * 1000)
+        assert state(page, "game") == "othello" and page.input_value("#game") == "othello", key
+
+    # In play, the side list clicked and closed: Left takes the moves back.
+    first = state(page, "position.to_move")
+    page.click("button[data-mode='play']")
+    page.fill("#movetime", "50")
+    page.select_option("#seat", str(first))
+    page.click("#new-game")
+    page.wait_for_function("window.gui.state.position.moves.length === 0 && !window.gui.state.thinking",
+                           timeout=WAIT_S * 1000)
+    click_cells(page, state(page, "position.legal")[0]["paths"][0])
+    page.wait_for_function("window.gui.state.position.moves.length === 2 && !window.gui.state.thinking",
+                           timeout=WAIT_S * 1000)
+    open_list(page, "#seat")
+    page.keyboard.press("Escape")
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function("window.gui.state.position.moves.length === 0", timeout=WAIT_S * 1000)
+    assert page.input_value("#seat") == str(first) and state(page, "seat") == first
+
+    # Reached with Tab, the game list keeps its arrows; Esc gives them back to the board.
+    names = page.eval_on_selector_all("#game option", "options => options.map(o => o.value)")
+    page.focus("button[data-mode='play']")
+    page.keyboard.press("Shift+Tab")
+    assert page.evaluate("document.activeElement.id") == "game"
+    page.keyboard.press("ArrowDown")
+    following = names[names.index("othello") + 1]
+    page.wait_for_function(f"window.gui.state.position.game === '{following}'", timeout=WAIT_S * 1000)
+    assert page.evaluate("document.activeElement.id") == "game"
+    page.keyboard.press("ArrowUp")
+    page.wait_for_function("window.gui.state.position.game === 'othello'", timeout=WAIT_S * 1000)
+    page.keyboard.press("Escape")
+    assert page.evaluate("document.activeElement.id") != "game"
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("window.gui.state.position.moves.length === 2", timeout=WAIT_S * 1000)
+    assert state(page, "game") == "othello"
+    assert not page.errors
+    page.close()
+
+
+def open_list(page, selector: str) -> None:
+    """Click a list open, as a user does, and give it the time it takes to open."""
+    page.click(selector)
+    page.wait_for_function(f"document.activeElement === document.querySelector({selector!r})")
+    page.wait_for_timeout(300)
+
+
+def test_each_game_keeps_its_own_game_when_another_is_chosen(browser, gui: str, tmp_path: Path) -> None:
+    """Choosing another game asks nothing and drops nothing: the game shown, with its
+    branches, the ply shown and its whole-game analysis, comes back when its game is
+    chosen again, across a reload too."""
+    page = open_page(browser, gui, "clobber")
+    moves = random_game("clobber", 6, seed=3)
+    load_moves(page, tmp_path, "clobber", moves)
+    page.fill("#replay-movetime", "30")
+    page.click("#analyse-game")
+    page.wait_for_selector("#graph svg.graph", timeout=WAIT_S * 1000)
+    page.click("#moves button.move[data-ply='2']")
+    page.wait_for_function("window.gui.state.position.moves.length === 2", timeout=WAIT_S * 1000)
+    other = next(entry for entry in state(page, "position.legal") if entry["move"] != moves[2])
+    click_cells(page, other["paths"][0])
+    page.wait_for_function("window.gui.state.position.moves.length === 3", timeout=WAIT_S * 1000)
+    branch = moves[:2] + [other["move"]]
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    page.select_option("#game", "othello")
+    page.wait_for_function("window.gui.state.position.game === 'othello'", timeout=WAIT_S * 1000)
+    assert state(page, "line") == [] and not page.query_selector("#graph svg")
+    page.select_option("#game", "clobber")
+    page.wait_for_function("window.gui.state.position.game === 'clobber' && "
+                           "window.gui.state.position.moves.length === 3", timeout=WAIT_S * 1000)
+    assert state(page, "line") == branch and page.query_selector("#graph svg.graph")
+    assert page.get_attribute("#moves button.branch[data-branch='3']", "data-move") == moves[2]
+    assert page.inner_text("#message") == "the clobber game as it was left: 3 plies"
+    # Across a reload (which keeps no whole-game analysis).
+    page.select_option("#game", "othello")
+    page.wait_for_function("window.gui.state.position.game === 'othello'", timeout=WAIT_S * 1000)
+    page.reload()
+    page.wait_for_function("window.gui.state.position && window.gui.state.position.game === 'othello'",
+                           timeout=WAIT_S * 1000)
+    page.select_option("#game", "clobber")
+    page.wait_for_function("window.gui.state.position.game === 'clobber' && "
+                           "window.gui.state.position.moves.length === 3", timeout=WAIT_S * 1000)
+    assert state(page, "line") == branch
+    # A whole-game analysis under way stops when another game is chosen.
+    page.fill("#replay-movetime", "30")
+    page.click("#analyse-game")
+    page.select_option("#game", "othello")
+    page.wait_for_function("window.gui.state.position.game === 'othello'", timeout=WAIT_S * 1000)
+    assert state(page, "gameSeq") is None, "the other game's analysis stops"
+    assert not dialogs and not page.errors
     page.close()
 
 
@@ -471,7 +599,7 @@ def test_engine_lines_preview_on_hover_and_play_on_click(browser, gui: str, shot
     second = state(page, "lines[2]")
     page.hover("#lines tr.pv[data-rank='2'] td:first-child")
     page.wait_for_function("window.gui.state.preview === 2")
-    labels = page.eval_on_selector_all("#board g.pv-mark text", "ts => ts.map(t => t.textContent)")
+    labels = page.eval_on_selector_all("#board text.pv-label", "ts => ts.map(t => t.textContent)")
     shown = min(8, len(second["pv"]))
     assert sorted(labels, key=int) == [str(k) for k in range(1, shown + 1)]
     page.screenshot(path=str(shots / "othello-line-preview.png"))
@@ -508,7 +636,7 @@ def test_a_wide_window_grows_the_board_and_the_eval_bar_keeps_one_side(browser, 
     """At 1920 px the board grows past its old 560 px and an upright eval bar stands
     beside it; the bar and its score are the first side's, whichever side is to move."""
     page = open_page(browser, gui, "clobber", width=1920, height=1080)
-    board = page.query_selector("#board svg").bounding_box()
+    board = bounds(page, "#board svg")
     assert board["width"] > 800 and board["y"] + board["height"] <= 1080, board
     page.click("button[data-mode='analyse']")
     sides = state(page, "position.sides")
@@ -596,3 +724,190 @@ def test_a_whole_session_in_every_game_leaves_no_error(browser, tmp_path: Path) 
         process.wait(10)
     assert not errors
     assert log.read_text() == "", log.read_text()
+
+
+def test_every_score_on_a_screen_reads_from_the_first_sides_view(browser, gui: str, tmp_path: Path) -> None:
+    """With the second side to move, the lines table, the arrows, the bar and the
+    whole-game analysis all read from the first side's view, as the table's caption
+    says: the best line's score is the same number in each."""
+    page = open_page(browser, gui, "othello")
+    moves = random_game("othello", 6, seed=2)
+    load_moves(page, tmp_path, "othello", moves)
+    page.fill("#replay-movetime", "30")
+    page.click("#analyse-game")
+    page.wait_for_selector("#graph svg.graph", timeout=WAIT_S * 1000)
+    # The graph: one line, the first side's.
+    assert len(page.query_selector_all("#graph polyline.score")) == 1
+    assert page.text_content("#graph text.legend") == "score for black"
+    page.click("#moves button.move[data-ply='3']")
+    page.wait_for_function("window.gui.state.position.moves.length === 3", timeout=WAIT_S * 1000)
+    assert state(page, "position.to_move") == 1
+    # The replay's words: the move played by the first side (ply 4 is white's) turned.
+    analysed = state(page, "plies[4]")
+    kind, value = analysed["score"].split()
+    assert analysed["player"] == 1 and kind == "cp"
+    assert f"scored {-int(value) / 100:+.2f}".replace("+0.00", "0.00") in page.inner_text("#ply-analysis")
+    assert page.inner_text("#ply-analysis").endswith("(scores for black)")
+
+    page.click("button[data-mode='analyse']")
+    page.wait_for_function("document.querySelectorAll('#lines tr.pv').length >= 2 && "
+                           "window.gui.state.search && window.gui.state.search.depth >= 6", timeout=WAIT_S * 1000)
+    page.keyboard.press("Space")
+    settle_lines(page)
+    best = state(page, "lines[1]")
+    table = page.inner_text("#lines tr.pv[data-rank='1'] td:nth-child(2)")
+    expected = f"{-best['cp'] / 100:+.2f}".replace("+0.00", "0.00") if best["mate"] is None else table
+    assert table == expected
+    assert page.text_content("#board text.pv-label[data-rank='1']") == table
+    assert page.get_attribute("#evalbar", "title") == f"{table} for black"
+    assert page.inner_text("#lines caption") == "scores and chances for black"
+    assert not page.errors
+    page.close()
+
+
+def test_knight_isolation_shows_three_players_in_fixed_colours(browser, gui: str, tmp_path: Path) -> None:
+    """The eval bar has a segment a player, in the player's colour and order whoever is
+    to move; the table's caption names the side the scores are for (the side to move,
+    the one the engine scores); the status says who is out in words."""
+    page = open_page(browser, gui, "isolation")
+    moves = random_game("isolation", 60, seed=0)
+    load_moves(page, tmp_path, "isolation", moves)
+    colours = [rgb(fill) for fill, _ in state(page, "position.view.colours")]
+    page.click("button[data-mode='analyse']")
+    sides = state(page, "position.sides")
+    for ply in (1, 2):
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function(f"window.gui.state.position.moves.length === {ply} && window.gui.state.search"
+                               " && !document.getElementById('evalbar').hidden", timeout=WAIT_S * 1000)
+        assert shares(page, "#evalbar") == colours
+        assert page.inner_text("#lines caption") == f"scores and places for {sides[ply]}, to move"
+        title = page.get_attribute("#evalbar", "title")
+        assert title.startswith("the chances of finishing first: red ") and "green" in title and "blue" in title
+    page.keyboard.press("Space")
+    page.click("button[data-mode='replay']")
+    out = next(ply for ply in range(len(moves)) if "out=" in isolation_fields(moves, ply))
+    page.click(f"#moves button.move[data-ply='{out}']")
+    page.wait_for_function(f"window.gui.state.position.moves.length === {out}", timeout=WAIT_S * 1000)
+    status = page.inner_text("#status")
+    assert "out: " in status and "=" not in status, status
+    assert not page.errors
+    page.close()
+
+
+def test_a_narrow_windows_score_bar_has_the_pieces_colours(browser, gui: str) -> None:
+    """Under 1000 px the panel's score bar fills each side's share in its pieces' colour,
+    the first side's at the left, as the upright bar does."""
+    page = open_page(browser, gui, "othello", width=390, height=844)
+    page.click("button[data-mode='analyse']")
+    page.wait_for_function("window.gui.state.search", timeout=WAIT_S * 1000)
+    colours = [rgb(fill) for fill, _ in state(page, "position.view.colours")]
+    assert shares(page, "#scorebar") == colours
+    assert page.is_visible("#scorebar")
+    page.keyboard.press("Space")
+    assert not page.errors
+    page.close()
+
+
+def test_the_game_graph_is_on_a_wide_screen_without_scrolling(browser, gui: str, tmp_path: Path) -> None:
+    """At 1920 x 1080, once a game is analysed, the board, its graph and the steps under
+    them all fit the window."""
+    page = open_page(browser, gui, "othello", width=1920, height=1080)
+    load_moves(page, tmp_path, "othello", random_game("othello", 8, seed=7))
+    page.fill("#replay-movetime", "30")
+    page.click("#analyse-game")
+    page.wait_for_selector("#graph svg.graph", timeout=WAIT_S * 1000)
+    for mode in ("replay", "analyse"):
+        page.click(f"button[data-mode='{mode}']")
+        for part in ("#board svg", "#graph svg", "#steps"):
+            box = bounds(page, part)
+            assert box["y"] + box["height"] <= 1080, (mode, part, box)
+        assert bounds(page, "#board svg")["width"] > 600
+    assert not page.errors
+    page.close()
+
+
+@pytest.mark.parametrize("game", ["clobber", "abalone"])
+def test_the_arrows_scores_stay_on_the_board_and_apart(browser, gui: str, game: str) -> None:
+    """An arrow's score at the board's edge is drawn inside it, and the scores of arrows
+    whose heads are close do not overlap (as measured by the browser)."""
+    page = open_page(browser, gui, game, width=390, height=844)
+    view = state(page, "position.view")
+    names = [cell[0] for cell in view["cells"]]
+    if game == "clobber":  # heads on the right edge, and in the corner
+        arrows = [{"from": "g3", "to": "h3", "rank": 1, "label": "+0.25"},
+                  {"from": "g1", "to": "h1", "rank": 2, "label": "win in 12 (+6)"},
+                  {"from": "h5", "to": "h6", "rank": 3, "label": "-10.50"}]
+    else:  # three lines ending on one cell and its neighbours, one at the right edge
+        arrows = [{"from": "2,0", "to": "3,2", "rank": 1, "label": "+0.28"},
+                  {"from": "4,0", "to": "3,2", "rank": 2, "label": "+0.30"},
+                  {"from": "2,2", "to": "4,2", "rank": 3, "label": "+0.31"},
+                  {"from": "7,4", "to": "8,4", "rank": 4, "label": "-1.10"}]
+    assert all(arrow["from"] in names and arrow["to"] in names for arrow in arrows)
+    boxes = page.evaluate("""([view, arrows]) => {
+        const holder = document.createElement('div');
+        holder.innerHTML = window.Board.renderBoard(view, {arrows});
+        document.body.appendChild(holder);
+        const svg = holder.querySelector('svg'), size = svg.viewBox.baseVal;
+        const boxes = [...svg.querySelectorAll('text.pv-label')].map(t => {
+            const b = t.getBBox(); return [b.x, b.y, b.width, b.height, t.textContent]; });
+        holder.remove();
+        return {width: size.width, height: size.height, boxes};
+    }""", [view, arrows])
+    assert len(boxes["boxes"]) == len(arrows)
+    for x, y, width, height, text in boxes["boxes"]:
+        assert 0 <= x and x + width <= boxes["width"] and 0 <= y and y + height <= boxes["height"], text
+    for i, (x, y, w, h, a) in enumerate(boxes["boxes"]):
+        for x2, y2, w2, h2, b in boxes["boxes"][i + 1:]:
+            assert x + w <= x2 or x2 + w2 <= x or y + h <= y2 or y2 + h2 <= y, (a, b)
+    assert not page.errors
+    page.close()
+
+
+def test_a_press_held_on_a_line_during_analysis_plays_its_move(browser, gui: str) -> None:
+    """The lines table is updated in place: a press on a move of a line, held while new
+    lines come, then released, plays the line up to that move as it was pressed."""
+    page = open_page(browser, gui, "othello")
+    page.click("button[data-mode='analyse']")
+    page.wait_for_function("document.querySelectorAll('#lines span.pv-move[data-rank=\"1\"]').length >= 2",
+                           timeout=WAIT_S * 1000)
+    for _ in range(10):  # the move may leave the point found before the press lands
+        box = page.locator("#lines span.pv-move[data-rank='1'][data-index='1']").bounding_box()
+        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        page.mouse.down()
+        pressed = page.evaluate("window.gui.state.pressed && window.gui.state.pressed.pv")
+        if pressed and page.evaluate("window.gui.state.pressed.count") == 2:
+            break
+        page.mouse.up()
+    page.evaluate("window.pressedSet = window.gui.state.search")
+    page.wait_for_function("window.gui.state.search !== window.pressedSet", timeout=WAIT_S * 1000)
+    page.mouse.up()
+    page.wait_for_function("window.gui.state.position.moves.length === 2", timeout=WAIT_S * 1000)
+    assert state(page, "line") == pressed[:2]
+    assert not page.errors
+    page.close()
+
+
+def test_the_words_read_right(browser, gui: str, tmp_path: Path) -> None:
+    """A record loaded says its game and plies in words; deleting a move asks with the
+    move as the move list writes it."""
+    page = open_page(browser, gui, "abalone")
+    moves = random_game("abalone", 1, seed=3) + random_game("abalone", 2, seed=3)[1:]
+    load_moves(page, tmp_path, "abalone", moves[:1])
+    assert page.inner_text("#message") == "loaded a game of abalone, 1 ply"
+    page.fill("#record-text", " ".join(moves))
+    page.click("#load-text")
+    page.wait_for_function("window.gui.state.line.length === 2", timeout=WAIT_S * 1000)
+    assert page.inner_text("#message") == "loaded a game of abalone, 2 plies"
+    page.click("#moves button.move[data-ply='1']")
+    page.wait_for_function("window.gui.state.position.moves.length === 1", timeout=WAIT_S * 1000)
+    other = next(entry for entry in state(page, "position.legal") if entry["move"] != moves[1])
+    click_cells(page, other["paths"][0])  # a branch beside the second move
+    page.wait_for_function("window.gui.state.position.moves.length === 2", timeout=WAIT_S * 1000)
+    page.click("#moves button.move[data-ply='1']")
+    page.wait_for_function("window.gui.state.position.moves.length === 1", timeout=WAIT_S * 1000)
+    asked: list[str] = []
+    page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
+    page.click("#delete-here")
+    assert asked == [f"Delete {readable('abalone', moves[0])} and the 2 moves of the lines after it?"]
+    assert not page.errors
+    page.close()

@@ -14,15 +14,21 @@
     mode: saved.mode || "play", seat: saved.seat || 0, turns: {}, position: null, selection: [], targets: [],
     analysing: false, lines: {}, search: null, preview: null, thinking: false, record: saved.record || null,
     plies: [], gameSeq: null, seq: 0, socket: null, retry: 0, trial: null, flipped: !!saved.flipped,
-    tree: saved.tree || null,
+    tree: saved.tree || null, kept: saved.kept || {}, pressed: null,
   };
   if (!S.tree) S.tree = newTree(S.line);
 
   function save() {
     try {
+      // The other games' whole-game analyses stay in this page only, as the shown one's does.
+      var kept = {};
+      Object.keys(S.kept).forEach(function (name) {
+        var game = S.kept[name];
+        kept[name] = {start: game.start, line: game.line, ply: game.ply, record: game.record, tree: game.tree};
+      });
       sessionStorage.setItem("engine-gui", JSON.stringify({game: S.game, start: S.start, line: S.line, ply: S.ply,
                                                            mode: S.mode, seat: S.seat, record: S.record,
-                                                           flipped: S.flipped, tree: S.tree}));
+                                                           flipped: S.flipped, tree: S.tree, kept: kept}));
     } catch (e) { /* private windows may refuse storage */ }
   }
 
@@ -68,6 +74,28 @@
     S.tree = newTree(line);
   }
 
+  // Show game `name`: the game shown is put aside (S.kept, by game: its start, tree, ply,
+  // record and whole-game analysis), and `name`'s is brought back where it was put
+  // aside, else a new game of it starts. Nothing is dropped, so nothing is asked.
+  function switchGame(name) {
+    if (name === S.game) return;
+    if (S.thinking) { stop(); S.thinking = false; }
+    if (S.gameSeq !== null) { stop(); endGameAnalysis(); }
+    if (S.game) S.kept[S.game] = {start: S.start, line: S.line, ply: S.ply, record: S.record, tree: S.tree,
+                                  plies: S.plies};
+    var kept = S.kept[name] || {start: null, line: [], ply: 0, record: null, tree: null};
+    delete S.kept[name];
+    S.game = name;
+    S.start = kept.start;
+    S.line = kept.line;
+    S.tree = kept.tree || newTree(kept.line);
+    S.ply = kept.ply;
+    S.record = kept.record;
+    S.plies = kept.plies || [];
+    S.turns = {};
+    S.selection = [];
+  }
+
   // Show `line` (a line in the tree, or a new branch that it becomes) at `ply`, on to
   // the end of its branch's main continuation. The whole-game analysis keeps the plies
   // the new line shares with the line it analysed.
@@ -103,7 +131,7 @@
     var parent = nodeAt(S.line, S.ply - 1), node = child(parent, S.line[S.ply - 1]);
     var count = 0, walk = function (n) { count += 1; n.children.forEach(walk); };
     walk(node);
-    if (!window.confirm("Delete " + S.line[S.ply - 1] + " and the " + (count - 1) + " move" + (count === 2 ? "" : "s") +
+    if (!window.confirm("Delete " + shownMove(S.line[S.ply - 1]) + " and the " + Logic.counted(count - 1, "move", "moves") +
                         " of the lines after it?")) return;
     parent.children.splice(parent.children.indexOf(node), 1);
     follow(moves().slice(0, S.ply - 1), S.ply - 1);  // keeps the analysis of the plies before it
@@ -116,7 +144,7 @@
   function followLink() {
     var params = new URLSearchParams(location.hash.replace(/^#/, ""));
     if (!params.get("game")) return;
-    S.game = params.get("game");
+    switchGame(params.get("game"));
     S.start = params.get("start") || null;
     setLine((params.get("moves") || "").split(" ").filter(Boolean));
     var ply = parseInt(params.get("ply"), 10);
@@ -238,7 +266,7 @@
     } else if (msg.type === "game_analysis") {
       endGameAnalysis();
       S.plies = [null].concat(msg.plies);
-      say("analysed " + msg.total + " plies: click the graph to go to a ply");
+      say("analysed " + Logic.counted(msg.total, "ply", "plies") + ": click the graph to go to a ply");
       show();
     } else if (msg.type === "stopped") {
       endGameAnalysis();
@@ -281,7 +309,7 @@
   }
 
   function loaded(msg) {
-    S.game = msg.game;
+    switchGame(msg.game);
     S.start = msg.start;
     setLine(msg.moves);
     S.ply = 0;
@@ -290,7 +318,8 @@
     S.record = {players: msg.players, stopped: msg.stopped};
     $("game").value = S.game;
     fillSeats();
-    say("loaded a " + msg.game + " game of " + msg.moves.length + " plies" + (msg.stopped ? " (" + msg.stopped + ")" : ""));
+    say("loaded a game of " + msg.game + ", " + Logic.counted(msg.moves.length, "ply", "plies") +
+        (msg.stopped ? " (" + msg.stopped + ")" : ""));
     save();
     show();
   }
@@ -362,9 +391,9 @@
     }
     var outcome = Logic.click(S.position.legal, S.selection, cell);
     if (outcome.refused) {
+      say(Logic.refusalText(cell, S.selection, S.position.view.shape), true);
       S.selection = [];
       S.targets = Logic.targets(S.position.legal, []);
-      say(cell + " is not a legal move here", true);
       return render();
     }
     if (outcome.move !== null) return playMove(outcome.move);
@@ -475,7 +504,8 @@
     return Object.keys(S.lines).map(function (rank) {
       var info = S.lines[rank], arrow = info.pv.length ? ends[info.pv[0]] : null;
       if (!arrow || !arrow.length) return null;
-      return {from: arrow[0], to: arrow[1], rank: info.multipv, label: Logic.scoreText(info, players())};
+      return {from: arrow[0], to: arrow[1], rank: info.multipv,
+              label: Logic.scoreText(Logic.shownScore(info, S.position.to_move, players()), players())};
     }).filter(Boolean).sort(function (a, b) { return b.rank - a.rank; });
   }
 
@@ -487,7 +517,8 @@
     var width = Math.max(320, $("left").clientWidth || 480);
     $("graph").innerHTML = S.plies.length ? Board.renderGraph(S.plies.concat(
       new Array(Math.max(0, S.line.length + 1 - S.plies.length)).fill(null)), S.ply,
-      seatNames(), width, p.view.colours) : "";
+      seatNames(), width, p.view.colours, true) : "";
+    document.body.classList.toggle("graphed", S.plies.length > 0);
     $("save-graph").hidden = !S.plies.length;
     $("ply").textContent = "ply " + S.ply + " / " + S.line.length + (isMainLine() ? "" : " (a branch)");
     var sides = p.sides, status;
@@ -604,37 +635,92 @@
     drawBoard();
   }
 
-  // The analysis's lines, bars and search figures (in the analysis mode).
+  // The analysis's lines, bars and search figures (in the analysis mode). Every score
+  // reads from one side's view (Logic.shownScore), which the table's caption names. The
+  // table's rows and moves are updated in place, not drawn anew: a press on a move of a
+  // line is still on that move when the next set of lines comes, and its click plays it.
   function renderLines() {
     if (S.mode !== "analyse") return;
-    var body = $("lines").querySelector("tbody"), ranks = Object.keys(S.lines).sort(function (a, b) { return a - b; });
-    body.innerHTML = ranks.map(function (rank) {
-      var info = S.lines[rank];
-      return "<tr class=\"pv\" data-rank=\"" + rank + "\"><td>" + rank + "</td><td>" + Logic.scoreText(info, players()) + "</td><td>" +
-        (info.depth === null || info.depth === undefined ? "" : info.depth) + "</td><td>" +
-        (info.wdl ? (info.wdl[0] / 10).toFixed(1) + " / " + (info.wdl[1] / 10).toFixed(1) + " / " +
-         (info.wdl[2] / 10).toFixed(1) + " %" : "") + "</td><td>" + info.pv.map(function (move, index) {
-          return "<span class=\"pv-move\" data-rank=\"" + rank + "\" data-index=\"" + index + "\">" +
-            Board.escape(shownMove(move)) + "</span>"; }).join(" ") + "</td></tr>";
-    }).join("");
-    $("chances").textContent = Logic.chancesHeading(S.position.sides.length);
-    // The bars show the first side's share of the points and its score, whoever is to
-    // move (in a game of three, the side to move's, the table giving the places).
-    var best = S.lines[1] || S.lines[ranks[0]], seat = players() === 2 ? 0 : S.position.to_move;
-    var fixed = best ? (S.position.to_move === seat ? best : Logic.otherSide(best)) : null;
-    var share = fixed ? Logic.share(fixed) : 0.5, colours = S.position.view.colours;
-    $("scorefill").style.width = (100 * share).toFixed(1) + "%";
-    $("scoretext").textContent = fixed ? Logic.scoreText(fixed, players()) + " for " + S.position.sides[seat] : "";
-    $("evalbar").hidden = !fixed;
-    $("evalbar").classList.toggle("flipped", S.flipped);
-    $("evalbar").style.background = colours[(seat + 1) % colours.length][0];
-    $("evalfill").style.background = colours[seat][0];
-    $("evalfill").style.height = (100 * share).toFixed(1) + "%";
-    $("evalbar").title = $("scoretext").textContent;
+    var p = S.position, seats = players(), ranks = Object.keys(S.lines).sort(function (a, b) { return a - b; });
+    var body = $("lines").tBodies[0];
+    while (body.rows.length > ranks.length) body.deleteRow(-1);
+    ranks.forEach(function (rank, i) {
+      var info = S.lines[rank], shown = Logic.shownScore(info, p.to_move, seats), row = body.rows[i];
+      if (!row) {
+        row = body.insertRow(-1);
+        row.className = "pv";
+        for (var k = 0; k < 5; k++) row.insertCell(-1);
+      }
+      row.setAttribute("data-rank", rank);
+      setText(row.cells[0], rank);
+      setText(row.cells[1], Logic.scoreText(shown, seats));
+      setText(row.cells[2], info.depth === null || info.depth === undefined ? "" : info.depth);
+      setText(row.cells[3], shown.wdl ? shown.wdl.map(function (v) { return (v / 10).toFixed(1); }).join(" / ") +
+              " %" : "");
+      var moves = row.cells[4];  // a span a move, each followed by a space
+      while (moves.children.length > info.pv.length) {
+        moves.removeChild(moves.lastChild);
+        moves.removeChild(moves.lastChild);
+      }
+      info.pv.forEach(function (move, index) {
+        var span = moves.children[index];
+        if (!span) {
+          span = moves.appendChild(document.createElement("span"));
+          moves.appendChild(document.createTextNode(" "));
+        }
+        span.className = "pv-move";
+        span.setAttribute("data-rank", rank);
+        span.setAttribute("data-index", index);
+        setText(span, shownMove(move));
+      });
+    });
+    $("chances").textContent = Logic.chancesHeading(seats);
+    var side = p.sides[Logic.scoreSide(p.to_move, seats)];
+    $("lines-view").textContent = seats === 3 ? "scores and places for " + side + ", to move" :
+      "scores and chances for " + side;
+    paintBars(S.lines[1] || S.lines[ranks[0]]);
     var s = S.search;
     $("search").textContent = s ? "depth " + s.depth + (s.seldepth ? "/" + s.seldepth : "") + " \u00b7 " +
       (s.nodes || 0).toLocaleString() + " nodes \u00b7 " + (s.nps || 0).toLocaleString() + " nodes/s \u00b7 " +
       (s.time / 1000).toFixed(1) + " s" : (S.analysing ? "searching\u2026" : "");
+  }
+
+  function setText(element, text) {
+    text = String(text);
+    if (element.textContent !== text) element.textContent = text;
+  }
+
+  // The eval bars of the best line `best` (the upright one beside the board, and the
+  // panel's in a narrow window): each player's share (Logic.barShares) in the colour of
+  // its pieces, whoever is to move, the first side's at the bottom (at the left; at the
+  // top on a flipped board), and in words. Without a line, the upright bar is hidden and
+  // the panel's is shared evenly.
+  function paintBars(best) {
+    var p = S.position, seats = players(), colours = p.view.colours, shares, text = "", title = "";
+    var inGame = Logic.inGame(p.fields, S.games[S.game].names);
+    if (best) {
+      shares = Logic.barShares(best, p.to_move, inGame);
+      text = seats === 3 ? p.sides.map(function (side, seat) {
+        return side + " " + Math.round(100 * shares[seat]) + "%"; }).join(" \u00b7 ") :
+        Logic.scoreText(Logic.shownScore(best, p.to_move, seats), seats) + " for " + p.sides[0];
+      title = seats === 3 ? "the chances of finishing first: " + text : text;
+    } else {
+      shares = inGame.map(function () { return 1 / inGame.length; });
+    }
+    [$("evalbar"), $("scoreparts")].forEach(function (bar) {
+      while (bar.children.length > seats) bar.removeChild(bar.lastChild);
+      shares.forEach(function (part, seat) {
+        var segment = bar.children[seat] || bar.appendChild(document.createElement("div"));
+        segment.className = "share";
+        segment.setAttribute("data-seat", seat);
+        segment.style.flexBasis = (100 * part).toFixed(1) + "%";
+        segment.style.background = colours[seat][0];
+      });
+    });
+    $("evalbar").hidden = !best;
+    $("evalbar").classList.toggle("flipped", S.flipped);
+    $("evalbar").title = $("scorebar").title = title;
+    $("scoretext").textContent = text;
   }
 
   // Each seat's side, after the record's name of its player where it has one.
@@ -646,12 +732,12 @@
 
   function renderPly(step) {
     $("players").textContent = S.record && S.record.players.length ? seatNames().join(" vs ") : "";
-    var e = S.plies[S.ply + 1];
+    var e = S.plies[S.ply + 1], seats = players();
+    var scored = function (score) { return Logic.reportedScoreText(score, seats, e.player); };
     $("ply-analysis").textContent = e ? "before " + shownMove(e.played) + ": best " + shownMove(e.best) + ", top " +
-      e.top.map(function (line) {
-        return shownMove(line[0]) + " (" + Logic.reportedScoreText(line[1], players()) + ")"; }).join(", ") +
-      "; " + shownMove(e.played) + " scored " + Logic.reportedScoreText(e.score, players()) +
-      (e.mark ? " \u2014 " + e.mark : "") : "";
+      e.top.map(function (line) { return shownMove(line[0]) + " (" + scored(line[1]) + ")"; }).join(", ") +
+      "; " + shownMove(e.played) + " scored " + scored(e.score) + (e.mark ? " \u2014 " + e.mark : "") +
+      " (scores for " + S.games[S.game].sides[Logic.scoreSide(e.player, seats)] + ")" : "";
   }
 
   // ---- wiring -------------------------------------------------------------------------------
@@ -660,10 +746,23 @@
     var target = event.target.closest("[data-cell]");
     if (target) clicked(target.getAttribute("data-cell"));
   });
+  // A click on a move of an engine line plays the line up to it, as the line was when
+  // the move was pressed (a new set of lines may have come before the release). The
+  // move pressed keeps the pointer until the release, so that the click is its even
+  // where new lines have moved it from under the pointer.
+  function pressedLine(target) {
+    var info = target ? S.lines[target.getAttribute("data-rank")] : null;
+    return info ? {target: target, pv: info.pv, count: parseInt(target.getAttribute("data-index"), 10) + 1} : null;
+  }
+  $("lines").addEventListener("pointerdown", function (event) {
+    S.pressed = pressedLine(event.target.closest("[data-index]"));
+    if (S.pressed && S.pressed.target.setPointerCapture) S.pressed.target.setPointerCapture(event.pointerId);
+  });
   $("lines").addEventListener("click", function (event) {
     var target = event.target.closest("[data-index]");
-    if (!target || !S.lines[target.getAttribute("data-rank")]) return;
-    playLine(S.lines[target.getAttribute("data-rank")].pv, parseInt(target.getAttribute("data-index"), 10) + 1);
+    var line = S.pressed && S.pressed.target === target ? S.pressed : pressedLine(target);
+    S.pressed = null;
+    if (line) playLine(line.pv, line.count);
   });
   $("lines").addEventListener("mouseover", function (event) {
     var row = event.target.closest("tr[data-rank]"), rank = row ? parseInt(row.getAttribute("data-rank"), 10) : null;
@@ -675,7 +774,7 @@
   $("moves").addEventListener("click", function (event) {
     var branch = event.target.closest("[data-branch]");
     if (branch) {
-      branch.blur();
+      release(branch);
       if (S.gameSeq !== null) return say("the game is being analysed: stop that first", true);
       var ply = parseInt(branch.getAttribute("data-branch"), 10);
       follow(S.line.slice(0, ply - 1).concat([branch.getAttribute("data-move")]), ply);
@@ -683,12 +782,12 @@
     }
     var target = event.target.closest("[data-ply]");
     if (!target) return;
-    target.blur();
+    release(target);
     goTo(parseInt(target.getAttribute("data-ply"), 10));
   });
-  $("promote").addEventListener("click", function () { $("promote").blur(); promote(); });
-  $("delete-here").addEventListener("click", function () { $("delete-here").blur(); deleteHere(); });
-  $("flip").addEventListener("click", function () { $("flip").blur(); flip(); });
+  $("promote").addEventListener("click", function () { release($("promote")); promote(); });
+  $("delete-here").addEventListener("click", function () { release($("delete-here")); deleteHere(); });
+  $("flip").addEventListener("click", function () { release($("flip")); flip(); });
   $("graph").addEventListener("click", function (event) {
     var target = event.target.closest("[data-step]");
     if (target) goTo(parseInt(target.getAttribute("data-step"), 10));
@@ -700,23 +799,16 @@
     });
   });
   $("game").addEventListener("change", function () {
-    var name = $("game").value;
-    // Keys go to the board, not to a choice that would switch games behind the user's back.
-    $("game").blur();
-    if (S.line.length && !window.confirm("Start a game of " + name + "? The " + S.game + " game shown (" +
-                                         S.line.length + " plies) is dropped.")) {
-      $("game").value = S.game;
-      return;
-    }
-    if (S.thinking) { stop(); S.thinking = false; }
-    say("");
-    S.game = name;
-    S.start = null; setLine([]); S.ply = 0; S.turns = {}; S.plies = []; S.record = null;
+    release($("game"));
+    var name = $("game").value, kept = S.kept[name];
+    switchGame(name);
+    say(kept && kept.line.length ? "the " + name + " game as it was left: " +
+        Logic.counted(kept.line.length, "ply", "plies") : "");
     fillSeats();
     show();
   });
   $("seat").addEventListener("change", function () {
-    $("seat").blur();
+    release($("seat"));
     S.seat = parseInt($("seat").value, 10);
     show();
   });
@@ -748,19 +840,19 @@
   $("multipv").addEventListener("change", function () { if (S.analysing) show(); });
   $("set-board").addEventListener("click", function () { setBoard($("board-text").value); });
   $("edit-side").addEventListener("change", function () {
-    $("edit-side").blur();
+    release($("edit-side"));
     if (S.position) setBoard(Logic.withSide(S.position.board_text, $("edit-side").value));
   });
   $("copy-position").addEventListener("click", function () {
-    $("copy-position").blur();
+    release($("copy-position"));
     if (S.position) copy(S.position.board_text, "the position's board text");
   });
-  $("copy-moves").addEventListener("click", function () { $("copy-moves").blur(); copy(moveList(), "the move list"); });
-  $("copy-link").addEventListener("click", function () { $("copy-link").blur(); copy(link(), "a link to this ply"); });
+  $("copy-moves").addEventListener("click", function () { release($("copy-moves")); copy(moveList(), "the move list"); });
+  $("copy-link").addEventListener("click", function () { release($("copy-link")); copy(link(), "a link to this ply"); });
   // The score graph as a PNG image, drawn from its SVG at twice its size on a white
   // ground, saved as GAME-analysis.png.
   $("save-graph").addEventListener("click", function () {
-    $("save-graph").blur();
+    release($("save-graph"));
     var svg = $("graph").querySelector("svg");
     if (!svg) return;
     var width = svg.width.baseVal.value, height = svg.height.baseVal.value, image = new Image();
@@ -783,7 +875,7 @@
     image.src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(new XMLSerializer().serializeToString(svg));
   });
   $("load-text").addEventListener("click", function () {
-    $("load-text").blur();
+    release($("load-text"));
     var text = $("record-text").value.trim();
     if (!text) return say("paste a record or a move list first", true);
     // A bare move list is one of the game shown, from its start.
@@ -792,7 +884,7 @@
   });
   $("record-file").addEventListener("change", function () {
     var file = $("record-file").files[0];
-    $("record-file").blur();
+    release($("record-file"));
     if (!file) return;
     file.text().then(function (text) {
       if (S.socket) S.socket.send(JSON.stringify({op: "load", seq: ++S.seq, name: file.name, text: text}));
@@ -808,14 +900,42 @@
     $("analyse-game").textContent = "Stop";
     render();
   });
+  // ---- keys ---------------------------------------------------------------------------------
+  // The board's keys reach it whatever was clicked: a control that a click focused (a
+  // list, a box, a button) gives them up, and a list does not take them for its choice
+  // (a clicked and closed list would switch games on the Right arrow). A control reached
+  // by the keyboard (Tab) keeps its own keys, as on any page: a list its arrows, Home,
+  // End and letters, a button or a box Space; Esc, or Tab, leaves it. Fields typed in keep
+  // their keys.
+  var byKeyboard = false;  // whether the focus came by the keyboard, not by a click
+  var NOT_TYPED = /^(checkbox|radio|button|submit|reset|file|color)$/;
+  document.addEventListener("pointerdown", function () { byKeyboard = false; }, true);
+
+  // Whether the element focused, `target`, keeps `key` from the board.
+  function keepsKey(target, key) {
+    var tag = target.tagName;
+    if (tag === "TEXTAREA" || (tag === "INPUT" && !NOT_TYPED.test(target.type))) return true;
+    if (!byKeyboard) return false;
+    return tag === "SELECT" || (key === " " && /^(BUTTON|INPUT|SUMMARY|A)$/.test(tag));
+  }
+
+  // Leave a control once it has done its work, unless the keyboard brought the user to it.
+  function release(control) {
+    if (!byKeyboard) control.blur();
+  }
+
   document.addEventListener("keydown", function (event) {
-    var tag = event.target.tagName;
-    if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return;
+    var target = event.target;
+    if (event.key === "Tab") { byKeyboard = true; return; }
     if (event.ctrlKey || event.metaKey || event.altKey) return;  // the browser's own keys
+    if (event.key === "Escape" && target !== document.body && !event.defaultPrevented) { target.blur(); return; }
     var keys = {ArrowLeft: function () { $("undo").click(); }, ArrowRight: function () { $("redo").click(); },
                 Home: function () { goTo(0); }, End: function () { goTo(S.line.length); }, " ": toggleAnalysis,
                 f: flip};
-    if (keys[event.key]) { event.preventDefault(); keys[event.key](); }
+    if (!keys[event.key] || keepsKey(target, event.key)) return;
+    event.preventDefault();
+    if (target !== document.body) target.blur();
+    keys[event.key]();
   });
 
   window.gui = {state: S, link: link};
