@@ -58,8 +58,6 @@ def tour(page, game: str, seed: int = 1, movetime: int = 20, shots: Path | None 
     replay views at each of WIDTHS there. Returns the game's plies."""
     wait = WAIT_S * 1000
     chance = random.Random(seed)
-    if page.evaluate("window.gui.state.line.length") and page.input_value("#game") != game:
-        page.once("dialog", lambda dialog: dialog.accept())  # the game shown is dropped
     page.select_option("#game", game)
     page.wait_for_function(f"window.gui.state.position && window.gui.state.position.game === '{game}'", timeout=wait)
     page.click("button[data-mode='play']")
