@@ -19,6 +19,7 @@ from daemon.runner import run_file_job, run_table_work
 from games import find_game
 from games.base import Game
 from daemon.refusals import BadValue, Busy
+from protocol.errors import NO_ROOM
 from search.tt import HashFileError, TranspositionTable, peek_game
 
 LOG = logging.getLogger("engine.session")
@@ -48,7 +49,7 @@ class SessionTables:
 
     def no_room(self, what: str) -> Busy:
         """The refusal of a request whose memory the daemon's budget has no room for."""
-        return Busy(f"no room for {what}: {self.budget.describe()} (--max-hash-mib)")
+        return Busy(f"{NO_ROOM} {what}: {self.budget.describe()} (--max-hash-mib)")
 
     def _reserve(self, hash_mib: int) -> int:
         """Reserve the cost of one game's tables at `hash_mib`; the bytes reserved.

@@ -29,6 +29,18 @@ class Code(str, enum.Enum):
     ENDING = "ending"
 
 
+#: How the message of a refusal for want of memory begins (`error busy setgame no room
+#: for a 16 MiB table: ...`): the daemon's tables' budget is full (--max-hash-mib).
+NO_ROOM = "no room for"
+
+
+def no_room_for_game(line: str) -> bool:
+    """Whether `line` is a daemon's refusal of `setgame` for want of room for the game's
+    tables: a session that cannot load its game, which a tool takes as a daemon it
+    cannot use."""
+    return line.startswith(f"error {Code.BUSY.value} setgame {NO_ROOM} ")
+
+
 class ProtocolError(Exception):
     """A command that fails: one `error <code> <command> <message>` line, no change.
 

@@ -22,13 +22,12 @@ import sys
 import threading
 
 from protocol import shared
+from protocol.errors import no_room_for_game
 from protocol.launch import engine_command
 
 #: The client's lines kept for a replay to an engine of its own (bytes): past that, a
 #: session that the daemon cannot serve any more says so and ends.
 REPLAY_BYTES = 1 << 20
-#: The daemon's refusal of a game for want of room (its sessions' tables fill its budget).
-NO_ROOM = b"error busy setgame"
 
 
 def _say(message: str) -> None:
@@ -134,11 +133,16 @@ class Relay:
         try:
             while data := self.channel.recv(65536):
                 *whole, buffer = (buffer + data).split(b"\n")
+                passed = b""
                 for line in whole:
-                    if line.startswith(NO_ROOM) and self._take_over(line.decode(errors="replace")):
-                        return self._own.wait()
+                    if no_room_for_game(line.decode(errors="replace")):
+                        _write_all(1, passed)
+                        passed = b""
+                        if self._take_over(line.decode(errors="replace")):
+                            return self._own.wait()
+                    passed += line + b"\n"
                     last = line
-                _write_all(1, b"".join(line + b"\n" for line in whole))
+                _write_all(1, passed)
         except (BrokenPipeError, ConnectionError):
             pass
         finally:

@@ -40,6 +40,7 @@ from adapters.view.engine import expected_points
 from games import find_game
 from protocol import shared as shared_daemon
 from protocol.client import Engine, EngineClosed, EngineError, Limit
+from protocol.errors import no_room_for_game
 from protocol.info import Info, Score
 from protocol.launch import engine_command
 
@@ -254,7 +255,7 @@ class _Session:
             try:
                 await self.engine.setgame(job.game, **dict(job.params))
             except EngineError as error:
-                if not (self.spec.shared and error.code == "busy"):
+                if not (self.spec.shared and no_room_for_game(error.line)):
                     raise
                 # A session that cannot load its game is a daemon that cannot be used.
                 print(f"engine-analyse: the shared engine daemon cannot load {job.game} ({error.line}):"

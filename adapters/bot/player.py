@@ -47,6 +47,7 @@ from adapters.codingame import turn_format
 from adapters.codingame.common import TurnFormat, TurnFormatError
 from games.base import GameError
 from protocol import shared
+from protocol.errors import no_room_for_game
 from protocol.client import Engine, EngineClosed
 
 #: How long the engine may take to start and answer `isready` (seconds).
@@ -245,7 +246,7 @@ class Adapter:
             # game's compiled code to load (0.3 s, more on a busy machine), and a search
             # can wait for it within its own time (see search.specialised).
             for line in await client.until("uciok", STARTUP_TIMEOUT, raise_errors=False):
-                if line.startswith("error busy setgame") and self.args.shared:
+                if no_room_for_game(line) and self.args.shared:
                     raise shared.Unusable(f"it cannot load the game ({line})")
                 if line.startswith("error"):
                     log(f"the engine refused a start-up command: {line}")

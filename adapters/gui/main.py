@@ -24,6 +24,7 @@ import socket
 import ssl
 import sys
 from pathlib import Path
+from typing import Awaitable, Callable
 from urllib.parse import urlsplit
 
 from aiohttp import web
@@ -42,6 +43,7 @@ from daemon.main import (
     tls_context,
 )
 from protocol.client import Engine, EngineClosed, EngineError
+from protocol.shared import Unusable
 
 LOG = logging.getLogger("engine.gui")
 
@@ -125,26 +127,33 @@ def hosts_to_open(host: str) -> list[str]:
 
 async def serve(args: argparse.Namespace, token: str | None, engine_token: str | None,
                 tls: ssl.SSLContext | None) -> None:
+    own_engine: Callable[[], Awaitable[Engine]] | None = None
     if args.engine is not None:
         async def open_engine() -> Engine:
             return await Engine.connect(*args.engine_address, token=engine_token)
     else:
         in_process: list[Daemon] = []
 
-        async def open_engine() -> Engine:
-            if not args.private and not in_process:
-                try:
-                    return await Engine.shared()
-                except (OSError, EngineError, EngineClosed, asyncio.TimeoutError) as error:
-                    LOG.warning("the shared engine daemon cannot be used (%s: %s): the engine runs in this"
-                                " process from now on", type(error).__name__, error)
+        async def in_this_process() -> Engine:
             if not in_process:
                 # The loop serves the pages and the engine's sessions beside the search threads.
                 sys.setswitchinterval(SWITCH_INTERVAL)
                 in_process.append(in_process_daemon())
             return Engine(*await in_process[0].open_session())
 
-    runner = web.AppRunner(make_app(open_engine, token, args.max_tabs), access_log=None)
+        async def open_engine() -> Engine:
+            if not args.private and not in_process:
+                try:
+                    return await Engine.shared()
+                except (OSError, EngineError, EngineClosed, asyncio.TimeoutError) as error:
+                    LOG.warning("the shared engine daemon cannot be used (%s): the engine runs in this process from"
+                                " now on", error if isinstance(error, Unusable) else f"{type(error).__name__}: {error}")
+            return await in_this_process()
+
+        own_engine = None if args.private else in_this_process
+
+    runner = web.AppRunner(make_app(open_engine, token, args.max_tabs, own_engine),
+                           access_log=None)
     await runner.setup()
     site = web.TCPSite(runner, args.host, args.port, ssl_context=tls)
     await site.start()

@@ -41,6 +41,7 @@ from adapters.codingame import turn_format
 from adapters.view.engine import engine_view
 from games import find_game
 from protocol.client import Engine, EngineClosed, EngineError, Limit
+from protocol.errors import no_room_for_game
 from protocol.info import Info, LineSets
 from protocol.parse import MAX_LINE_BYTES
 
@@ -171,11 +172,15 @@ def lines_message(lines: tuple[Info, ...], style, seq: object) -> dict:
 
 class Tab:
     """One tab's engine session and the requests it carries out (see the module
-    docstring). `send` delivers a message to the page."""
+    docstring). `send` delivers a message to the page. `own_engine`, where the session is
+    the shared daemon's, opens one of an engine in this process, which the tab moves to
+    where the daemon cannot load a game (its tables' budget is full)."""
 
-    def __init__(self, engine: Engine, send: Callable[[dict], Awaitable[None]]):
+    def __init__(self, engine: Engine, send: Callable[[dict], Awaitable[None]],
+                 own_engine: Callable[[], Awaitable[Engine]] | None = None):
         self.engine = engine
         self._send = send
+        self._own_engine = own_engine
         self._game: str | None = None
         #: The options this tab has set in its session, by name (`_configure`).
         self._options: dict[str, object] = {}
@@ -265,7 +270,17 @@ class Tab:
         if name == self._game:
             return
         self._pondered = None
-        await self.engine.setgame(name)
+        try:
+            await self.engine.setgame(name)
+        except EngineError as error:
+            if self._own_engine is None or not no_room_for_game(error.line):
+                raise
+            LOG.warning("the shared engine daemon cannot load %s (%s): this tab's engine runs in this process"
+                        " from now on", name, error.line)
+            shared, self._options = self.engine, {}
+            self.engine, self._own_engine = await self._own_engine(), None
+            await shared.close()
+            await self.engine.setgame(name)
         await self._configure({"ShowWDL": True})
         self._game = name
 

@@ -43,7 +43,8 @@ from adapters.codingame import turn_format
 from adapters.codingame.common import sorted_tokens
 from games import find_game
 from protocol import shared
-from tests.conftest import TcpEngine, random_game, run, stop_process
+from tests.conftest import TcpEngine, engine_command, random_game, run, stop_process
+from tools.hostile import broken
 
 GAMES = ("clobber", "othello", "loa", "isolation", "abalone")
 #: How long a message may take (s): a game's first request loads its compiled code.
@@ -561,3 +562,22 @@ def test_tabs_are_sessions_of_the_shared_daemon_unless_private(private: bool, tm
     with running_gui(tmp_path / "stderr.log", *(["--private"] if private else [])) as gui:
         run(check(gui))
     assert "cannot be used" not in (tmp_path / "stderr.log").read_text()
+
+
+@pytest.mark.parametrize("way", ["full", "flood"])
+def test_a_shared_daemon_that_cannot_serve_leaves_the_tab_to_an_engine_in_the_gui(
+        way: str, tmp_path: Path, runtime: Path) -> None:
+    """A daemon that floods its answer, or cannot load the tab's game (`error busy
+    setgame no room ...`), is said in the log, and the tab plays on an engine in the
+    GUI's process."""
+    async def check(gui: Gui) -> None:
+        async with http_session() as http, tab(http, gui) as ws:
+            await ws.send_json({"op": "play", "seq": 1, "game": "clobber", "movetime": 100})
+            await receive_type(ws, "bestmove")
+
+    with broken(way, engine_command()):
+        with running_gui(tmp_path / "stderr.log") as gui:
+            run(check(gui))
+    said = {"full": "the shared engine daemon cannot load clobber (error busy setgame no room for",
+            "flood": "the shared engine daemon cannot be used (it answered isready with"}[way]
+    assert said in (tmp_path / "stderr.log").read_text()
