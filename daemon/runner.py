@@ -135,7 +135,8 @@ class SearchRun:
     `on_report(report)` is called on the loop for every report, in order; the last one
     has `final` set. If the search raises, `on_report` receives None instead of a final
     report, and the error is logged. `on_end`, if given, is called in the thread once
-    the search has ended (a search slot given back).
+    the search has its final report, before that report goes to the loop, or has ended
+    without one (a search slot given back).
     """
 
     def __init__(
@@ -157,6 +158,10 @@ class SearchRun:
         final_seen = False
         try:
             for report in self._reports:
+                if report.final and not final_seen:
+                    # Its slot is free before its answer is written: a client that reads
+                    # the `bestmove` and starts another search at once finds it free.
+                    self._end()
                 final_seen = final_seen or report.final
                 if not self._call(self._on_report, report):
                     self.stop.stop()  # the loop is gone: nobody wants the answer
@@ -164,11 +169,16 @@ class SearchRun:
         except Exception:
             LOG.exception("search failed")
         finally:
-            if self._on_end is not None:
-                self._on_end()
+            self._end()
             if not final_seen:
                 self._call(self._on_report, None)
             self._call(self.done.set)
+
+    def _end(self) -> None:
+        """Call `on_end` (once)."""
+        on_end, self._on_end = self._on_end, None
+        if on_end is not None:
+            on_end()
 
     def _call(self, function: Callable[..., None], *arguments: object) -> bool:
         """Schedule `function` on the loop; False when the loop is closed (exiting)."""

@@ -80,6 +80,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 #: missed or ignored; how closely the engine and the adapter keep theirs is measured on
 #: a quiet machine by scripts/bench and scripts/strength, not by the tests.
 LOAD_SLACK = 0.5
+#: How long a check allows for what the engine does at once and whose failure would be
+#: far longer (a `stop` ending a perft of minutes): the behaviour, not the machine's
+#: latency, which two busy loops beside the suite stretch past LOAD_SLACK.
+AT_ONCE_S = 5.0
 
 #: How far the weighted terms of each game's evaluation may add up from its value, for
 #: the rounding the evaluation documents (Lines of Action rounds its per-checker

@@ -94,6 +94,24 @@ def load_moves(page, tmp_path: Path, game: str, moves: list[str]) -> None:
     page.wait_for_function(f"window.gui.state.line.length === {len(moves)}", timeout=WAIT_S * 1000)
 
 
+def branch_at_ply_three(page, moves: list[str]) -> list[str]:
+    """Go to ply 2 of the game `moves` shown and click another third move than the
+    game's: the branch's line."""
+    page.click("#moves button.move[data-ply='2']")
+    page.wait_for_function("window.gui.state.position.moves.length === 2", timeout=WAIT_S * 1000)
+    other = next(entry for entry in state(page, "position.legal") if entry["move"] != moves[2])
+    click_cells(page, other["paths"][0])
+    page.wait_for_function("window.gui.state.position.moves.length === 3", timeout=WAIT_S * 1000)
+    return moves[:2] + [other["move"]]
+
+
+def analyse_game(page) -> None:
+    """Analyse the whole game shown, 30 ms a position, and wait for its graph."""
+    page.fill("#replay-movetime", "30")
+    page.click("#analyse-game")
+    page.wait_for_selector("#graph svg.graph", timeout=WAIT_S * 1000)
+
+
 def settle_lines(page) -> None:
     """Wait until a stopped analysis has sent its last set of lines (two or more)."""
     page.wait_for_function("!window.gui.state.analysing")
@@ -212,9 +230,7 @@ def test_play_analyse_and_replay_in_the_browser(browser, gui: str, game: str, sh
     assert state(page, "position.moves") == moves[:3]
     page.keyboard.press("End")
     page.wait_for_function(f"window.gui.state.position.moves.length === {len(moves)}", timeout=WAIT_S * 1000)
-    page.fill("#replay-movetime", "30")
-    page.click("#analyse-game")
-    page.wait_for_selector("#graph svg.graph", timeout=WAIT_S * 1000)
+    analyse_game(page)
     assert page.evaluate("window.gui.state.plies.length") == len(moves) + 1
     # Each player's line and legend take the colour of the player's pieces (a light one
     # grey); a game of two has one line, the first side's.
@@ -428,15 +444,8 @@ def test_each_game_keeps_its_own_game_when_another_is_chosen(browser, gui: str, 
     page = open_page(browser, gui, "clobber")
     moves = random_game("clobber", 6, seed=3)
     load_moves(page, tmp_path, "clobber", moves)
-    page.fill("#replay-movetime", "30")
-    page.click("#analyse-game")
-    page.wait_for_selector("#graph svg.graph", timeout=WAIT_S * 1000)
-    page.click("#moves button.move[data-ply='2']")
-    page.wait_for_function("window.gui.state.position.moves.length === 2", timeout=WAIT_S * 1000)
-    other = next(entry for entry in state(page, "position.legal") if entry["move"] != moves[2])
-    click_cells(page, other["paths"][0])
-    page.wait_for_function("window.gui.state.position.moves.length === 3", timeout=WAIT_S * 1000)
-    branch = moves[:2] + [other["move"]]
+    analyse_game(page)
+    branch = branch_at_ply_three(page, moves)
     dialogs: list[str] = []
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
     page.select_option("#game", "othello")
@@ -512,9 +521,7 @@ def test_the_move_list_steps_the_game_and_the_board_flips(browser, gui: str, sho
     page.wait_for_function("!window.gui.state.flipped")
     assert corner() == upright
 
-    page.fill("#replay-movetime", "30")
-    page.click("#analyse-game")
-    page.wait_for_selector("#graph svg.graph", timeout=WAIT_S * 1000)
+    analyse_game(page)
     marks = page.evaluate("window.gui.state.plies.map(ply => ply && ply.mark)")
     shown = page.eval_on_selector_all(
         "#moves button.move", "buttons => buttons.map(b => { const s = b.querySelector('span'); "
@@ -662,12 +669,7 @@ def test_a_move_inside_a_game_starts_a_branch_that_can_be_followed_promoted_and_
     moves = random_game("clobber", 6, seed=3)
     load_moves(page, tmp_path, "clobber", moves)
     assert page.is_hidden("#branch-row"), "a game of one line has no branch to manage"
-    page.click("#moves button.move[data-ply='2']")
-    page.wait_for_function("window.gui.state.position.moves.length === 2", timeout=WAIT_S * 1000)
-    other = next(entry for entry in state(page, "position.legal") if entry["move"] != moves[2])
-    click_cells(page, other["paths"][0])
-    page.wait_for_function("window.gui.state.position.moves.length === 3", timeout=WAIT_S * 1000)
-    branch = moves[:2] + [other["move"]]
+    branch = branch_at_ply_three(page, moves)
     assert state(page, "line") == branch
     assert page.inner_text("#ply").endswith("(a branch)")
     assert page.get_attribute("#moves button.branch[data-branch='3']", "data-move") == moves[2]
@@ -733,9 +735,7 @@ def test_every_score_on_a_screen_reads_from_the_first_sides_view(browser, gui: s
     page = open_page(browser, gui, "othello")
     moves = random_game("othello", 6, seed=2)
     load_moves(page, tmp_path, "othello", moves)
-    page.fill("#replay-movetime", "30")
-    page.click("#analyse-game")
-    page.wait_for_selector("#graph svg.graph", timeout=WAIT_S * 1000)
+    analyse_game(page)
     # The graph: one line, the first side's.
     assert len(page.query_selector_all("#graph polyline.score")) == 1
     assert page.text_content("#graph text.legend") == "score for black"
@@ -813,9 +813,7 @@ def test_the_game_graph_is_on_a_wide_screen_without_scrolling(browser, gui: str,
     them all fit the window."""
     page = open_page(browser, gui, "othello", width=1920, height=1080)
     load_moves(page, tmp_path, "othello", random_game("othello", 8, seed=7))
-    page.fill("#replay-movetime", "30")
-    page.click("#analyse-game")
-    page.wait_for_selector("#graph svg.graph", timeout=WAIT_S * 1000)
+    analyse_game(page)
     for mode in ("replay", "analyse"):
         page.click(f"button[data-mode='{mode}']")
         for part in ("#board svg", "#graph svg", "#steps"):

@@ -90,16 +90,27 @@ def test_a_killed_daemon_is_replaced_at_the_next_start(runtime: Path) -> None:
     assert shared.status()[0].figures.pid != pid
 
 
-def test_another_installs_daemon_is_left_alone(runtime: Path) -> None:
-    other = runtime / "engine-0123456789abcdef.sock"
+#: The install key of another version of the code.
+OTHER_KEY = "0123456789abcdef"
+
+
+def other_install(runtime: Path) -> subprocess.Popen:
+    """A daemon of another install (OTHER_KEY) in `runtime`, once it listens."""
+    other = runtime / f"engine-{OTHER_KEY}.sock"
     process = subprocess.Popen([*engine_command(), "--socket", str(other)], stdin=subprocess.DEVNULL,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_until(lambda: shared.answers(other), "the other install's daemon did not listen")
+    return process
+
+
+def test_another_installs_daemon_is_left_alone(runtime: Path) -> None:
+    other = runtime / f"engine-{OTHER_KEY}.sock"
+    process = other_install(runtime)
     try:
-        wait_until(lambda: shared.answers(other), "the other install's daemon did not listen")
         place = shared.ensure_running()
         assert place.socket != other
         found = {entry.key: entry for entry in shared.status()}
-        assert found["0123456789abcdef"].figures.pid == process.pid and not found["0123456789abcdef"].current
+        assert found[OTHER_KEY].figures.pid == process.pid and not found[OTHER_KEY].current
         assert found[place.key].current and found[place.key].figures.pid != process.pid
         assert shared.stop()
         assert shared.answers(other) and process.poll() is None
@@ -311,14 +322,11 @@ def test_a_full_daemon_is_seen_running_and_makes_room_by_closing_an_idle_session
 
 
 def test_stop_all_ends_every_daemon_of_the_user(runtime: Path) -> None:
-    other = runtime / "engine-0123456789abcdef.sock"
-    process = subprocess.Popen([*engine_command(), "--socket", str(other)], stdin=subprocess.DEVNULL,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = other_install(runtime)
     try:
-        wait_until(lambda: shared.answers(other), "the other install's daemon did not listen")
         assert engine_daemon("start").returncode == 0
         status = engine_daemon("status").stdout
-        assert "0123456789abcdef (another install): running" in status and "daemon stop --all" in status, status
+        assert f"{OTHER_KEY} (another install): running" in status and "daemon stop --all" in status, status
         stopped = engine_daemon("stop", "--all")
         assert stopped.returncode == 0 and "engine daemon: stopped 2:" in stopped.stdout, stopped.stdout
         assert process.wait(WAIT_S) == 0 and shared.status() == []
