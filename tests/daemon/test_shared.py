@@ -22,7 +22,7 @@ import pytest
 from protocol import shared
 from protocol.client import Engine
 from protocol.format import DaemonFigures
-from tests.conftest import engine_command, run, stop_process
+from tests.conftest import AT_ONCE_S, engine_command, run, stop_process
 from tools.hostile import NOBODY, WAYS, broken
 
 #: How long a daemon may take to start or end (s).
@@ -221,7 +221,34 @@ def test_eof_finish_is_taken_while_a_search_runs(runtime: Path) -> None:
     assert "error" not in done.stdout and done.stdout.splitlines()[-1].startswith("bestmove "), done.stdout
 
 
-@pytest.mark.parametrize("way", WAYS)
+#: What `open_session` says of each way the daemon cannot be used (but `full`, whose
+#: session opens and whose `setgame` is refused).
+REFUSALS = {"flood": "answered isready with 8192 bytes and no line: it is no engine",
+            "garbage": "answered isready with b'hello there\\n': it is no engine of this install",
+            "silent": "did not answer isready within 1.0 s", "foreign": "runs as uid 65534, not as this user",
+            "lock": "has been held for 1.0 s by pid", "lock-stopped": "is held by a stopped process",
+            "stopped": "did not answer isready within 1.0 s", "stopped-starting": "the daemon being started (pid"}
+
+
+@pytest.mark.parametrize("way", REFUSALS)
+def test_a_daemon_that_cannot_be_used_is_said_in_words_within_the_wait(runtime: Path, way: str) -> None:
+    if way == "foreign" and os.getuid() != 0:
+        pytest.skip("a listener of another user needs root to make")
+    with broken(way, engine_command()):
+        started = time.monotonic()
+        with pytest.raises(shared.Unusable) as refused:
+            shared.open_session(wait=1.0)
+        assert time.monotonic() - started < 1.0 + AT_ONCE_S
+    assert REFUSALS[way] in str(refused.value), refused.value
+
+
+#: The ways an `engine --shared` tries by default, one of each path (the others, whose
+#: refusals the test above checks, with --runslow).
+SAMPLED = ("garbage", "silent", "lock-stopped", "full")
+
+
+@pytest.mark.parametrize("way", [way if way in SAMPLED else pytest.param(way, marks=pytest.mark.slow)
+                                 for way in WAYS])
 def test_engine_shared_serves_on_its_own_whatever_keeps_the_daemon_from_serving(runtime: Path, way: str) -> None:
     """Each way the daemon can be unusable (tools.hostile) ends, without a hang, in an
     engine of its own that answers the whole session, stderr saying why; a daemon that
