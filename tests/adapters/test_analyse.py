@@ -321,12 +321,12 @@ def test_workers_are_sessions_of_the_shared_daemon_unless_private(private: bool,
         assert daemon.current and daemon.figures.games == ("clobber",) and daemon.figures.sessions == 0
 
 
-@pytest.mark.parametrize("way", ["full", "silent"])
+@pytest.mark.parametrize("way", ["full", pytest.param("silent", marks=pytest.mark.slow)])
 def test_a_shared_daemon_that_cannot_serve_leaves_the_analysis_to_engines_of_its_own(
         way: str, tmp_path: Path, runtime: Path) -> None:
-    """A daemon that never answers, or whose budget has no room for the game's tables
-    (`error busy setgame`), is said on stderr and the workers analyse with engines of
-    their own: the report is whole."""
+    """A daemon whose budget has no room for the game's tables (`error busy setgame`),
+    or (with --runslow) one that never answers, is said on stderr and the workers
+    analyse with engines of their own: the report is whole."""
     game = tmp_path / "game.txt"
     game.write_text(clobber_game(4, 5)[0])
     with broken(way, engine_command()):
