@@ -34,18 +34,22 @@ def browser_path() -> str | None:
 
 
 @pytest.fixture(scope="module")
-def gui():
-    """The address of a running `engine-gui --port 0`."""
-    process = subprocess.Popen([sys.executable, "-m", "adapters.gui.main", "--port", "0", "--log-level", "warning"],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+def gui(tmp_path_factory: pytest.TempPathFactory):
+    """The address of a running `engine-gui --port 0`. Its log goes to a file (a pipe
+    nobody reads would stop the server once full) and is printed when the module ends."""
+    log = tmp_path_factory.mktemp("gui") / "stderr.log"
+    with log.open("w") as stderr:
+        process = subprocess.Popen([sys.executable, "-m", "adapters.gui.main", "--port", "0", "--log-level", "info"],
+                                   stdout=subprocess.PIPE, stderr=stderr, text=True)
     line = process.stdout.readline()
     match = re.search(r"http://\S+", line)
     if match is None:
         process.kill()
-        pytest.fail(f"engine-gui printed no address: {line!r} {process.stderr.read()}")
+        pytest.fail(f"engine-gui printed no address: {line!r} {log.read_text()}")
     yield match.group(0)
     process.terminate()
     process.wait(10)
+    print(f"engine-gui's log:\n{log.read_text()}")
 
 
 @pytest.fixture(scope="module")
@@ -71,11 +75,49 @@ def shots(tmp_path: Path) -> Path:
     return folder
 
 
+#: The page's state a failed wait reports, beside the last messages it exchanged.
+PAGE_STATE = """() => { var S = window.gui && window.gui.state; return S ? JSON.stringify({
+    seq: S.seq, trial: S.trial && S.trial.seq, mode: S.mode, thinking: S.thinking, analysing: S.analysing,
+    socket: S.socket && S.socket.readyState, message: document.getElementById('message').textContent,
+    connection: document.getElementById('connection').textContent,
+    position: S.position && [S.position.seq, S.position.board_text]}) : 'no page state'; }"""
+#: How many of the last WebSocket frames a failed wait reports.
+FRAMES_KEPT = 12
+
+
+def explain_failed_waits(page) -> None:
+    """Make `page.wait_for_function` wait WAIT_S by default and, where it waits in vain,
+    fail saying what the page held and the last frames it sent and received."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    frames: list[str] = []
+
+    def keep(direction: str, payload) -> None:
+        frames.append(f"{direction} {str(payload)[:300]}")
+        del frames[:-FRAMES_KEPT]
+
+    page.on("websocket", lambda socket: (socket.on("framesent", lambda payload: keep(">", payload)),
+                                         socket.on("framereceived", lambda payload: keep("<", payload))))
+    wait = page.wait_for_function
+
+    def explained(expression: str, **options):
+        options.setdefault("timeout", WAIT_S * 1000)
+        try:
+            return wait(expression, **options)
+        except PlaywrightTimeout:
+            state = page.evaluate(PAGE_STATE)
+            raise AssertionError(f"waited {options['timeout'] / 1000:.0f} s in vain for {expression}\n"
+                                 f"the page: {state}\nits last frames:\n" + "\n".join(frames)) from None
+
+    page.wait_for_function = explained
+
+
 def open_page(browser, gui: str, game: str, width: int = 1100, height: int = 820):
     # The page's Content-Security-Policy forbids `eval`, which Playwright's waits use.
     page = browser.new_context(viewport={"width": width, "height": height}, bypass_csp=True).new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
+    explain_failed_waits(page)
     page.goto(gui)
     page.wait_for_selector("#game option", state="attached", timeout=WAIT_S * 1000)
     page.select_option("#game", game)
@@ -708,7 +750,7 @@ def test_a_whole_session_in_every_game_leaves_no_error(browser, tmp_path: Path) 
     above."""
     log = tmp_path / "engine-gui.log"
     with log.open("w") as sink:
-        process = subprocess.Popen([sys.executable, "-m", "adapters.gui.main", "--port", "0", "--log-level", "warning"],
+        process = subprocess.Popen([sys.executable, "-m", "adapters.gui.main", "--port", "0", "--log-level", "info"],
                                    stdout=subprocess.PIPE, stderr=sink, text=True)
     try:
         address = re.search(r"http://\S+", process.stdout.readline()).group(0)
