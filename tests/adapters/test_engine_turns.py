@@ -9,7 +9,8 @@ turn's search is as long against the scheduler's delays on a busy machine as the
 need, and the logic is the one of real limits; how the bot keeps the real limits is
 measured on a quiet machine (docs/codingame.md). Three games by default, one of each
 kind of turn (a book and an endgame solver, three players, moves matched to the
-referee's list), all five with --runslow.
+referee's list), one game each (the engine's seat first); all five, two games each (both
+seats), with --runslow.
 """
 
 from __future__ import annotations
@@ -70,18 +71,19 @@ SAMPLED = ("othello", "isolation", "abalone")
 
 @pytest.mark.parametrize("game", [game if game in SAMPLED else pytest.param(game, marks=pytest.mark.slow)
                                   for game in GAMES])
-def test_every_turn_is_the_engines(game: str, tmp_path: Path) -> None:
+def test_every_turn_is_the_engines(game: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    games = 2 if request.config.getoption("--runslow") else 1
     players = turn_format(game).PLAYERS
     time_scale = lenient_time_scale(game)
     # The game loaded in the shared daemon first, as the arena's `engine` shortcut has it.
     shared.load(shared.ensure_running(), [game])
     bots = ["--bot", f"engine={BOT} {game} --time-scale {time_scale}"] + ["--bot", "greedy"] * (players - 1)
     out = tmp_path / "out"
-    result = subprocess.run([*ARENA, game, *bots, "--games", "2", "--jobs", "1", "--time-scale", str(time_scale),
+    result = subprocess.run([*ARENA, game, *bots, "--games", str(games), "--jobs", "1", "--time-scale", str(time_scale),
                              "--out", str(out), "--quiet"], capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr
     records = [json.loads(path.read_text()) for path in sorted(out.glob("game-*.json"))]
-    assert len(records) == 2
+    assert len(records) == games
     turns = 0
     for record in records:
         seat = record["seats"].index("engine")
