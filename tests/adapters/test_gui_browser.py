@@ -127,6 +127,14 @@ def open_page(browser, gui: str, game: str, width: int = 1100, height: int = 820
     return page
 
 
+def fill_board_text(page, text: str) -> None:
+    """Type `text` into the position editor once the page has the answer to its latest
+    request: a position still on its way would write its own board text there."""
+    page.wait_for_function("!window.gui.state.trial && window.gui.state.position"
+                           " && window.gui.state.position.seq === window.gui.state.seq")
+    page.fill("#board-text", text)
+
+
 def load_moves(page, tmp_path: Path, game: str, moves: list[str]) -> None:
     """Load `moves` of `game` as a record file, in the replay mode."""
     record = tmp_path / f"{game}.txt"
@@ -303,7 +311,7 @@ def test_a_game_the_users_move_ends_leaves_the_page_ready(browser, gui: str, pon
     page.set_checked("#ponder", ponder)
     page.select_option("#seat", "0")
     page.click("#position-editor summary")
-    page.fill("#board-text", "/".join(["." * 8] * 7 + [".bww...."]) + " b")
+    fill_board_text(page, "/".join(["." * 8] * 7 + [".bww...."]) + " b")
     page.click("#set-board")
     page.wait_for_function("window.gui.state.line.length === 1 && !window.gui.state.thinking"
                            " && window.gui.state.position.moves.length === 1", timeout=WAIT_S * 1000)
@@ -326,12 +334,12 @@ def test_errors_are_shown_in_words_and_a_lost_connection_comes_back(browser, gui
     page.click("button[data-mode='analyse']")
     page.click("#analyse-toggle")  # stop: analysis starts with the mode
     page.click("#position-editor summary")
-    page.fill("#board-text", "......../......../ 0")
+    fill_board_text(page, "......../......../ 0")
     page.click("#set-board")
     page.wait_for_function("document.getElementById('message').textContent.length > 0", timeout=WAIT_S * 1000)
     assert page.inner_text("#message").startswith("The board text is not valid: expected 8 rows")
     shown = "......../......../......../...10.../...01.../......../......../........ 0"
-    page.fill("#board-text", shown.replace(" 0", " 1"))
+    fill_board_text(page, shown.replace(" 0", " 1"))
     page.click("#set-board")
     page.wait_for_function("window.gui.state.position.to_move === 1", timeout=WAIT_S * 1000)
     # The server forgets the tab: the page reconnects and shows the same position.
@@ -365,7 +373,7 @@ def test_a_refused_board_text_keeps_the_game_and_its_analysis(browser, gui: str,
                            timeout=WAIT_S * 1000)
     line, shown = state(page, "line"), state(page, "position.board_text")
     page.click("#position-editor summary")
-    page.fill("#board-text", "nonsense w")
+    fill_board_text(page, "nonsense w")
     page.click("#set-board")
     page.wait_for_function("document.getElementById('message').className === 'error'", timeout=WAIT_S * 1000)
     assert page.inner_text("#message").startswith("The board text is not valid")
