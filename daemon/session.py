@@ -66,7 +66,7 @@ from protocol.format import (
 )
 from protocol.options import find_option
 from protocol.parse import parse_line, split_tokens
-from search.base import MAX_PLY, SearchReport
+from search.base import MATE_BOUND, MAX_PLY, SearchReport
 from search.limits import Limits
 from search.perft import MAX_DEPTH as MAX_PERFT_DEPTH
 from search.tt import HashFileError
@@ -421,15 +421,38 @@ class Session:
         self._write_all(format_display(game.picture(position), game.format_board(position), result))
 
 
+class SteadyScores:
+    """The steadied scores of one search's lines: a fixed depth's score swings with the
+    parity of the depth (in Othello about 1.5 discs either way in the middle game), so a
+    line's `steady` score is the mean of its score in this iteration and that of the
+    same first move in the iteration before, where both are plain scores (no proven
+    result, no exact margin)."""
+
+    def __init__(self) -> None:
+        #: Each iteration's plain scores, by depth, then by first move.
+        self._scores: dict[int, dict[int, int]] = {}
+
+    def steady(self, line: SearchReport) -> int | None:
+        """`line`'s steadied score (None: no plain score of its first move one iteration
+        before, or a proven one now), recording its score for the next iteration's."""
+        if not line.pv or abs(line.score) > MATE_BOUND or line.margin is not None:
+            return None
+        before = self._scores.get(line.depth - 1, {}).get(line.pv[0])
+        self._scores.setdefault(line.depth, {})[line.pv[0]] = line.score
+        return None if before is None else round((line.score + before) / 2)
+
+
 class SearchReplies:
     """The lines of what a session's searches produce (`daemon.searching.SearchListener`):
-    `info` lines, with win chances under ShowWDL and ranks under MultiPV, the notes of a
-    core still loading and of the book, and `bestmove`."""
+    `info` lines, with win chances under ShowWDL, ranks under MultiPV and scores
+    steadied over two iterations under ShowSteady (`SteadyScores`), the notes of a core still loading and
+    of the book, and `bestmove`."""
 
     def __init__(self, session: "Session"):
         self._session = session
         self._pv_root: Position | None = None
         self._format_pv: PvFormatter | None = None
+        self._steady = SteadyScores()
 
     def loading(self, waits_for_deadline: bool) -> None:
         self._session.write(LOADING_NOW if waits_for_deadline else LOADING_WAIT)
@@ -443,17 +466,22 @@ class SearchReplies:
     def report(self, root: Position, report: SearchReport) -> None:
         if self._format_pv is None or self._pv_root is not root:
             self._pv_root, self._format_pv = root, PvFormatter(root)
+            self._steady = SteadyScores()
         options = self._session.engine.options
         ranked = options.multi_pv > 1
-        lines = [report, *(attrs.evolve(report, score=score, pv=pv, others=()) for score, pv in report.others)]
+        lines = [report, *(attrs.evolve(report, score=score, pv=pv, others=(), margin=None)
+                           for score, pv in report.others)]
+        steady = [self._steady.steady(line) if options.show_steady else None for line in lines]
         for rank, line in enumerate(lines, 1):
             chances = wdl(root.game, line.score, line.mate_in) if options.show_wdl else None
-            self._session.write(format_info(line, self._format_pv, rank if ranked else None, chances))
+            self._session.write(format_info(line, self._format_pv, rank if ranked else None, chances,
+                                            steady[rank - 1]))
         margin = format_margin(report)
         if margin is not None:
             self._session.write(margin)
 
     def answer(self, root: Position, pv: tuple[int, ...], searched: bool) -> None:
+        self._steady = SteadyScores()
         if not pv:
             self._session.write(format_bestmove(None))
             return

@@ -26,19 +26,22 @@ class Report(Protocol):
 
 
 def format_info(report: Report, format_pv: Callable[[tuple[int, ...]], list[str]],
-                multipv: int | None = None, wdl: tuple[int, int, int] | None = None) -> str:
+                multipv: int | None = None, wdl: tuple[int, int, int] | None = None,
+                steady: int | None = None) -> str:
     """The `info` line of a report; `format_pv` turns its moves into tokens. With
     `multipv`, the line says which of the MultiPV lines it is; with `wdl`, the side to
-    move's win, draw and loss per mille; a report with a proved exact margin (the
-    solver's) carries it as `margin`."""
+    move's win, draw and loss per mille; with `steady`, the line's score steadied over
+    this iteration and the one before (`daemon.session.SteadyScores`); a report with a
+    proved exact margin (the solver's) carries it as `margin`."""
     nps = report.nodes * 1000 // report.elapsed_ms if report.elapsed_ms else report.nodes * 1000
     mate = report.mate_in
     score = f"mate {mate}" if mate is not None else f"cp {report.score}"
     rank = f" multipv {multipv}" if multipv is not None else ""
     chances = f" wdl {wdl[0]} {wdl[1]} {wdl[2]}" if wdl is not None else ""
+    steadied = f" steady {steady}" if steady is not None else ""
     exact = f" margin {report.margin}" if report.margin is not None else ""
     line = (
-        f"info depth {report.depth} seldepth {report.seldepth}{rank} score {score}{chances}{exact}"
+        f"info depth {report.depth} seldepth {report.seldepth}{rank} score {score}{chances}{steadied}{exact}"
         f" nodes {report.nodes} nps {nps} time {report.elapsed_ms} hashfull {report.hashfull}"
     )
     if report.pv:

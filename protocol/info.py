@@ -64,6 +64,10 @@ class Info:
     multipv: int | None = None
     score: Score | None = None
     wdl: Wdl | None = None
+    #: The score steadied over this iteration and the one before: the mean of the two
+    #: iterations' scores of this line's first move, in centi-units (not for a proven
+    #: result). A score swings with the parity of the depth; this one much less.
+    steady: int | None = None
     #: The exact final margin (a disc difference, say) the solver proved.
     margin: int | None = None
     nodes: int | None = None
@@ -87,6 +91,8 @@ class Info:
             words += ["score", *str(self.score).split()]
         if self.wdl is not None:
             words += ["wdl", str(self.wdl.win), str(self.wdl.draw), str(self.wdl.loss)]
+        if self.steady is not None:
+            words += ["steady", str(self.steady)]
         if self.margin is not None:
             words += ["margin", str(self.margin)]
         for name in ("nodes", "nps", "time", "hashfull"):
@@ -97,7 +103,7 @@ class Info:
         return " ".join(words)
 
 
-_INTEGERS = ("depth", "seldepth", "multipv", "margin", "nodes", "nps", "time", "hashfull")
+_INTEGERS = ("depth", "seldepth", "multipv", "steady", "margin", "nodes", "nps", "time", "hashfull")
 
 
 def parse_info(line: str) -> Info | None:

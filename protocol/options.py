@@ -96,6 +96,7 @@ def session_options(multiplayer_searches: Sequence[str], cores: Sequence[str],
         OptionSpec("Core", "combo", cores[0], choices=tuple(cores)),
         OptionSpec("MultiPV", "spin", 1, 1, 256),
         OptionSpec("ShowWDL", "check", False),
+        OptionSpec("ShowSteady", "check", False),
         OptionSpec("Evaluation", "combo", DEFAULT_EVALUATION, choices=(DEFAULT_EVALUATION, *evaluations)),
         OptionSpec("ProbCut", "spin", probcut, 0, 1000),
     )
@@ -121,6 +122,7 @@ class EngineOptions:
     core: str = _option("Core")
     multi_pv: int = _option("MultiPV")
     show_wdl: bool = _option("ShowWDL")
+    show_steady: bool = _option("ShowSteady")
     evaluation: str = _option("Evaluation")
     probcut: int = _option("ProbCut")
 

@@ -13,7 +13,7 @@ from tests.conftest import StdioEngine, run
 
 
 def scores(infos) -> list[str]:
-    return [info.split(" score ")[1].split(" nodes")[0] for info in infos if " score " in info]
+    return [str(parse_info(info).score) for info in infos if " score " in info]
 
 
 @pytest.mark.parametrize("name", sorted(all_games()))
@@ -163,5 +163,41 @@ def test_multipv_lines_are_best_first_after_a_deeper_search() -> None:
                 assert [line.multipv for line in lines] == [1, 2, 3]
                 assert [line.score for line in lines] == sorted((line.score for line in lines), reverse=True)
             assert replies[-1].split()[1] == lines[0].move
+
+    run(scenario())
+
+
+@pytest.mark.parametrize("multipv", [1, 3])
+def test_a_steady_score_is_the_mean_of_a_lines_last_two_iterations(multipv: int) -> None:
+    """`steady`: a line's score averaged with that of its first move one iteration
+    before, where that iteration scored the move and neither score is a proven result."""
+
+    async def scenario() -> None:
+        async with StdioEngine() as engine:
+            await engine.send("setgame othello")
+            await engine.send("setoption name OwnBook value false")
+            await engine.send(f"setoption name MultiPV value {multipv}")
+            await engine.send("position startpos moves f5 d6 c3 d3 c4 f4")
+            plain = await engine.bestmove("go depth 4")
+            assert all(" steady " not in line for line in plain.info_lines)  # only under ShowSteady
+            await engine.send("setoption name ShowSteady value true")
+            answer = await engine.bestmove("go depth 8")
+            infos = [parse_info(line) for line in answer.info_lines]
+            seen: dict[int, dict[str, int]] = {}
+            steadied = 0
+            for info in infos:
+                if info is None or info.score is None:
+                    continue
+                before = seen.get(info.depth - 1, {}).get(info.move)
+                plain = info.score.cp is not None and info.margin is None
+                expected = round((info.score.cp + before) / 2) if plain and before is not None else None
+                assert info.steady == expected, (info.line(), before)
+                steadied += info.steady is not None
+                if plain:
+                    seen.setdefault(info.depth, {})[info.move] = info.score.cp
+            assert steadied >= 3
+            # A search of its own: nothing carried over from the one before.
+            again = await engine.bestmove("go depth 1")
+            assert all(parse_info(line).steady is None for line in again.info_lines if parse_info(line))
 
     run(scenario())

@@ -31,7 +31,7 @@ def test_uci_handshake_and_games() -> None:
             lines = await engine.ask("uci", "uciok")
             assert lines[0].startswith("id name ") and lines[1].startswith("id author ")
             options = [line for line in lines if line.startswith("option name ")]
-            assert [line.split()[2] for line in options] == ["Hash", "Threads", "HashFile", "Ponder", "OwnBook", "BookVariety", "MoveOverhead", "MultiPlayerSearch", "Core", "MultiPV", "ShowWDL", "Evaluation", "ProbCut"]
+            assert [line.split()[2] for line in options] == ["Hash", "Threads", "HashFile", "Ponder", "OwnBook", "BookVariety", "MoveOverhead", "MultiPlayerSearch", "Core", "MultiPV", "ShowWDL", "ShowSteady", "Evaluation", "ProbCut"]
             assert "option name Hash type spin default 16 min 1 max 4096" in options
             assert (await engine.ask("games", "games")) == ["games " + " ".join(all_games())]
             assert await engine.ready() == []
