@@ -19,7 +19,7 @@ It appends one JSON line a position to FILE: {"board", "empties", "depth", "valu
 {move: value}, "previous" {move: value} (deep only), "exact"}, and skips the boards
 already there, so it resumes where it was stopped.
 
-`measure` searches each position of FILE once, with an empty table of `--hash` MiB, at
+`measure` searches each position of FILE with a choice of moves once, with an empty table of `--hash` MiB, at
 each `--movetime` (ms, `go movetime`, no book: as deep in the game as these positions
 the book is out of play), and prints per bucket of empty squares and in all the share
 of positions where the move chosen is a best one, the mean regret, and, for deep
@@ -101,7 +101,8 @@ def empties(game: Game, position: Position) -> int:
 
 def expert_positions(game: Game, folder: Path, low: int, high: int, count: int, seed: int) -> list[Position]:
     """`count` positions of distinct expert games, their empty squares cycling through
-    low..high, the games drawn in a seeded order; a player without a move passes."""
+    low..high, the games drawn in a seeded order, each with a choice of moves (two legal
+    moves or more); a player without a move passes."""
     lines = game.training.expert_lines(folder, 60)
     order = list(range(len(lines)))
     random.Random(seed).shuffle(order)
@@ -122,7 +123,7 @@ def expert_positions(game: Game, folder: Path, low: int, high: int, count: int, 
                 position = position.play(game.parse_move(position, text))
             except ValueError:
                 break
-        if empties(game, position) == target and position.outcome() is None:
+        if empties(game, position) == target and len(position.legal_moves()) > 1:
             found.append(position)
     return found
 
@@ -208,7 +209,7 @@ def summary_line(name: str, regrets: list[float]) -> str:
 
 def measure(args: argparse.Namespace) -> int:
     game = find_game(args.game)
-    items = read_references(args.file)
+    items = [item for item in read_references(args.file) if len(item.values) > 1]
     if not items:
         raise SystemExit(f"{args.file} holds no position")
     engine = tool_engine(game.name, (("Hash", args.hash), ("OwnBook", False)))

@@ -158,7 +158,7 @@ def line_message(info: Info, style) -> dict:
     score = info.score
     return {"multipv": info.multipv or 1, "depth": info.depth,
             "seldepth": info.seldepth, "score": None if score is None else str(score),
-            "cp": None if score is None else score.cp, "mate": None if score is None else score.mate,
+            "cp": None if score is None else score.cp, "steady": info.steady, "mate": None if score is None else score.mate,
             "wdl": None if info.wdl is None else [info.wdl.win, info.wdl.draw, info.wdl.loss],
             "margin": info.margin, "nodes": info.nodes, "nps": info.nps, "time": info.time,
             "hashfull": info.hashfull, "pv": list(info.pv), "arrows": [style.arrow(move) for move in info.pv]}
@@ -281,7 +281,7 @@ class Tab:
             self.engine, self._own_engine = await self._own_engine(), None
             await shared.close()
             await self.engine.setgame(name)
-        await self._configure({"ShowWDL": True})
+        await self._configure({"ShowWDL": True, "ShowSteady": True})
         self._game = name
 
     async def _configure(self, options: dict[str, object]) -> None:

@@ -81,6 +81,9 @@ def test_an_analysis_sends_whole_sets_of_lines_of_one_depth(server: Gui) -> None
                     assert all(line["mate"] is not None or line["cp"] is not None for line in lines)
                     if all(line["mate"] is None for line in lines):
                         assert scores == sorted(scores, reverse=True), (game, lines)
+                # Past the first depth, a line of a move scored the depth before is steadied.
+                steadied = [line for lines in sets for line in lines if line["steady"] is not None]
+                assert steadied or all(lines[0]["depth"] == sets[0][0]["depth"] for lines in sets), game
 
     run(check())
 

@@ -250,7 +250,12 @@
     if (msg.type === "lines") {
       // A whole set of lines, all of one completed depth: it replaces the last one.
       S.lines = {};
-      msg.lines.forEach(function (line) { S.lines[line.multipv] = line; });
+      // A line's steadied score (the mean of its last two iterations: a score swings
+      // with the depth's parity) is the one shown everywhere, where it has one.
+      msg.lines.forEach(function (line) {
+        if (line.steady !== null && line.steady !== undefined) { line.lastCp = line.cp; line.cp = line.steady; }
+        S.lines[line.multipv] = line;
+      });
       S.search = msg.lines[0] || null;
       return renderAnalysis();
     }
