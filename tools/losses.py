@@ -61,7 +61,8 @@ def phase_of(game: Game, position: Position, in_book: bool, late_from: int) -> s
 
 
 def game_losses(game: Game, record: dict, player: str, args: argparse.Namespace) -> dict:
-    """The player's moves of one record, each with its phase, empty cells and loss."""
+    """The player's moves of one record, each with its phase, empty cells and loss, and
+    its result (1 a win, 0.5 a draw, 0 a loss)."""
     book = load_book(game).result(BOOK_WAIT_S)
     seat = next(index for index, name in enumerate(record["seats"]) if name.startswith(player))
     position = game.parse_board(record["start"].split())
@@ -77,7 +78,8 @@ def game_losses(game: Game, record: dict, player: str, args: argparse.Namespace)
                           "phase": phase_of(game, position, bool(book.moves(position)), args.late_from),
                           "loss": round(max(values.values()) - values[entry["move"]], 3)})
         position = position.play(move)
-    return {"record": record.get("file"), "seat": seat, "score": record["result"]["scores"][seat],
+    winner = record["result"]["winner"]
+    return {"record": record.get("file"), "seat": seat, "score": 0.5 if winner is None else float(winner == seat),
             "moves": moves}
 
 
@@ -86,7 +88,8 @@ def lost(move: dict, threshold: float) -> bool:
 
 
 def report(games: list[dict], threshold: float) -> None:
-    print(f"{len(games)} games, the player's score {sum(item['score'] for item in games) / max(1, len(games)):.3f}")
+    print(f"{len(games)} games, the player's score (a draw counting half)"
+          f" {sum(item['score'] for item in games) / max(1, len(games)):.3f}")
     print(f"{'phase':>18} {'moves':>6} {'losing':>7} {'lost':>8} {'per game':>9} {'first loss':>10}"
           f" {'its size':>9}")
     firsts = [next((move for move in item["moves"] if lost(move, threshold)), None) for item in games]

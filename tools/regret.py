@@ -4,7 +4,7 @@ regret (the reference's best value less that of the move chosen, in the game's u
 
     scripts/regret reference GAME --games FOLDER --out FILE [--empties 26-44]
                              [--positions 60] [--depth 14] [--exact] [--seed 1]
-    scripts/regret measure GAME FILE [--movetime 110 ...] [--hash 16]
+    scripts/regret measure GAME FILE [--movetime 110 ...] [--hash 16] [--option NAME=VALUE ...]
 
 `reference` draws `--positions` positions (seeded) from the expert games in FOLDER
 (`Game.training.expert_lines`: Othello's WTHOR files, read in place), one a game, their empty
@@ -212,7 +212,11 @@ def measure(args: argparse.Namespace) -> int:
     items = [item for item in read_references(args.file) if len(item.values) > 1]
     if not items:
         raise SystemExit(f"{args.file} holds no position")
-    engine = tool_engine(game.name, (("Hash", args.hash), ("OwnBook", False)))
+    options = [("Hash", args.hash), ("OwnBook", False)]
+    for option in args.option:
+        name, _, value = option.partition("=")
+        options.append((name, int(value) if value.lstrip("-").isdigit() else value))
+    engine = tool_engine(game.name, tuple(options))
     print(f"{'':>18} {'positions':>9} {'best':>9} {'mean regret':>11} {'max regret':>10}")
     for movetime in args.movetime:
         regrets: dict[int, list[float]] = {}
@@ -248,6 +252,8 @@ def main(argv: list[str] | None = None) -> int:
     score.add_argument("file", type=Path)
     score.add_argument("--movetime", type=int, nargs="+", default=[110])
     score.add_argument("--hash", type=int, default=16, help="MiB (default 16)")
+    score.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                       help="an engine option of the searches measured (repeat for several)")
     score.set_defaults(run=measure)
     args = parser.parse_args(argv)
     return args.run(args)

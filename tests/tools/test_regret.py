@@ -63,7 +63,7 @@ def test_a_games_losses_add_up_to_its_value_less_its_final_margin(tmp_path: Path
         position = position.play(move)
     final = position.outcome().margin[start.to_move]
     record = {"start": OTHELLO.format_board(start), "seats": ["engine", "other"], "moves": moves,
-              "result": {"scores": [1, 0]}}
+              "result": {"scores": [1, 0], "winner": 0}}
     options = argparse.Namespace(exact=64, depth=4, late_from=32)
     lost = [sum(move["loss"] for move in losses.game_losses(OTHELLO, record, name, options)["moves"])
             for name in ("engine", "other")]
