@@ -33,7 +33,8 @@ from pathlib import Path
 from daemon.book import load_book
 from games import find_game
 from games.base import ENDGAME, MIDDLE_GAME, OPENING, Game, Position
-from tools.regret import deep_values, empties, exact_values
+from tools.regret import deep_values, exact_values
+from tools.solve import empties
 
 PHASES = ("book", "opening", "early middle game", "late middle game", "endgame")
 #: How long reading the book may take (s).

@@ -39,12 +39,13 @@ from pathlib import Path
 
 import attrs
 
-from games import find_game
 from daemon.engine import SessionEngine
+from games import find_game
 from games.base import Game, Position
 from search.base import SearchReport
 from search.limits import Limits
 from tools.searching import analyse_board, tool_engine
+from tools.solve import empties
 
 #: The table of the reference's searches, in MiB.
 REFERENCE_HASH_MIB = 64
@@ -93,10 +94,6 @@ def read_references(path: Path) -> list[Reference]:
         except (ValueError, TypeError) as error:
             raise ValueError(f"{path}:{number}: not a reference position: {error}") from None
     return found
-
-
-def empties(game: Game, position: Position) -> int:
-    return game.format_board(position).split()[0].count(".")
 
 
 def expert_positions(game: Game, folder: Path, low: int, high: int, count: int, seed: int) -> list[Position]:

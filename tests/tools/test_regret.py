@@ -13,6 +13,7 @@ from pathlib import Path
 from games import find_game
 from tests.games.test_othello_training import random_game, write_games
 from tools import losses, regret
+from tools.solve import empties
 
 OTHELLO = find_game("othello")
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,7 +55,7 @@ def test_references_value_every_move_and_the_engine_is_scored_against_them(tmp_p
 def test_a_games_losses_add_up_to_its_value_less_its_final_margin(tmp_path: Path) -> None:
     rng = random.Random(3)
     position = OTHELLO.initial_state({})
-    while regret.empties(OTHELLO, position) > 11:
+    while empties(OTHELLO, position) > 11:
         position = position.play(rng.choice(position.legal_moves()))
     start, moves = position, []
     while position.outcome() is None:
