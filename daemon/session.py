@@ -423,10 +423,10 @@ class Session:
 
 class SteadyScores:
     """The steadied scores of one search's lines: a fixed depth's score swings with the
-    parity of the depth (in Othello about 1.5 discs either way in the middle game), so a
-    line's `steady` score is the mean of its score in this iteration and that of the
-    same first move in the iteration before, where both are plain scores (no proven
-    result, no exact margin)."""
+    parity of the depth (by several of the game's units in a middle game, see
+    docs/protocol.md), so a line's `steady` score is the mean of its score in this
+    iteration and that of the same first move in the iteration before, where both are
+    plain scores (no proven result, no exact margin)."""
 
     def __init__(self) -> None:
         #: Each iteration's plain scores, by depth, then by first move.

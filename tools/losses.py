@@ -6,12 +6,12 @@ before, and the losses reported by phase.
                    [--late-from 32] [--threshold 2] [--out FILE]
 
 RECORDS are `engine-arena` records (game-*.json) or folders of them, of a two-player game
-whose board text writes empty cells as `.` (Othello, Clobber, Lines of Action). The
+whose board text writes empty cells as `.` (a game that fills or empties its board). The
 player is the seat whose name starts with `--player`. Each of its moves with a choice is
 valued as `scripts/regret` values a reference position (`tools.regret`): every legal
 move proved exactly where at most `--exact` cells are empty, else by one MultiPV search
 over every move to `--depth` (the mean of its last two iterations). Its loss is the best
-move's value less that of the move played, in the game's units (discs in Othello).
+move's value less that of the move played, in the game's units (its disc or stone margin).
 
 Each move is put in a phase: `book` where the engine's opening book holds the position
 (the bot plays the book there), else the game's phase (`Game.phase`), its middle game

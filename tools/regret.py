@@ -7,7 +7,7 @@ regret (the reference's best value less that of the move chosen, in the game's u
     scripts/regret measure GAME FILE [--movetime 110 ...] [--hash 16] [--option NAME=VALUE ...]
 
 `reference` draws `--positions` positions (seeded) from the expert games in FOLDER
-(`Game.training.expert_lines`: Othello's WTHOR files, read in place), one a game, their empty
+(`Game.training.expert_lines`, the game's files of expert games, read in place), one a game, their empty
 squares spread evenly over `--empties`, and values every legal move of each:
 - by default with one MultiPV search over every root move to `--depth`, at the engine's
   defaults (its evaluation and selectivity) and a fresh table: a move's value is the
@@ -237,7 +237,7 @@ def main(argv: list[str] | None = None) -> int:
     make = commands.add_parser("reference", help="value every move of expert positions")
     make.add_argument("game")
     make.add_argument("--out", type=Path, required=True)
-    make.add_argument("--games", type=Path, required=True, help="the folder of the expert games (WTHOR files)")
+    make.add_argument("--games", type=Path, required=True, help="the folder of the game's expert games")
     make.add_argument("--empties", default="26-44")
     make.add_argument("--positions", type=int, default=60)
     make.add_argument("--depth", type=int, default=14)
