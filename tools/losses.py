@@ -17,10 +17,12 @@ Each move is put in a phase: `book` where the engine's opening book holds the po
 (the bot plays the book there), else the game's phase (`Game.phase`), its middle game
 split at `--late-from` empty cells into an early and a late part. Printed: per phase, the
 moves, those that lost at least `--threshold` (any loss, where valued exactly), the
-value lost in all and per game; and where each game's first such loss fell, with its
-mean size. With `--out`, one JSON line a game: its record, the player's result and every
-move's phase, empties and loss. Each game's valuations are independent, so the work
-resumes per game (a game already in FILE is skipped).
+value lost in all and per game; where each game's first such loss fell, with its mean
+size; and what the book's moves lost by the book's own values (its choice among
+near-best moves, `BookVariety`). With `--out`, one JSON line a game: its record, the
+player's result and every move's phase, empty cells and loss (and, in the book, its loss
+by the book's values). Each game's valuations are independent, so the work resumes per
+game (a game already in FILE is skipped).
 """
 
 from __future__ import annotations
@@ -75,9 +77,12 @@ def game_losses(game: Game, record: dict, player: str, args: argparse.Namespace)
             count = empties(game, position)
             exact = count <= args.exact
             values = exact_values(game, board) if exact else deep_values(game, board, args.depth)[0]
+            listed = book.moves(position)
+            played = [choice.score for choice in listed if choice.text == entry["move"]]
             moves.append({"ply": ply, "move": entry["move"], "empties": count, "exact": exact,
-                          "phase": phase_of(game, position, bool(book.moves(position)), args.late_from),
-                          "loss": round(max(values.values()) - values[entry["move"]], 3)})
+                          "phase": phase_of(game, position, bool(listed), args.late_from),
+                          "loss": round(max(values.values()) - values[entry["move"]], 3),
+                          "book_loss": (listed[0].score - played[0]) / 100 if played else None})
         position = position.play(move)
     winner = record["result"]["winner"]
     return {"record": record.get("file"), "seat": seat, "score": 0.5 if winner is None else float(winner == seat),
@@ -102,6 +107,10 @@ def report(games: list[dict], threshold: float) -> None:
         print(f"{phase:>18} {len(moves):>6} {sum(lost(move, threshold) for move in moves):>7}"
               f" {total:>8.1f} {total / max(1, len(games)):>9.2f} {len(first):>10} {size}")
     print(f"{'none':>18} {'':>6} {'':>7} {'':>8} {'':>9} {sum(move is None for move in firsts):>10}")
+    by_book = [move["book_loss"] for item in games for move in item["moves"] if move.get("book_loss") is not None]
+    if by_book:
+        print(f"by the book's own values its {len(by_book)} moves lost {sum(by_book):.1f}"
+              f" ({sum(by_book) / len(games):.2f} a game; {sum(loss > 0 for loss in by_book)} not its best)")
 
 
 def main(argv: list[str] | None = None) -> int:

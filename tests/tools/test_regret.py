@@ -73,4 +73,4 @@ def test_a_games_losses_add_up_to_its_value_less_its_final_margin(tmp_path: Path
     # Each move's loss is the value its player gave up; the rest is the final margin.
     assert max(values.values()) - lost[mover] + lost[1 - mover] == final
     items = losses.game_losses(OTHELLO, record, "engine", options)["moves"]
-    assert all(item["exact"] and item["phase"] == "endgame" for item in items)
+    assert all(item["exact"] and item["phase"] == "endgame" and item["book_loss"] is None for item in items)
