@@ -74,3 +74,22 @@ def test_a_games_losses_add_up_to_its_value_less_its_final_margin(tmp_path: Path
     assert max(values.values()) - lost[mover] + lost[1 - mover] == final
     items = losses.game_losses(OTHELLO, record, "engine", options)["moves"]
     assert all(item["exact"] and item["phase"] == "endgame" and item["book_loss"] is None for item in items)
+
+
+def test_book_moves_are_in_the_book_phase_with_their_loss_by_the_books_values() -> None:
+    book = losses.load_book(OTHELLO).result(losses.BOOK_WAIT_S)
+    position, moves, expected = OTHELLO.initial_state({}), [], []
+    for ply in range(4):
+        listed = book.moves(position)
+        choice = listed[-1] if ply == 1 else listed[0]  # the book's worst listed move once
+        expected.append((listed[0].score - choice.score) / 100)
+        moves.append({"player": position.to_move, "move": choice.text})
+        position = position.play(choice.move)
+    record = {"start": OTHELLO.format_board(OTHELLO.initial_state({})), "seats": ["engine", "other"],
+              "moves": moves, "result": {"scores": [0, 0], "winner": None}}
+    options = argparse.Namespace(exact=18, depth=4, late_from=32)
+    found = [losses.game_losses(OTHELLO, record, name, options) for name in ("engine", "other")]
+    assert [item["score"] for item in found] == [0.5, 0.5]
+    books = sorted((move["ply"], move["phase"], move["book_loss"]) for item in found for move in item["moves"])
+    assert books == [(ply, "book", expected[ply]) for ply in range(4)]  # every opening move has a choice
+    assert expected[1] > 0 and expected[0] == expected[2] == expected[3] == 0
