@@ -29,6 +29,7 @@ import os
 import random
 import threading
 from pathlib import Path
+from typing import Collection
 
 import attrs
 
@@ -92,9 +93,12 @@ class Book:
         return rng.choice(near) if rng is not None and len(near) > 1 else moves[0]
 
     @classmethod
-    def read(cls, game: Game, path: Path) -> "Book":
+    def read(cls, game: Game, path: Path, only: Collection[str] | None = None) -> "Book":
         """The book in `path` (see the module docstring); empty when there is no file.
-        Raises ValueError for a file that is not a book of `game`."""
+        With `only`, board texts as the engine prints them, the entries of those boards
+        alone: the other lines are skipped unread, which takes milliseconds where the
+        whole book takes most of a second. Raises ValueError for a file that is not a
+        book of `game`."""
         if not path.is_file():
             return cls(game, {})
         if path.stat().st_size > MAX_BYTES:
@@ -104,6 +108,8 @@ class Book:
         with path.open(encoding="utf-8") as handle:
             header = _header(handle.readline(), game, path)
             for line in handle:
+                if only is not None and not any(f'"{board}"' in line for board in only):
+                    continue
                 if len(entries) >= MAX_ENTRIES:
                     raise ValueError(f"{path}: more than {MAX_ENTRIES} entries")
                 entry = _entry(game, line)
@@ -155,6 +161,18 @@ def book_path(game: Game) -> Path:
     if folder:
         return Path(folder) / f"{game.name}.jsonl"
     return Path(game.rules.__file__).resolve().parent / FILE_NAME
+
+
+def book_moves_at(game: Game, position: Position) -> tuple[BookMove, ...]:
+    """The moves `game`'s book (`book_path`) holds for `position` or an image of it, best
+    first, read from the file for this position alone (`Book.read`'s `only`): for a
+    process that holds no book, such as the CodinGame bot choosing its own move. Empty
+    off the book, or where the file cannot be read."""
+    boards = {game.format_board(image) for image, _ in game.board_images(position)}
+    try:
+        return Book.read(game, book_path(game), only=boards).moves(position)
+    except (OSError, ValueError):
+        return ()
 
 
 _loads: dict[str, concurrent.futures.Future] = {}

@@ -10,7 +10,8 @@ is not seen. In a script, a bare name is first the module beside it
 
 - Layers: each package imports only what `ALLOWED` lists for it: adapters -> protocol
   and games (and the web GUI, which can run the daemon in its own process, -> daemon;
-  and the CodinGame bot, whose own move is the engine's search run interpreted, -> search);
+  and the CodinGame bot, whose own move is the engine's search run interpreted or its
+  opening book's move, -> search and daemon.book);
   daemon -> protocol, search and games; search -> games; protocol -> only
   `games.text`; games -> nothing else. The tools may import every package, and scripts
   every package and the tools; no package imports a tool or a script.
@@ -65,8 +66,9 @@ ALLOWED = {
     "tools": {"tools", "games", "search", "protocol", "daemon", "adapters"},
     "scripts": {"scripts", "tools", "games", "search", "protocol", "daemon", "adapters"},
 }
-#: Folders allowed more than their package: the web GUI serves an in-process daemon.
-ALLOWED_MORE = {("adapters", "gui"): {"daemon"}, ("adapters", "bot"): {"search"}}
+#: Folders allowed more than their package: the web GUI serves an in-process daemon;
+#: the bot's own move is the engine's search or its book's move.
+ALLOWED_MORE = {("adapters", "gui"): {"daemon"}, ("adapters", "bot"): {"search", "daemon.book"}}
 #: The parts of `adapters/` its applications share: each game's CodinGame text, how a
 #: position is drawn and shown, the process pool.
 SHARED_PARTS = {"codingame", "view", "pool"}

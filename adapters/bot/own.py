@@ -6,6 +6,12 @@ this search is the engine's Python core: tens of thousands of nodes a second, tw
 five plies in most games' openings in 60 ms, more as the board empties, and it proves
 short wins.
 
+In a position of the engine's opening book the own move is the book's best, as the
+engine would answer (`daemon.book.book_moves_at` reads the book's file for that position
+alone, in milliseconds): the turns an engine still starting leaves to the adapter are the
+game's first, where a shallow search chooses worst. Once a position is off the book, the
+book is not read again in the game.
+
 The searcher and its table (OWN_TABLE_BYTES) are made at the first need and kept for
 the game, so that the table carries from turn to turn as the engine's does."""
 
@@ -25,6 +31,18 @@ class OwnSearch:
     def __init__(self, game: Game):
         self.game = game
         self._searcher = None
+        #: Whether a position of this game was found off the book.
+        self.out_of_book = False
+
+    def book_move(self, state: Position, legal: list[str]) -> str | None:
+        """The book's best move in `state` where it is one of `legal`, else None."""
+        if self.out_of_book:
+            return None
+        from daemon.book import book_moves_at  # only in a game that needs it
+
+        listed = book_moves_at(self.game, state)
+        self.out_of_book = not listed
+        return listed[0].text if listed and listed[0].text in legal else None
 
     def searcher(self):
         if self._searcher is None:
@@ -47,16 +65,23 @@ class OwnMove:
         self.depth = 0
         self._own, self._state, self._legal = own, state, legal
         self.proven = False
+        self.from_book = False
 
     @property
     def done(self) -> bool:
-        return self.proven or len(self._legal) == 1
+        return self.proven or self.from_book or len(self._legal) == 1
 
     def work(self, deadline: float) -> None:
-        """Search until `deadline` (time.monotonic), the search proves the result, or
-        MAX_PLY; keep the deepest finished iteration's move that is one of `legal`."""
+        """Take the book's move where the book has one; else search until `deadline`
+        (time.monotonic), the search proves the result, or MAX_PLY, keeping the deepest
+        finished iteration's move that is one of `legal`."""
         if self.done or time.monotonic() >= deadline:
             return
+        if self.depth == 0:
+            booked = self._own.book_move(self._state, self._legal)
+            if booked is not None:
+                self.best, self.from_book = booked, True
+                return
         from search.limits import StopSignal
 
         searcher = self._own.searcher()
@@ -72,6 +97,8 @@ class OwnMove:
 
     def describe(self) -> str:
         """How `best` was chosen, for the log."""
+        if self.from_book:
+            return "from the opening book"
         if self.depth == 0:
             return "no search iteration finished in time: the first legal move"
         proven = ", the result proven" if self.proven else ""
