@@ -445,8 +445,8 @@ class SteadyScores:
 class SearchReplies:
     """The lines of what a session's searches produce (`daemon.searching.SearchListener`):
     `info` lines, with win chances under ShowWDL, ranks under MultiPV and scores
-    steadied over two iterations under ShowSteady (`SteadyScores`), the notes of a core still loading and
-    of the book, and `bestmove`."""
+    steadied over two iterations under ShowSteady (`SteadyScores`), the notes of a core
+    still loading and of the book, and `bestmove`."""
 
     def __init__(self, session: "Session"):
         self._session = session

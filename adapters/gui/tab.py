@@ -158,7 +158,8 @@ def line_message(info: Info, style) -> dict:
     score = info.score
     return {"multipv": info.multipv or 1, "depth": info.depth,
             "seldepth": info.seldepth, "score": None if score is None else str(score),
-            "cp": None if score is None else score.cp, "steady": info.steady, "mate": None if score is None else score.mate,
+            "cp": None if score is None else score.cp, "steady": info.steady,
+            "mate": None if score is None else score.mate,
             "wdl": None if info.wdl is None else [info.wdl.win, info.wdl.draw, info.wdl.loss],
             "margin": info.margin, "nodes": info.nodes, "nps": info.nps, "time": info.time,
             "hashfull": info.hashfull, "pv": list(info.pv), "arrows": [style.arrow(move) for move in info.pv]}

@@ -758,7 +758,7 @@ def test_a_whole_session_in_every_game_leaves_no_error(browser, tmp_path: Path) 
     above."""
     log = tmp_path / "engine-gui.log"
     with log.open("w") as sink:
-        process = subprocess.Popen([sys.executable, "-m", "adapters.gui.main", "--port", "0", "--log-level", "info"],
+        process = subprocess.Popen([sys.executable, "-m", "adapters.gui.main", "--port", "0", "--log-level", "warning"],
                                    stdout=subprocess.PIPE, stderr=sink, text=True)
     try:
         address = re.search(r"http://\S+", process.stdout.readline()).group(0)

@@ -178,8 +178,8 @@ def test_a_steady_score_is_the_mean_of_a_lines_last_two_iterations(multipv: int)
             await engine.send("setoption name OwnBook value false")
             await engine.send(f"setoption name MultiPV value {multipv}")
             await engine.send("position startpos moves f5 d6 c3 d3 c4 f4")
-            plain = await engine.bestmove("go depth 4")
-            assert all(" steady " not in line for line in plain.info_lines)  # only under ShowSteady
+            unsteadied = await engine.bestmove("go depth 4")
+            assert all(" steady " not in line for line in unsteadied.info_lines)  # only under ShowSteady
             await engine.send("setoption name ShowSteady value true")
             answer = await engine.bestmove("go depth 8")
             infos = [parse_info(line) for line in answer.info_lines]

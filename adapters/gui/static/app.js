@@ -253,7 +253,7 @@
       // A line's steadied score (the mean of its last two iterations: a score swings
       // with the depth's parity) is the one shown everywhere, where it has one.
       msg.lines.forEach(function (line) {
-        if (line.steady !== null && line.steady !== undefined) { line.lastCp = line.cp; line.cp = line.steady; }
+        if (line.steady !== null && line.steady !== undefined) line.cp = line.steady;
         S.lines[line.multipv] = line;
       });
       S.search = msg.lines[0] || null;
