@@ -287,7 +287,10 @@ def _handshake(channel: socket.socket, hello: bytes, wait: float) -> None:
     """Send `hello` and `isready` on `channel` and read its one line `readyok`, within
     `wait` seconds and HANDSHAKE_BYTES; raise Unusable saying what came instead."""
     deadline = time.monotonic() + wait
-    channel.sendall(hello + b"isready\n")
+    try:
+        channel.sendall(hello + b"isready\n")
+    except (BrokenPipeError, ConnectionResetError):
+        pass  # it closed at once: what it wrote first, if anything, is still to be read
     answer = b""
     while b"\n" not in answer:
         remaining = deadline - time.monotonic()
@@ -298,6 +301,8 @@ def _handshake(channel: socket.socket, hello: bytes, wait: float) -> None:
             chunk = channel.recv(HANDSHAKE_BYTES)
         except socket.timeout:
             raise Unusable(f"it did not answer isready within {wait:.1f} s") from None
+        except ConnectionResetError:
+            chunk = b""
         if not chunk:
             raise Unusable(f"it closed the session{f' after {answer[:80]!r}' if answer else ''}")
         answer += chunk

@@ -11,6 +11,7 @@ import contextlib
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -365,6 +366,16 @@ def test_start_says_why_a_daemon_that_answers_garbage_cannot_be_used(runtime: Pa
     with broken("garbage", engine_command()):
         result = engine_daemon("start")
     assert result.returncode == 1 and "answered isready with b'hello there\\n'" in result.stderr, result
+
+
+def test_a_socket_that_answers_and_closes_before_isready_is_named_by_its_answer() -> None:
+    """A listener that writes its line and closes before the handshake is sent makes the
+    send fail (EPIPE); the refusal still names what it wrote, not the broken pipe."""
+    ours, theirs = socket.socketpair()
+    theirs.sendall(b"hello there\n")
+    theirs.close()
+    with ours, pytest.raises(shared.Unusable, match=r"answered isready with b'hello there\\n'"):
+        shared._handshake(ours, b"", 1.0)
 
 
 def test_the_log_is_the_users_alone_and_set_aside_while_the_daemon_runs(tmp_path: Path) -> None:
