@@ -145,11 +145,12 @@ class Position:
     exactly while the game goes on; `legal_moves()` is empty when the game is over.
     """
 
-    __slots__ = ("game", "s")
+    __slots__ = ("game", "s", "_legal")
 
     def __init__(self, game: "Game", s: tuple):
         self.game = game
         self.s = tuple(kind(value) for kind, value in zip(game.rules.STATE_TYPES, s, strict=True))
+        self._legal: tuple[int, ...] | None = None
 
     @property
     def _rules(self) -> SimpleNamespace:
@@ -164,9 +165,13 @@ class Position:
         return int(self._rules.to_move(self.s))
 
     def legal_moves(self) -> list[int]:
-        rules = self._rules
-        out = np.empty(rules.MAX_MOVES, dtype=np.int64)
-        return out[:rules.legal_moves(self.s, out)].tolist()
+        """The legal moves, worked out once a position (parsing a move text asks for them
+        again each time) and returned as a new list each call."""
+        if self._legal is None:
+            rules = self._rules
+            out = np.empty(rules.MAX_MOVES, dtype=np.int64)
+            self._legal = tuple(out[:rules.legal_moves(self.s, out)].tolist())
+        return list(self._legal)
 
     def play(self, move: int) -> "Position":
         return Position(self.game, self._rules.play(self.s, np.int64(move)))
@@ -418,18 +423,24 @@ def parse_grid(tokens: Sequence[str], pieces: str, rank8_first: bool = True) -> 
     return boards
 
 
+#: The 64 squares of an 8x8 board (a bitboard kept as a signed 64-bit integer reads
+#: negative when its top square is set).
+FULL_64 = (1 << 64) - 1
+
+
 def format_grid(boards: Sequence[int], pieces: str, rank8_first: bool = True) -> list[str]:
     """The 8 rows of an 8x8 board, as `parse_grid` reads them (first board wins a
     square claimed twice)."""
-    rows = []
-    for row_index in range(8):
-        base = (7 - row_index if rank8_first else row_index) * 8
-        cells = []
-        for file in range(8):
-            bit = 1 << (base + file)
-            cells.append(next((piece for piece, board in zip(pieces, boards) if board & bit), "."))
-        rows.append("".join(cells))
-    return rows
+    cells = ["."] * 64
+    for piece, board in reversed(list(zip(pieces, boards))):  # the first board written last
+        board = int(board) & FULL_64
+        while board:
+            low = board & -board
+            cells[low.bit_length() - 1] = piece
+            board ^= low
+    line = "".join(cells)
+    order = range(7, -1, -1) if rank8_first else range(8)
+    return [line[row * 8:row * 8 + 8] for row in order]
 
 
 def square_name(square: int) -> str:
