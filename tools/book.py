@@ -30,6 +30,9 @@ again. Each entry keeps every legal move with its book value (`score`) and its o
 score (`search`), best first. `--minutes` stops the growth at a deadline; `--workers`
 searches that many positions at a time, one process each. Progress goes to stderr with
 tqdm.
+
+`--reach EVERY` (with `--games`) builds nothing and says how far every EVERY-th expert
+game stays in the book: the ply at which it first reaches a position the book lacks.
 """
 
 from __future__ import annotations
@@ -39,14 +42,16 @@ import collections
 import concurrent.futures
 import heapq
 import json
+import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Iterable, Sequence
 
 from tqdm import tqdm
 
 from daemon import cores
-from daemon.book import BOOK_FORMAT, book_path
+from daemon.book import BOOK_FORMAT, Book, book_path
 from games import all_games, find_game
 from games.base import Game, Position
 from games.files import atomic_file
@@ -246,6 +251,36 @@ def build(args: argparse.Namespace, game: Game, out: Path) -> Tree:
     return tree
 
 
+def reach(game: Game, book: Book, lines: Iterable[Sequence[str]]) -> list[int]:
+    """For each line of moves from the start, the ply at which it leaves `book`: how many
+    of its moves are played from positions the book holds (by an image), in a row."""
+    reached = []
+    for line in lines:
+        position, ply = game.initial_state({}), 0
+        for move in line:
+            if not book.moves(position):
+                break
+            try:
+                position = position.play(game.parse_move(position, move))
+            except ValueError:  # a line that passes without saying so
+                break
+            ply += 1
+        reached.append(ply)
+    return reached
+
+
+def report_reach(game: Game, path: Path, folder: Path, every: int) -> str:
+    """How far every `every`-th of the expert games in `folder` stays in the book at
+    `path`, in a line."""
+    book = Book.read(game, path)
+    lines = training_module(game.name).expert_lines(folder, 60)[::every]
+    plies = reach(game, book, lines)
+    low, median, high = statistics.quantiles(plies, n=4)
+    return (f"{game.name}: {len(book)} positions; {len(lines)} expert games (every {every}th) leave the book"
+            f" at ply {median:g} (median; quartiles {low:g}-{high:g}, mean {statistics.mean(plies):.1f});"
+            f" {sum(ply > 20 for ply in plies) / len(plies):.0%} stay in it past ply 20")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="scripts/book", description=__doc__.split("\n\n")[0])
     parser.add_argument("game", choices=sorted(all_games()))
@@ -259,11 +294,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2, help="positions searched at a time (default 2)")
     parser.add_argument("--minutes", type=float, help="stop expanding after this long")
     parser.add_argument("--out", type=Path, help="the book file (default: the game's shipped book)")
+    parser.add_argument("--reach", type=int, metavar="EVERY",
+                        help="build nothing: say how far every EVERY-th of the expert games stays in the book")
     args = parser.parse_args(argv)
     if min(args.min_games, args.plies, args.depth, args.lines, args.workers) < 1 or args.expand < 0 or args.ply_cost < 0:
         parser.error("--min-games, --plies, --depth, --lines and --workers must be positive, --expand and --ply-cost not negative")
     game = find_game(args.game)
     out = args.out or book_path(game)
+    if args.reach is not None:
+        if not args.games or args.reach < 1:
+            parser.error("--reach needs --games and a positive EVERY")
+        print(report_reach(game, out, args.games, args.reach))
+        return 0
     started = time.monotonic()
     tree = build(args, game, out)
     print(f"{game.name}: {len(tree.searched)} positions in {round(time.monotonic() - started)} s -> {out}")

@@ -226,3 +226,16 @@ def test_the_builder_grows_a_book_from_expert_games_and_resumes_it(tmp_path: Pat
                 assert move["score"] == move["search"]
     again = build("--expand", "0")
     assert again["resumed"] == again["positions"] == source["positions"]
+
+
+def test_reach_counts_the_moves_a_line_plays_from_book_positions(tmp_path: Path) -> None:
+    """tools.book.reach: a line leaves the book at the first position it lacks, whether
+    the book holds that position as it is or by an image."""
+    from tools.book import reach
+
+    book = Book.read(OTHELLO, write_book(tmp_path / "book.jsonl", BOOK))
+    # It holds the start and the position after f5 (and its images after e6 and d3), not
+    # that after f5 d6 (nor its images after e6 f4 and d3 c5).
+    lines = [("f5", "d6", "c3"), ("f5", "f6", "e6"), ("e6", "f4", "c3"), ("d3", "c5", "f6"), ("f5",), ()]
+    assert reach(OTHELLO, book, lines) == [2, 2, 2, 2, 1, 0]
+    assert reach(OTHELLO, Book(OTHELLO, {}), [("f5", "d6")]) == [0]
