@@ -20,7 +20,8 @@ of them reach in their first `--plies` moves. It grows by drop-out expansion (Li
 2000): a position's cost is the sum along the cheapest path from the start of each
 move's drop (how far its value is below the best move's) plus `--ply-cost` a ply, and
 the book adds, `--expand` times, the position behind the cheapest move it does not
-hold yet. Lines that either side could well choose are followed deep; poor moves soon
+hold yet (in rounds of 8 positions a worker, the cheapest of each round searched
+together). Lines that either side could well choose are followed deep; poor moves soon
 leave the book. Both sides' moves count alike: the book plays either side.
 
 The file is written atomically to FILE (default: the game's shipped book,
@@ -58,6 +59,11 @@ from games.files import atomic_file
 from search.limits import Limits
 from tools.pattern_data import training_module
 from tools.searching import analyse_board, tool_engine
+
+
+#: Positions a round searches, a worker: the book is written after each round, and the
+#: expansion's costs worked out again before it.
+ROUND_PER_WORKER = 8
 
 
 class Tree:
@@ -237,11 +243,11 @@ def build(args: argparse.Namespace, game: Game, out: Path) -> Tree:
                 progress.update()
             write_book(out, game, tree.entries(args.depth), source())
 
-        for first in range(0, len(seeds), 8 * args.workers):
-            search(seeds[first:first + 8 * args.workers])
+        for first in range(0, len(seeds), ROUND_PER_WORKER * args.workers):
+            search(seeds[first:first + ROUND_PER_WORKER * args.workers])
         expanded = 0
         while expanded < args.expand and (deadline is None or time.monotonic() < deadline):
-            boards = tree.cheapest(min(args.workers, args.expand - expanded))
+            boards = tree.cheapest(min(ROUND_PER_WORKER * args.workers, args.expand - expanded))
             if not boards:
                 break
             search(boards)
