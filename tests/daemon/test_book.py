@@ -239,3 +239,21 @@ def test_reach_counts_the_moves_a_line_plays_from_book_positions(tmp_path: Path)
     lines = [("f5", "d6", "c3"), ("f5", "f6", "e6"), ("e6", "f4", "c3"), ("d3", "c5", "f6"), ("f5",), ()]
     assert reach(OTHELLO, book, lines) == [2, 2, 2, 2, 1, 0]
     assert reach(OTHELLO, Book(OTHELLO, {}), [("f5", "d6")]) == [0]
+
+
+def test_reading_the_entries_of_some_boards_alone_finds_what_the_whole_read_finds(tmp_path: Path) -> None:
+    """`Book.read(only=...)` (and through it `book_moves_at`): the entries of those boards,
+    the file's last line without its newline included, a broken line among them left
+    out; a board the book lacks finds nothing."""
+    last = {"board": board_after("f5", "d6"), "depth": 10, "moves": [{"move": "c3", "score": 5}]}
+    path = write_book(tmp_path / "othello.jsonl", [*VARIED, '{"board": "broken', last], book_format=2)
+    path.write_text(path.read_text().rstrip("\n"))
+    whole = Book.read(OTHELLO, path)
+    for moves in ((), ("f5",), ("f5", "d6"), ("d3",), ("d3", "c5")):
+        position = OTHELLO.initial_state({})
+        for move in moves:
+            position = position.play(OTHELLO.parse_move(position, move))
+        images = {OTHELLO.format_board(image) for image, _ in OTHELLO.board_images(position)}
+        assert Book.read(OTHELLO, path, only=images).moves(position) == whole.moves(position), moves
+    assert whole.moves(OTHELLO.parse_board(board_after("f5", "d6").split()))
+    assert len(Book.read(OTHELLO, path, only={board_after("f5", "d6", "c3")})) == 0
