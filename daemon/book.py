@@ -14,10 +14,13 @@ A book answers for a position's images under the board's symmetries too
 (`Game.board_images`): a book built from one of four equivalent first moves covers all
 four.
 
-Entries are checked when the book is read: an entry whose board does not parse, that
-lists no move or a move not legal there, or that repeats a board, is left out and
-counted (a log line says how many). A book is data shipped with the engine, but it is
-read as carefully as any input. At most MAX_ENTRIES entries and MAX_BYTES bytes are read.
+An entry is checked the first time it is used: one whose board does not parse or is
+not printed as the engine prints it, that lists no move or a move not legal there, is
+left out then (a log line quotes it); one that repeats a board, or names none, is left
+out as the book is read (a log line says how many). A book is data shipped with the
+engine, but it is read as carefully as any input; reading it whole costs little more
+than finding each line's board text, not the parsing of a board. At most MAX_ENTRIES entries
+and MAX_BYTES bytes are read.
 """
 
 from __future__ import annotations
@@ -57,30 +60,55 @@ class BookMove:
 
 
 class Book:
-    """The book of one game: board text to its `BookMove`s, best first."""
+    """The book of one game: board text to its `BookMove`s, best first. The entries are
+    kept as the lines read and checked at their first use (`moves`), or all at once by
+    `check`."""
 
-    def __init__(self, game: Game, entries: dict[str, tuple[BookMove, ...]], source: dict | None = None):
+    def __init__(self, game: Game, lines: dict[str, str], source: dict | None = None):
         self.game = game
-        self._entries = entries
+        self._lines = lines
+        #: The entries checked so far: board text to its moves, empty for one left out.
+        self._checked: dict[str, tuple[BookMove, ...]] = {}
         #: The header's `source`: how the book was built.
         self.source = source or {}
 
     def __len__(self) -> int:
-        return len(self._entries)
+        """The entries read, less those found unusable so far (all of them after
+        `check`)."""
+        return len(self._lines) - sum(1 for moves in self._checked.values() if not moves)
 
     def moves(self, position: Position) -> tuple[BookMove, ...]:
         """The book's moves of `position`, or of the first of its images the book holds,
         as moves of `position`, best first; empty when the book has none."""
-        if not self._entries:
+        if not self._lines:
             return ()
         for image, back in self.game.board_images(position):
-            found = self._entries.get(self.game.format_board(image))
+            found = self._entry(self.game.format_board(image))
             if found:
                 if image is position:
                     return found
                 return tuple(BookMove(back(entry.move), self.game.format_move(position, back(entry.move)),
                                       entry.score, entry.depth) for entry in found)
         return ()
+
+    def check(self) -> int:
+        """Check every entry now (the shipped books' test does); the number left out."""
+        return sum(1 for board in self._lines if not self._entry(board))
+
+    def _entry(self, board: str) -> tuple[BookMove, ...]:
+        """The moves of the entry of `board` (a board text as the engine prints it),
+        checked at the first call; empty where there is none or it is not usable (a
+        board that does not parse or is not printed so, no move, a move not legal)."""
+        found = self._checked.get(board)
+        if found is None:
+            line = self._lines.get(board)
+            if line is None:
+                return ()
+            entry = _parse_entry(self.game, line)
+            found = self._checked[board] = entry[1] if entry is not None and entry[0] == board else ()
+            if not found:
+                LOG.warning("a book entry of %s left out (unreadable or illegal): %.120s", self.game.name, line)
+        return found
 
     def probe(self, position: Position, variety: int = 0, rng: random.Random | None = None) -> BookMove | None:
         """The move to play in `position`: the best, or with `variety` above 0 any move
@@ -96,29 +124,51 @@ class Book:
     def read(cls, game: Game, path: Path, only: Collection[str] | None = None) -> "Book":
         """The book in `path` (see the module docstring); empty when there is no file.
         With `only`, board texts as the engine prints them, the entries of those boards
-        alone: the other lines are skipped unread, which takes milliseconds where the
-        whole book takes most of a second. Raises ValueError for a file that is not a
+        alone: the other lines are not looked at, a few milliseconds where the whole
+        book takes tens. Raises ValueError for a file that is not a
         book of `game`."""
         if not path.is_file():
             return cls(game, {})
         if path.stat().st_size > MAX_BYTES:
             raise ValueError(f"{path}: larger than {MAX_BYTES} bytes")
-        entries: dict[str, tuple[BookMove, ...]] = {}
+        entries: dict[str, str] = {}
         skipped = 0
         with path.open(encoding="utf-8") as handle:
             header = _header(handle.readline(), game, path)
-            lines = handle if only is None else _lines_naming(handle.read(), only)
-            for line in lines:
+            for line in handle if only is None else _lines_naming(handle.read(), only):
                 if len(entries) >= MAX_ENTRIES:
                     raise ValueError(f"{path}: more than {MAX_ENTRIES} entries")
-                entry = _entry(game, line)
-                if entry is None or entry[0] in entries:
+                board = _board_of(line)
+                if board is None or board in entries:
                     skipped += 1
                     continue
-                entries[entry[0]] = entry[1]
+                entries[board] = line
         if skipped:
-            LOG.warning("%s: %d book entries left out (unreadable, illegal or repeated)", path, skipped)
+            LOG.warning("%s: %d book entries left out (unreadable or repeated)", path, skipped)
         return cls(game, entries, header.get("source"))
+
+
+#: How the builder begins an entry line: its board text follows, up to a quote.
+BOARD_PREFIX = '{"board": "'
+
+
+def _board_of(line: str) -> str | None:
+    """The board text of an entry line, its spaces made single; None for a line that
+    names none. A line that begins as the builder writes them is not parsed as JSON here
+    (a board text holds no quote or backslash): parsing every line took four to eight times as
+    long, and an entry's first use parses its line anyway."""
+    end = line.find('"', len(BOARD_PREFIX)) if line.startswith(BOARD_PREFIX) else -1
+    if end >= 0 and "\\" not in line[:end]:
+        board = line[len(BOARD_PREFIX):end]
+    else:
+        try:
+            record = json.loads(line)
+        except ValueError:
+            return None
+        board = record.get("board") if isinstance(record, dict) else None
+        if not isinstance(board, str):
+            return None
+    return " ".join(board.split()) or None
 
 
 def _lines_naming(text: str, boards: Collection[str]) -> list[str]:
@@ -153,7 +203,7 @@ def _header(line: str, game: Game, path: Path) -> dict:
     return header
 
 
-def _entry(game: Game, line: str) -> tuple[str, tuple[BookMove, ...]] | None:
+def _parse_entry(game: Game, line: str) -> tuple[str, tuple[BookMove, ...]] | None:
     """(board text, its moves best first) of one entry line, or None when it is not a
     usable entry."""
     try:

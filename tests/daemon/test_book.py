@@ -51,7 +51,7 @@ def test_a_book_keeps_its_good_entries_and_leaves_out_the_rest(tmp_path: Path) -
         "{broken json",
         {"move": "d3"},
     ]))
-    assert len(book) == 2
+    assert book.check() == 2 and len(book) == 2  # the illegal move and the board that does not parse
     entry = book.probe(OTHELLO.initial_state({}))
     assert entry is not None and (entry.text, entry.score, entry.depth) == ("f5", 4, 20)
     assert book.probe(OTHELLO.parse_board(board_after("f5", "d6").split())) is None
@@ -120,7 +120,7 @@ def test_an_entry_with_an_illegal_or_repeated_move_is_left_out_whole(tmp_path: P
         {"board": board_after("f5", "d6"), "depth": 3, "moves": []},
         {"board": board_after("f5", "f6"), "depth": 3, "moves": [{"move": "e6", "score": 5}]},
     ], book_format=2))
-    assert len(book) == 1
+    assert book.check() == 3 and len(book) == 1
 
 
 def test_the_shipped_books_are_whole() -> None:
@@ -130,15 +130,16 @@ def test_the_shipped_books_are_whole() -> None:
         path = book_path(game)
         if path.is_file() and "ENGINE_BOOK_DIR" not in os.environ:
             lines = path.read_text().count("\n")
-            assert len(Book.read(game, path)) == lines - 1, game.name
+            book = Book.read(game, path)
+            assert book.check() == 0 and len(book) == lines - 1, game.name
 
 
 def test_a_book_still_being_read_never_makes_a_go_late_and_isready_waits_for_it(tmp_path: Path) -> None:
     """A client that sends `setgame`, `position` and `go movetime` at once gets its move
     within its time, even while the book is still being read (a book of many lines to
-    check, here repeats of one board); `isready` waits until the book is read, and then
+    parse, here repeats of one board); `isready` waits until the book is read, and then
     a `go` answers from it."""
-    write_book(tmp_path / "othello.jsonl", BOOK + [BOOK[0]] * 40_000)
+    write_book(tmp_path / "othello.jsonl", BOOK + [{"depth": 20, **BOOK[0]}] * 400_000)  # each line parsed
 
     async def scenario() -> None:
         engine = await Engine.popen(engine_command(), env=dict(os.environ, ENGINE_BOOK_DIR=str(tmp_path)))
