@@ -72,8 +72,10 @@ class OptionSpec:
 
 #: The `Evaluation` value that picks each game's own default evaluation.
 DEFAULT_EVALUATION = "default"
-#: How far below the best (centi-units) a book move may score and still be played.
-BOOK_VARIETY = 100
+#: How far below the best (centi-units) a book move may score and still be played: the
+#: best alone by default (docs/strength.md: at CodinGame's time, the book's best always
+#: scored 60% against drawing among the moves within a disc of it).
+BOOK_VARIETY = 0
 
 
 def session_options(multiplayer_searches: Sequence[str], cores: Sequence[str],
