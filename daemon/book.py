@@ -19,8 +19,8 @@ not printed as the engine prints it, that lists no move or a move not legal ther
 left out then (a log line quotes it); one that repeats a board, or names none, is left
 out as the book is read (a log line says how many). A book is data shipped with the
 engine, but it is read as carefully as any input; reading it whole costs little more
-than finding each line's board text, not the parsing of a board. At most MAX_ENTRIES entries
-and MAX_BYTES bytes are read.
+than finding each line's board text, not the parsing of a board. At most MAX_ENTRIES
+entries and MAX_BYTES bytes are read.
 """
 
 from __future__ import annotations
@@ -125,8 +125,7 @@ class Book:
         """The book in `path` (see the module docstring); empty when there is no file.
         With `only`, board texts as the engine prints them, the entries of those boards
         alone: the other lines are not looked at, a few milliseconds where the whole
-        book takes tens. Raises ValueError for a file that is not a
-        book of `game`."""
+        book takes tens. Raises ValueError for a file that is not a book of `game`."""
         if not path.is_file():
             return cls(game, {})
         if path.stat().st_size > MAX_BYTES:
@@ -155,8 +154,8 @@ BOARD_PREFIX = '{"board": "'
 def _board_of(line: str) -> str | None:
     """The board text of an entry line, its spaces made single; None for a line that
     names none. A line that begins as the builder writes them is not parsed as JSON here
-    (a board text holds no quote or backslash): parsing every line took four to eight times as
-    long, and an entry's first use parses its line anyway."""
+    (a board text holds no quote or backslash): parsing every line took four to eight
+    times as long, and an entry's first use parses its line anyway."""
     end = line.find('"', len(BOARD_PREFIX)) if line.startswith(BOARD_PREFIX) else -1
     if end >= 0 and "\\" not in line[:end]:
         board = line[len(BOARD_PREFIX):end]
