@@ -139,7 +139,7 @@ def test_a_book_still_being_read_never_makes_a_go_late_and_isready_waits_for_it(
     within its time, even while the book is still being read (a book of many lines to
     parse, here repeats of one board); `isready` waits until the book is read, and then
     a `go` answers from it."""
-    write_book(tmp_path / "othello.jsonl", BOOK + [{"depth": 20, **BOOK[0]}] * 400_000)  # each line parsed
+    write_book(tmp_path / "othello.jsonl", BOOK + [{"depth": 20, **BOOK[0]}] * 150_000)  # each line parsed
 
     async def scenario() -> None:
         engine = await Engine.popen(engine_command(), env=dict(os.environ, ENGINE_BOOK_DIR=str(tmp_path)))
