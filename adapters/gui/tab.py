@@ -419,7 +419,7 @@ def position_message(game: Game, extra: tuple[str, ...], lines: list[str], seq: 
     total = next((int(fields_[2]) for fields_ in words if fields_[1] == "total"), None)
     played = game.moves + extra
     terms = [[fields_[2], [int(value) for value in fields_[3:]]] for fields_ in words if fields_[1] == "term"]
-    return {"type": "position", "seq": seq, "game": game.name, "moves": list(played),
+    return {"type": "position", "seq": seq, "game": game.name, "start": game.start, "moves": list(played),
             "board_text": board_text, "fields": " ".join(fields),
             "to_move": rules.player_names.index(side) if side in rules.player_names else None,
             "sides": list(rules.side_names), "view": style.view(rows.split("/"), rules.player_names),

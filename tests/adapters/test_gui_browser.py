@@ -9,6 +9,7 @@ folder). The tests skip, saying why, where no browser or Playwright is installed
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -112,12 +113,16 @@ def explain_failed_waits(page) -> None:
     page.wait_for_function = explained
 
 
-def open_page(browser, gui: str, game: str, width: int = 1100, height: int = 820):
+def open_page(browser, gui: str, game: str, width: int = 1100, height: int = 820, prepare=None):
+    """A new page of `gui` showing `game`; `prepare(page)`, where given, runs before the
+    page loads (to route its WebSocket, say)."""
     # The page's Content-Security-Policy forbids `eval`, which Playwright's waits use.
     page = browser.new_context(viewport={"width": width, "height": height}, bypass_csp=True).new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     explain_failed_waits(page)
+    if prepare is not None:
+        prepare(page)
     page.goto(gui)
     page.wait_for_selector("#game option", state="attached", timeout=WAIT_S * 1000)
     page.select_option("#game", game)
@@ -363,6 +368,27 @@ def test_the_page_fits_a_phone(browser, gui: str, shots: Path) -> None:
     page.close()
 
 
+def test_a_move_half_clicked_outlives_an_answer_showing_the_same_board(browser, gui: str) -> None:
+    """A piece selected stays selected when the page is answered with the same board (here
+    the answer to the analysis mode chosen after the click): the next click completes the
+    move instead of being refused as a move of its own."""
+    page = open_page(browser, gui, "clobber")
+    page.wait_for_function("window.gui.state.position.seq === window.gui.state.seq", timeout=WAIT_S * 1000)
+    first, second = state(page, "position.legal")[0]["paths"][0]
+    click_cells(page, [first])
+    page.wait_for_function(f"window.gui.state.selection.join() === {first!r}", timeout=WAIT_S * 1000)
+    asked = state(page, "seq")
+    page.click("button[data-mode='analyse']")
+    page.wait_for_function(f"window.gui.state.position.seq > {asked}"
+                           " && window.gui.state.position.seq === window.gui.state.seq", timeout=WAIT_S * 1000)
+    assert state(page, "selection") == [first]
+    click_cells(page, [second])
+    page.wait_for_function("window.gui.state.position.moves.length === 1", timeout=WAIT_S * 1000)
+    assert state(page, "position.moves") == [first + second]
+    assert not page.errors
+    page.close()
+
+
 def test_a_refused_board_text_keeps_the_game_and_its_analysis(browser, gui: str, shots: Path) -> None:
     page = open_page(browser, gui, "clobber")
     page.click("button[data-mode='analyse']")
@@ -476,6 +502,61 @@ def test_a_list_clicked_and_closed_leaves_the_keys_to_the_board(browser, gui: st
     page.keyboard.press("ArrowRight")
     page.wait_for_function("window.gui.state.position.moves.length === 2", timeout=WAIT_S * 1000)
     assert state(page, "game") == "othello"
+    assert not page.errors
+    page.close()
+
+
+def test_undo_finds_the_humans_turn_when_a_click_overtook_the_answer_to_new_game(browser, gui: str) -> None:
+    """A move clicked on the board shown before the answer to "New game" came (the same
+    starting board) makes that answer stale; Undo after the engine's reply still goes back
+    to the human's turn, the start, and not one ply back to the engine's turn (which would
+    have the engine play the same move again). The answer is held back on its way to the
+    page until the click has gone out, as a slow network or a loaded machine does."""
+    held: list[str] = []
+    hold = {"on": False}
+
+    def route(page) -> None:
+        def handle(socket) -> None:
+            server = socket.connect_to_server()
+
+            def from_server(message) -> None:
+                answer = json.loads(message)
+                if hold["on"] and answer.get("type") == "position" and answer.get("moves") == []:
+                    held.append(message)
+                else:
+                    socket.send(message)
+
+            def from_page(message) -> None:
+                server.send(message)
+                if hold["on"] and json.loads(message).get("op") == "play":
+                    hold["on"] = False
+                    for answer in held:
+                        socket.send(answer)
+
+            server.on_message(from_server)
+            socket.on_message(from_page)
+
+        page.route_web_socket(re.compile(r"^wss?://"), handle)
+
+    page = open_page(browser, gui, "othello", prepare=route)
+    page.click("button[data-mode='play']")
+    page.fill("#movetime", "50")
+    page.select_option("#seat", "0")
+    page.wait_for_function("window.gui.state.position.seq === window.gui.state.seq && !window.gui.state.thinking"
+                           " && window.gui.state.position.moves.length === 0", timeout=WAIT_S * 1000)
+    hold["on"] = True
+    asked = state(page, "seq")
+    page.click("#new-game")
+    page.wait_for_function(f"window.gui.state.seq > {asked}", timeout=WAIT_S * 1000)
+    click_cells(page, state(page, "position.legal")[0]["paths"][0])
+    page.wait_for_function("window.gui.state.position.moves.length === 2 && !window.gui.state.thinking",
+                           timeout=WAIT_S * 1000)
+    assert held, "the answer to New game was not held back: the test tried nothing"
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function("window.gui.state.position.moves.length === 0 && window.gui.state.ply === 0",
+                           timeout=WAIT_S * 1000)
+    page.wait_for_timeout(300)  # an engine move sent by mistake would show by now
+    assert state(page, "position.moves") == [] and not state(page, "thinking")
     assert not page.errors
     page.close()
 

@@ -235,6 +235,7 @@
     }
     if (msg.type === "record") return loaded(msg);
     if (msg.seq === S.gameSeq) return gameAnalysis(msg);
+    if (msg.type === "position") learnTurn(msg);
     if (msg.seq !== S.seq) return;  // an answer to what is no longer shown
     if (msg.type === "position") {
       if (S.trial && msg.seq === S.trial.seq) accepted();
@@ -301,12 +302,24 @@
     setMode(S.mode);
   }
 
+  // Who is to move after the first plies of the line shown, from any position answered
+  // on its way, an answer overtaken by a click included: Undo in play goes back to the
+  // human's turn, which it can only find where the turns are known.
+  function learnTurn(msg) {
+    if (msg.game !== S.game || msg.start !== S.start || msg.moves.length > S.line.length) return;
+    for (var i = 0; i < msg.moves.length; i++) if (msg.moves[i] !== S.line[i]) return;
+    S.turns[msg.moves.length] = msg.to_move;
+  }
+
+  // A position answered. A move half clicked stays selected where the answer shows the
+  // same board (the answer to a mode switched or an analysis started meanwhile): the
+  // cells clicked are still the start of the same legal moves.
   function positioned(msg) {
+    var same = S.position !== null && S.position.game === msg.game && S.position.board_text === msg.board_text;
     S.position = msg;
     if (msg.result !== null) S.thinking = false;  // a finished game: no engine move comes
-    S.turns[msg.moves.length] = msg.to_move;
-    S.selection = [];
-    S.targets = Logic.targets(msg.legal, []);
+    if (!same) S.selection = [];
+    S.targets = Logic.targets(msg.legal, S.selection);
     $("board-text").value = msg.board_text;
     $("edit-side").value = msg.board_text.split(" ")[1];
     render();
