@@ -1,7 +1,7 @@
 """The shape of the code, read from its source (only the game registry is imported).
 
 The modules checked are every Python file of the packages (`games`, `search`,
-`protocol`, `daemon`, `adapters`, `tools`) and of `scripts/` (the wrappers of outside
+`records`, `protocol`, `daemon`, `adapters`, `tools`) and of `scripts/` (the wrappers of outside
 programs in `scripts/sparring/`). An import is any `import` or `from ... import`
 statement, at module level or inside a function or class, except under
 `if TYPE_CHECKING:` (never run); an import by a computed name (`importlib.import_module`)
@@ -12,7 +12,8 @@ is not seen. In a script, a bare name is first the module beside it
   and games (and the web GUI, which can run the daemon in its own process, -> daemon;
   and the CodinGame bot, whose own move is the engine's search run interpreted or its
   opening book's move, -> search and daemon.book);
-  daemon -> protocol, search and games; search -> games; protocol -> only
+  daemon -> protocol, search and games; search -> games; records (game records and
+  their formats) -> games; adapters, tools and scripts -> records too; protocol -> only
   `games.text`; games -> nothing else. The tools may import every package, and scripts
   every package and the tools; no package imports a tool or a script.
 - Applications stand apart: every part of `adapters/` is an application (`bot`, `arena`,
@@ -60,11 +61,12 @@ ROOT = Path(__file__).resolve().parent.parent
 ALLOWED = {
     "games": {"games"},
     "search": {"search", "games"},
+    "records": {"records", "games"},
     "protocol": {"protocol", "games.text"},
     "daemon": {"daemon", "protocol", "search", "games"},
-    "adapters": {"adapters", "protocol", "games"},
-    "tools": {"tools", "games", "search", "protocol", "daemon", "adapters"},
-    "scripts": {"scripts", "tools", "games", "search", "protocol", "daemon", "adapters"},
+    "adapters": {"adapters", "protocol", "records", "games"},
+    "tools": {"tools", "games", "search", "records", "protocol", "daemon", "adapters"},
+    "scripts": {"scripts", "tools", "games", "search", "records", "protocol", "daemon", "adapters"},
 }
 #: Folders allowed more than their package: the web GUI serves an in-process daemon;
 #: the bot's own move is the engine's search or its book's move.
