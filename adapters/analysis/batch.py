@@ -2,11 +2,11 @@
 
 The records are the files named, the `*.json` files of the folders named, and the files
 a glob pattern matches (quoted, so that the shell leaves it), each once, in that order;
-`engine-analyse`'s own outputs among them (`*-analysis.json`, `*-analysis.png`,
-`*-analysis.svg`, `*-analysis.partial.jsonl`, `analysis-summary.json`, replay pages
+`engine-analyse`'s own outputs among them (`*-analysis.json`, `*-analysis.sgf`,
+`*-analysis.png`, `*-analysis.svg`, `*-analysis.partial.jsonl`, `analysis-summary.json`, replay pages
 `*.html`) are left out. Each
 record's analysis goes where the replay page looks for it: `RECORD-analysis.json` beside
-the record, or in the folder `--out`. Every write is atomic (a file is whole or absent),
+the record, or in the folder `--out`, with the annotated record `RECORD-analysis.sgf`. Every write is atomic (a file is whole or absent),
 and a record whose analysis is there already, of the same moves with the same limit,
 `--top` and thresholds, is not analysed again. Each position's analysis of a record not
 done yet is kept as it comes in `RECORD-analysis.partial.jsonl` (beside the analysis, with
@@ -45,6 +45,7 @@ from typing import Sequence
 import attrs
 
 from adapters.analysis.analyse import PLY_FIELDS, EngineSpec, analyse_games, failure_text, mark, report
+from adapters.analysis.annotated import write_annotated
 from adapters.analysis.gamefile import Game, read_game
 from adapters.analysis.outputs import CannotWrite, check_folder, writing
 from adapters.analysis.picture import plot
@@ -102,7 +103,8 @@ def is_batch(inputs: Sequence[str]) -> bool:
 def is_output(path: Path) -> bool:
     """Whether `path` is one of `engine-analyse`'s outputs rather than a record."""
     return (path.name == SUMMARY_NAME or path.suffix == ".html"
-            or path.name.endswith(("-analysis.json", "-analysis.png", "-analysis.svg", PARTIAL_SUFFIX)))
+            or path.name.endswith(("-analysis.json", "-analysis.sgf", "-analysis.png", "-analysis.svg",
+                                   PARTIAL_SUFFIX)))
 
 
 def record_paths(inputs: Sequence[str]) -> tuple[list[Path], list[tuple[str, str]]]:
@@ -400,6 +402,7 @@ def _run(inputs: Sequence[str], settings: Settings) -> int:
                 partials[number].remove()
             # A page missing after Ctrl-C is written from the saved analysis next run.
             write_page(path, analysis, page_path(path, settings.out))
+            write_annotated(outputs[path].with_suffix(".sgf"), game, attrs.asdict(settings.limit), outcome)
             if settings.pictures:
                 plot(game, outcome, outputs[path].with_suffix(""))
     except KeyboardInterrupt:

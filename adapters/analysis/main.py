@@ -21,7 +21,9 @@ error.
 
 It writes PREFIX.json (per ply: the move played, the engine's best, the top lines with
 their scores and win chances, what the move lost and a mark; see
-`adapters.analysis.analyse`) and PREFIX.png / PREFIX.svg, the score over the game with
+`adapters.analysis.analyse`), PREFIX.sgf (the game annotated: each move's analysis as
+its comment, mistakes `?` and blunders `??` with the engine's line as a variation; see
+`adapters.analysis.annotated`) and PREFIX.png / PREFIX.svg, the score over the game with
 the mistakes marked and the expected points of the moves played (see
 `adapters.analysis.picture`), in a folder made where missing and checked before the
 analysis starts.
@@ -48,7 +50,10 @@ import shlex
 import sys
 from pathlib import Path
 
+import attrs
+
 from adapters.analysis.analyse import HANDSHAKE_TIMEOUT_S, EngineSpec, analyse_games, failure_text, report
+from adapters.analysis.annotated import write_annotated
 from adapters.analysis.batch import INTERRUPTED, SUMMARY_NAME, Settings, is_batch, write_json
 from adapters.analysis.batch import run as batch_run
 from adapters.analysis.gamefile import read_game
@@ -169,6 +174,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"engine-analyse: {plies}", file=sys.stderr)
             return 2
         write_json(prefix.with_suffix(".json"), report(game, limit, args.top, plies))
+        write_annotated(prefix.with_suffix(".sgf"), game, attrs.asdict(limit), plies)
         pictures = plot(game, plies, prefix)
     except CannotWrite as error:
         print(f"engine-analyse: {error}", file=sys.stderr)
@@ -182,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     marks = [ply for ply in plies if ply["mark"]]
     print(f"{game.name}: {len(plies)} plies, {sum(ply['mark'] == 'mistake' for ply in marks)} mistakes,"
           f" {sum(ply['mark'] == 'blunder' for ply in marks)} blunders; wrote"
-          f" {', '.join(str(path) for path in [prefix.with_suffix('.json'), *pictures])}")
+          f" {', '.join(str(path) for path in [prefix.with_suffix('.json'), prefix.with_suffix('.sgf'), *pictures])}")
     return 0
 
 

@@ -20,6 +20,7 @@ from games import find_game
 from protocol import shared
 from protocol.client import Limit
 from protocol.info import Info, Score, Wdl
+from records.sgf import read_sgf
 from tests.conftest import engine_command
 from tools.hostile import broken
 
@@ -69,6 +70,20 @@ def test_a_move_list_is_analysed_ply_by_ply(tmp_path: Path) -> None:
             assert ply["loss"] == 0 and ply["points_lost"] == 0
     assert (tmp_path / "out.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert (tmp_path / "out.svg").read_text().lstrip().startswith("<?xml")
+    # The annotated record: each move's analysis as its comment, the marks as glyphs,
+    # and the engine's line as a variation where a marked move was not its best.
+    (record,) = read_sgf((tmp_path / "out.sgf").read_text(), "out.sgf")
+    assert record.moves() == moves and record.headers["AN"] == "engine-analyse"
+    parent = record.root
+    for ply, node in zip(plies, record.root.main_line()):
+        assert node.comment.startswith(ply["played_score"]) and f"(depth {ply['depth']})" in node.comment
+        assert node.glyphs == {"mistake": [2], "blunder": [4], None: []}[ply["mark"]]
+        others = {child.move: child for child in parent.children[1:]}
+        if ply["mark"] and ply["best"] != ply["played"]:
+            assert others[ply["best"]].comment.startswith("the engine's line: " + ply["best_score"])
+        else:
+            assert not others
+        parent = node
 
 
 def test_an_arena_record_from_its_start_board(tmp_path: Path) -> None:
@@ -96,6 +111,8 @@ def test_the_picture_names_the_players_by_side_and_bot(tmp_path: Path) -> None:
     result = analyse(str(path), "--depth", "1", "--top", "1", "--jobs", "1")
     assert result.returncode == 0, result.stderr
     assert json.loads((tmp_path / "game-analysis.json").read_text())["players"] == ["bot-a", "bot-b"]
+    (annotated,) = read_sgf((tmp_path / "game-analysis.sgf").read_text())
+    assert (annotated.headers["PB"], annotated.headers["PW"]) == ("bot-a", "bot-b")
     legend = re.findall(r"<!-- (.*?) -->", (tmp_path / "game-analysis.svg").read_text())
     assert legend.count("black: bot-a") == 2 and legend.count("white: bot-b") == 2  # both panels
     assert not any(text.startswith("player ") for text in legend)
