@@ -46,7 +46,12 @@ def read_format(game: str, name: str, text: str, where: str) -> list[Record]:
     if name not in known:
         raise ValueError(f"{game} has no record format {name!r} (it has: {', '.join(['sgf', *known])})")
     read, _, many = known[name]
-    lines = read(text, where) if many else [read(text, where)]
+    return records_of(game, read(text, where) if many else [read(text, where)])
+
+
+def records_of(game: str, lines) -> list[Record]:
+    """The records of `lines` of `game` (its format module's `Line`s: headers, start
+    board text, moves), each followed by the rules."""
     return [grown(game, line.moves, line.start, headers=line.headers) for line in lines]
 
 

@@ -1,5 +1,5 @@
-"""Othello's record formats beside SGF (`records`): GGF, the GGS servers' games, and
-plain transcripts; and SGF's number of the game.
+"""Othello's record formats beside SGF (`records`): GGF, the GGS servers' games, plain
+transcripts and the WTHOR database's files; and SGF's number of the game.
 
 Each reader gives `Line`s: a game's headers, its start board text (None: the start of
 the game) and its moves as the engine's tokens, each checked by the rules, passes
@@ -14,11 +14,18 @@ are left out). Squares are read in either case.
 
 A transcript is the squares run together (`f5d6c3d3c4`), passes left out: they are
 played again where the rules call for them as it is read.
+
+WTHOR files (`WTH_*.wtb`, the French federation's database of expert games; the layout
+in `games.othello.training`) are read, not written: each game with its tournament
+(`EV`), players (`PB`, `PW`, where the folder has the name tables `WTH.TRN` and
+`WTH.JOU`), year (`DT`) and result (`RE`, SGF's `B+18`, `W+4` or `Draw`, from the
+recorded score with the empty squares given to the winner).
 """
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import NamedTuple
 
 from games.base import GameError
@@ -136,19 +143,7 @@ def read_transcript(text: str, where: str = "<transcript>") -> Line:
         raise ValueError(f"{where}: {rest[:20]!r} is not a square of a transcript")
     if len(squares) > 60:
         raise ValueError(f"{where}: {len(squares)} squares, more than a game's 60")
-    position = GAME.initial_state({})
-    moves: list[str] = []
-    for number, square in enumerate(squares, 1):
-        square = square.lower()
-        try:
-            if [GAME.format_move(position, move) for move in position.legal_moves()] == ["pass"]:
-                moves.append("pass")
-                position = position.play(GAME.parse_move(position, "pass"))
-            position = position.play(GAME.parse_move(position, square))
-        except GameError as error:
-            raise ValueError(f"{where}: square {number} ({square}): {error}") from None
-        moves.append(square)
-    return Line({}, None, moves)
+    return _played_line({}, [square.lower() for square in squares], where)
 
 
 def write_transcript(line: Line) -> str:
@@ -156,6 +151,78 @@ def write_transcript(line: Line) -> str:
     if line.start is not None:
         raise ValueError("a transcript starts from the game's start: this game starts from another board")
     return "".join(move for move in line.moves if move != "pass")
+
+
+#: The sizes of a WTHOR file's header, of a game's record and of a name in the
+#: players' (WTH.JOU) and the tournaments' (WTH.TRN) tables.
+WTHOR_HEADER, WTHOR_GAME, PLAYER_NAME, TOURNAMENT_NAME = 16, 68, 20, 26
+
+
+def _names(path: Path, size: int) -> list[str]:
+    """The names of a WTHOR name table, [] where it is missing or broken."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return []
+    count = int.from_bytes(data[8:10], "little") if len(data) >= WTHOR_HEADER else 0
+    if len(data) < WTHOR_HEADER + size * count:
+        return []
+    return [data[WTHOR_HEADER + size * i:WTHOR_HEADER + size * (i + 1)].split(b"\0")[0].decode("latin-1").strip()
+            for i in range(count)]
+
+
+def read_wthor(path: Path, limit: int | None = None) -> list[Line]:
+    """The games of the WTHOR file `path` (the first `limit`), passes played where the
+    rules call for them, with the names of the tables beside it where they are there;
+    raises ValueError naming the file, the game and the move of a fault."""
+    data = path.read_bytes()
+    count = int.from_bytes(data[4:8], "little") if len(data) >= WTHOR_HEADER else -1
+    if count < 0 or len(data) != WTHOR_HEADER + WTHOR_GAME * count:
+        raise ValueError(f"{path}: {len(data)} bytes, not a WTHOR file's 16 + 68 x its {count} games")
+    players = _names(path.with_name("WTH.JOU"), PLAYER_NAME)
+    tournaments = _names(path.with_name("WTH.TRN"), TOURNAMENT_NAME)
+    year = int.from_bytes(data[10:12], "little")
+    # A move byte is 10 x row + column, both from 1: 11 is a1, 88 is h8.
+    squares = {10 * row + column: chr(ord("a") + column - 1) + str(row) for row in range(1, 9) for column in range(1, 9)}
+    lines = []
+    for number in range(count if limit is None else min(limit, count)):
+        game = data[WTHOR_HEADER + WTHOR_GAME * number:WTHOR_HEADER + WTHOR_GAME * (number + 1)]
+        where = f"{path}: game {number + 1}"
+        headers = {"DT": str(year)}
+        for name, table, index in (("EV", tournaments, int.from_bytes(game[0:2], "little")),
+                                   ("PB", players, int.from_bytes(game[2:4], "little")),
+                                   ("PW", players, int.from_bytes(game[4:6], "little"))):
+            if index < len(table):
+                headers[name] = table[index]
+        margin = 2 * game[6] - 64
+        headers["RE"] = f"B+{margin}" if margin > 0 else f"W+{-margin}" if margin < 0 else "Draw"
+        codes = [code for code in game[8:] if code]
+        if any(code not in squares for code in codes):
+            raise ValueError(f"{where}: a move byte that names no square")
+        lines.append(_played_line(headers, [squares[code] for code in codes], where))
+    return lines
+
+
+def _played_line(headers: dict[str, str], squares: list[str], where: str) -> Line:
+    """The line of `squares` from the start, passes played where the rules call for them."""
+    position = GAME.initial_state({})
+    moves: list[str] = []
+    for number, square in enumerate(squares, 1):
+        try:
+            try:
+                move = GAME.parse_move(position, square)
+            except GameError:
+                # The side to move has no square: it passes, and the square is the other's.
+                if [GAME.format_move(position, move) for move in position.legal_moves()] != ["pass"]:
+                    raise
+                moves.append("pass")
+                position = position.play(GAME.parse_move(position, "pass"))
+                move = GAME.parse_move(position, square)
+            position = position.play(move)
+        except GameError as error:
+            raise ValueError(f"{where}: square {number} ({square}): {error}") from None
+        moves.append(square)
+    return Line(headers, None, moves)
 
 
 #: The formats `records.formats` offers for the game: name -> (read, write, many),

@@ -280,3 +280,38 @@ def test_a_player_leaving_a_game_of_three_is_a_step_of_the_record() -> None:
     assert read_sgf(write_sgf([record]), "left.sgf", leave=leave) == [record]
     with pytest.raises(ValueError, match="need the rule of leaving"):
         read_sgf(write_sgf([record]), "left.sgf")
+
+
+def test_the_wthor_games_read_as_records_with_their_players_and_results() -> None:
+    """The first three games of WTH_2004.wtb, as the database's notes list them, and
+    the first 200: each of its recorded squares in order, passes added by the rules."""
+    from pathlib import Path
+
+    from games.othello.records import read_wthor
+    from games.othello.training import read_games
+    from records.formats import records_of
+
+    folder = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "othello-games"
+    if not (folder / "WTH_2004.wtb").exists():
+        pytest.skip(f"no {folder}")
+    games = records_of("othello", read_wthor(folder / "WTH_2004.wtb", limit=200))
+    expected = [
+        ("Halvorsen Luke", "B+18", "f5f6e6f4e3c5g5g4g3d6e7f3e2d7c4d3f7c6c8f2b5b6c7d1a6b4a3h3b3a5c3a4d2e1c2h6g6e8"
+                                   "f8g8h5h4c1h7d8b8b7b1b2a1a2a8a7g7h8h2g2h1g1f1"),
+        ("Ortiz George", "B+2", "f5d6c3d3c4f4c5b3d2c6b6e6b5a5f7e3a6b4c7d7e7a7a3c8f2f3e2d8c2g8e8f8f6g6g5c1b7a8b8a4h8"
+                                "h4h7g7h5g3h6g4h3a2b1a1b2d1e1f1g1h1g2h2"),
+        ("Cairns Phil", "W+8", "f5d6c3d3c4f3f4g5c6c5d7b3b5g3e6f6e3b4d2a5b6c2g4d1e2h4g6f1e1f2c1d8g1c7e7e8f7f8c8b8g7h5"
+                               "h7b7a6a4h6g2a3a2a1b1b2h1h3h2a8a7g8h8"),
+    ]
+    for record, (white, result, transcript) in zip(games, expected):
+        assert record.headers["PB"] == "Vecchi Elisabetta" and record.headers["PW"] == white
+        assert record.headers["RE"] == result and record.headers["DT"] == "2004"
+        assert write_format("othello", "transcript", [record]) == transcript
+    # The training reads every year; 2004's games follow those of 1977-2003.
+    moves, _, _ = read_games(folder)
+    before = sum(int.from_bytes((folder / f"WTH_{year}.wtb").read_bytes()[4:8], "little")
+                 for year in range(1977, 2004))
+    for number, record in enumerate(games):
+        squares = [code for code in moves[before + number] if code]
+        assert [move for move in record.moves() if move != "pass"] == [
+            "abcdefgh"[code % 10 - 1] + str(code // 10) for code in squares]
