@@ -12,8 +12,12 @@ and reads its replies. Requests (JSON objects, `op` naming each):
                   human's time afterwards when `ponder` is set and `human` is to move
     analyse       infinite analysis of the position, `multipv` lines
     stop          stop what is running (a search in play answers at once)
-    load          read a game record (`text`): an arena record, a CodinGame replay or a
-                  move list, as engine-analyse reads them
+    load          read a game record (`text`): an SGF collection's first game with its
+                  tree (variations, comments, glyphs, shapes), a game's own format
+                  (GGF, a transcript), or an arena record, a CodinGame replay or a move
+                  list, as engine-analyse reads them
+    export        the page's game tree (`tree`, with `game`, `start` and `headers`) as
+                  an SGF record (`adapters.gui.trees`)
     analyse_game  the analysis of every ply of the game (`movetime` ms or `depth`, `top`
                   lines), as engine-analyse computes it, with its progress
 
@@ -22,7 +26,8 @@ answers to what it no longer shows. Requests are carried out one at a time, in o
 a new one first stops a search still running for an older one (analysis goes on until
 then). Messages (`type`): `position`, `lines` (the last whole set of an analysis's
 lines, all of one depth: lines of two depths are never compared), `bestmove`,
-`record`, `progress`, `game_analysis`, `stopped`, and `error`, whose `text` says in
+`record` (with the record's `tree` and `headers` where it has them), `export` (the
+SGF `text`), `progress`, `game_analysis`, `stopped`, and `error`, whose `text` says in
 words what the engine (or the request) got wrong.
 """
 
@@ -38,12 +43,14 @@ from adapters.analysis.analyse import ANALYSIS_OPTIONS, Stopped, analyse_afresh,
 from adapters.analysis.gamefile import Game as RecordedGame
 from adapters.analysis.gamefile import LEAVE, played_game, position_after, read_game_text
 from adapters.codingame import turn_format
+from adapters.gui.trees import players_of, read_tree_records, sgf_of_tree, tree_message
 from adapters.view.engine import engine_view
-from games import find_game
+from games import all_games, find_game
 from protocol.client import Engine, EngineClosed, EngineError, Limit
 from protocol.errors import no_room_for_game
 from protocol.info import Info, LineSets
 from protocol.parse import MAX_LINE_BYTES
+from records.tree import Record
 
 LOG = logging.getLogger("engine.gui")
 
@@ -197,9 +204,16 @@ class Tab:
 
     async def submit(self, request: Any) -> None:
         """Take a request from the page: `stop` halts the request being carried out at
-        once, any other request halts it and waits its turn."""
+        once, `export` is answered at once beside it (it needs no engine), any other
+        request halts it and waits its turn."""
         if not isinstance(request, dict) or not isinstance(request.get("op"), str):
             await self._send({"type": "error", "seq": None, "code": "request", "text": "not a request"})
+            return
+        if request["op"] == "export":  # needs no engine: answered at once, a search going on
+            try:
+                await self._send(await asyncio.to_thread(self._export, request, request.get("seq")))
+            except RequestError as error:
+                await self._send(error_message(error, request.get("seq")))
             return
         self._halted.set()
         if request["op"] == "stop":
@@ -368,14 +382,37 @@ class Tab:
     # ---- records ------------------------------------------------------------------------
 
     def _record(self, request: dict, seq: object) -> dict:
+        """A record file opened: an SGF collection's first game, with its tree, or a
+        game of a format of a game's own (GGF, a transcript), or what engine-analyse
+        reads (an arena record, a move list, a CodinGame replay)."""
         text = request.get("text")
         if not isinstance(text, str):
             raise RequestError("no record text")
+        name = str(request.get("name") or "the record")[:200]
         try:
-            recorded = read_game_text(text, str(request.get("name") or "the record"))
+            records = read_tree_records(text, name)
+            if records is None:
+                return record_message(read_game_text(text, name), seq)
         except ValueError as error:
             raise RequestError(f"Cannot read the record: {error}") from None
-        return record_message(recorded, seq)
+        record = records[0]
+        return {"type": "record", "seq": seq, "game": record.game, "start": _start_of(record),
+                "moves": record.moves(), "players": players_of(record), "stopped": None,
+                "tree": tree_message(record), "headers": record.headers}
+
+    def _export(self, request: dict, seq: object) -> dict:
+        """The page's game tree as an SGF record."""
+        game = request.get("game")
+        start = request.get("start")
+        if not isinstance(game, str) or game not in all_games():
+            raise RequestError("no game named")
+        if start is not None and (not isinstance(start, str) or len(start) > MAX_BOARD):
+            raise RequestError("the board text must be one line of at most 4096 characters")
+        try:
+            text = sgf_of_tree(game, start, request.get("tree"), request.get("headers"))
+        except ValueError as error:
+            raise RequestError(f"Cannot save the game: {error}") from None
+        return {"type": "export", "seq": seq, "format": "sgf", "text": text}
 
     async def _analyse_game(self, game: Game, request: dict, seq: object) -> None:
         top = _number(request, "top", 1, 8, 3)
@@ -434,6 +471,13 @@ def result_words(result: list[str], names: tuple[str, ...], sides: tuple[str, ..
     winner, reason = result[0], " ".join(result[1:])
     who = "draw" if winner == "draw" else f"{sides[names.index(winner)]} wins" if winner in names else winner
     return f"{who} ({reason})" if reason else who
+
+
+def _start_of(record: Record) -> str | None:
+    """The board text a record starts from, where it is not the game's own start."""
+    if record.start is None and record.params:
+        return find_game(record.game).format_board(record.start_position())
+    return record.start
 
 
 def record_message(recorded: RecordedGame, seq: object) -> dict:

@@ -21,7 +21,7 @@ import pytest
 
 from adapters.analysis.gamefile import LEAVE
 from games import find_game
-from tests.conftest import random_game
+from tests.conftest import random_game, sorted_tokens
 from tools.gui_tour import click_cells, tour
 
 GAMES = ("clobber", "othello", "loa", "isolation", "abalone")
@@ -1044,4 +1044,73 @@ def test_the_words_read_right(browser, gui: str, tmp_path: Path) -> None:
     page.click("#delete-here")
     assert asked == [f"Delete {readable('abalone', moves[0])} and the 2 moves of the lines after it?"]
     assert not page.errors
+    page.close()
+
+
+def tree_record(game: str, seed: int):
+    """A record of `game` with a main line of 6 plies, a variation at its second ply,
+    comments, glyphs and shapes: what an SGF file brings the page."""
+    from records.tree import Shape, grown
+
+    rules = find_game(game)
+    moves = random_game(game, 6, seed=seed)
+    record = grown(game, moves, headers={"EV": "a test", "GN": f"{game} with a variation"})
+    record.root.comment = "before the first move"
+    first = record.root.children[0]
+    first.comment, first.glyphs = "a fine start", [1]
+    position = rules.initial_state({})
+    position = position.play(rules.parse_move(position, moves[0]))
+    other = next(token for token in sorted_tokens(rules, position) if token != moves[1])
+    branch = first.add(other, -1)
+    branch.comment, branch.glyphs = "also possible", [5]
+    record.root.children[0].children[0].shapes = [Shape((cell_of(game, moves[0]),), "red")]
+    record.follow()
+    return record
+
+
+def cell_of(game: str, move: str) -> str:
+    """A cell of the board named as the page names it (the first of the move's path)."""
+    from adapters.codingame import turn_format
+
+    return turn_format(game).BOARD_STYLE.click_paths(move)[0][0]
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_game_tree_leaves_the_page_as_sgf_and_comes_back(browser, gui: str, tmp_path: Path, game: str) -> None:
+    """An SGF record opened in the page keeps its variations, comments, glyphs and shapes;
+    Save SGF writes the same tree, which a fresh page opens again."""
+    from records.sgf import read_sgf, write_sgf
+
+    record = tree_record(game, seed=7)
+    path = tmp_path / f"{game}.sgf"
+    path.write_text(write_sgf([record]))
+    page = open_page(browser, gui, game)
+    page.click("button[data-mode='replay']")
+    page.set_input_files("#record-file", str(path))
+    page.wait_for_function(f"window.gui.state.line.length === {len(record.moves())}"
+                           " && window.gui.state.tree.children[0].children.length === 2", timeout=WAIT_S * 1000)
+    assert state(page, "line") == record.moves()
+    with page.expect_download(timeout=WAIT_S * 1000) as download:
+        page.click("#save-sgf")
+    saved = tmp_path / "saved.sgf"
+    download.value.save_as(saved)
+    assert download.value.suggested_filename == f"{game}.sgf"
+    assert read_sgf(saved.read_text(), "saved.sgf") == [record]
+    page.close()
+    fresh = open_page(browser, gui, "othello" if game != "othello" else "clobber")
+    fresh.click("button[data-mode='replay']")
+    fresh.set_input_files("#record-file", str(saved))
+    fresh.wait_for_function(f"window.gui.state.game === '{game}' && window.gui.state.line.length === "
+                            f"{len(record.moves())}", timeout=WAIT_S * 1000)
+    assert state(fresh, "tree.children[0].children[1].comment") == "also possible"
+    assert not fresh.errors
+    fresh.close()
+
+
+def test_a_tree_the_rules_refuse_is_not_saved_and_the_page_says_why(browser, gui: str) -> None:
+    page = open_page(browser, gui, "othello")
+    page.evaluate("window.gui.state.tree = {move: null, children: [{move: 'a1', children: []}]}")
+    page.click("#save-sgf")
+    page.wait_for_function("document.getElementById('message').className === 'error'", timeout=WAIT_S * 1000)
+    assert "Cannot save the game" in page.inner_text("#message") and "a1" in page.inner_text("#message")
     page.close()

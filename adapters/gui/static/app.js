@@ -214,8 +214,25 @@
 
   // ---- what the engine answers ------------------------------------------------------
 
+  // The seq of the answers to Save SGF, apart from the requests' own.
+  var EXPORT_SEQ = "export";
+
+  // An SGF record written: saved by the browser as GAME.sgf.
+  function exported(msg) {
+    var url = URL.createObjectURL(new Blob([msg.text], {type: "application/x-go-sgf"}));
+    var anchor = document.createElement("a");
+    anchor.href = url;
+    anchor.download = S.game + ".sgf";
+    document.body.appendChild(anchor);
+    anchor.click();
+    anchor.remove();
+    setTimeout(function () { URL.revokeObjectURL(url); }, 60000);
+    say("the game saved as " + anchor.download);
+  }
+
   function receive(msg) {
     if (msg.type === "hello") return hello(msg);
+    if (msg.seq === EXPORT_SEQ) return msg.type === "export" ? exported(msg) : say(msg.text, true);
     if (msg.type === "error") {
       S.thinking = false;
       if (msg.seq === S.gameSeq) endGameAnalysis();
@@ -330,10 +347,11 @@
     switchGame(msg.game);
     S.start = msg.start;
     setLine(msg.moves);
+    if (msg.tree) S.tree = msg.tree;  // an SGF record's, its variations and notes in it
     S.ply = 0;
     S.plies = [];
     S.turns = {};
-    S.record = {players: msg.players, stopped: msg.stopped};
+    S.record = {players: msg.players, stopped: msg.stopped, headers: msg.headers || {}};
     $("game").value = S.game;
     fillSeats();
     say("loaded a game of " + msg.game + ", " + Logic.counted(msg.moves.length, "ply", "plies") +
@@ -833,7 +851,7 @@
   $("new-game").addEventListener("click", function () {
     if (S.thinking) { stop(); S.thinking = false; }
     say("");
-    S.start = null; setLine([]); S.ply = 0; S.turns = {}; S.plies = [];
+    S.start = null; setLine([]); S.ply = 0; S.turns = {}; S.plies = []; S.record = null;
     if (S.mode !== "play") setMode("play"); else show();
   });
   $("from-here").addEventListener("click", function () {
@@ -867,6 +885,13 @@
   });
   $("copy-moves").addEventListener("click", function () { release($("copy-moves")); copy(moveList(), "the move list"); });
   $("copy-link").addEventListener("click", function () { release($("copy-link")); copy(link(), "a link to this ply"); });
+  // The whole tree, as an SGF record the server writes (answered beside any search).
+  $("save-sgf").addEventListener("click", function () {
+    release($("save-sgf"));
+    if (!S.socket || S.socket.readyState !== WebSocket.OPEN) return say("not connected to engine-gui", true);
+    S.socket.send(JSON.stringify({op: "export", seq: EXPORT_SEQ, game: S.game, start: S.start, tree: S.tree,
+                                  headers: (S.record && S.record.headers) || {}}));
+  });
   // The score graph as a PNG image, drawn from its SVG at twice its size on a white
   // ground, saved as GAME-analysis.png.
   $("save-graph").addEventListener("click", function () {
