@@ -1114,3 +1114,37 @@ def test_a_tree_the_rules_refuse_is_not_saved_and_the_page_says_why(browser, gui
     page.wait_for_function("document.getElementById('message').className === 'error'", timeout=WAIT_S * 1000)
     assert "Cannot save the game" in page.inner_text("#message") and "a1" in page.inner_text("#message")
     page.close()
+
+
+def test_a_glyph_and_a_comment_on_a_move_are_kept_and_saved(browser, gui: str, tmp_path: Path) -> None:
+    """The move shown takes a glyph (a click; a second click takes it off) and a
+    comment; the move list shows the glyph, a reload keeps both, Save SGF writes them."""
+    from records.sgf import read_sgf
+
+    page = open_page(browser, gui, "clobber")
+    moves = random_game("clobber", 5, seed=9)
+    load_moves(page, tmp_path, "clobber", moves)
+    page.click("#moves button.move[data-ply='2']")
+    page.wait_for_function("window.gui.state.ply === 2 && !document.getElementById('notes').hidden")
+    page.click("#notes button.glyph[data-glyph='6']")
+    page.click("#notes button.glyph[data-glyph='1']")
+    page.click("#notes button.glyph[data-glyph='1']")
+    page.click("#notes button.glyph[data-glyph='6']")
+    page.fill("#comment", "dubious: the edge was better")
+    assert page.inner_text("#moves button.move[data-ply='2'] .glyph") == "?!"
+    page.reload()
+    page.wait_for_function("window.gui.state.position && window.gui.state.line.length === 5", timeout=WAIT_S * 1000)
+    page.click("#moves button.move[data-ply='2']")
+    page.wait_for_function("window.gui.state.ply === 2")
+    assert page.input_value("#comment") == "dubious: the edge was better"
+    assert page.get_attribute("#notes button.glyph[data-glyph='6']", "aria-pressed") == "true"
+    with page.expect_download(timeout=WAIT_S * 1000) as download:
+        page.click("#save-sgf")
+    saved = tmp_path / "noted.sgf"
+    download.value.save_as(saved)
+    (record,) = read_sgf(saved.read_text(), "noted.sgf")
+    second = record.root.main_line()[1]
+    assert (second.move, second.glyphs, second.comment) == (moves[1], [6], "dubious: the edge was better")
+    assert "DO[]" in saved.read_text()
+    assert not page.errors
+    page.close()

@@ -599,7 +599,7 @@
         return node.move !== move; }) : [];
       out.push("<li><button class=\"move\" data-ply=\"" + ply + "\" aria-current=\"" + (ply === S.ply) +
                "\" title=\"ply " + ply + (mark ? ": " + mark : "") + "\" data-move=\"" + Board.escape(move) + "\">" +
-               Board.escape(shownMove(move)) +
+               Board.escape(shownMove(move)) + glyphText(nodeAt(S.line, ply)) +
                (mark ? "<span class=\"" + mark + "\">" + (MARKS[mark] || "") + "</span>" : "") +
                "</button></li>");
       // The other moves played at this ply: each starts a branch, shown by a click.
@@ -610,6 +610,7 @@
       }
     });
     $("moves").innerHTML = out.join("");
+    renderNotes();
     var main = isMainLine();
     $("branch-row").hidden = S.mode === "play" || (main && !hasBranches());
     $("promote").disabled = main;
@@ -619,6 +620,27 @@
   }
 
   var MARKS = {mistake: "?", blunder: "??"}, PREVIEW_MOVES = 8;
+  // The glyphs of a move (`records`: chess's NAGs 1-6), as the move list writes them.
+  var GLYPHS = {1: "!", 2: "?", 3: "!!", 4: "??", 5: "!?", 6: "?!"};
+
+  function glyphText(node) {
+    if (!node || !node.glyphs || !node.glyphs.length) return "";
+    return "<span class=\"glyph\">" + node.glyphs.map(function (glyph) { return GLYPHS[glyph] || ""; }).join("") +
+      "</span>" + (node.comment ? "<span class=\"noted\" title=\"commented\">\u2026</span>" : "");
+  }
+
+  // The notes of the move shown (not in play): its glyph and its comment, kept in the
+  // game's tree, with the game, and saved in its SGF record.
+  function renderNotes() {
+    var node = S.ply > 0 ? nodeAt(S.line, S.ply) : null;
+    $("notes").hidden = !node || S.mode === "play";
+    if (!node) return;
+    document.querySelectorAll("#notes button.glyph").forEach(function (button) {
+      var glyph = parseInt(button.getAttribute("data-glyph"), 10);
+      button.setAttribute("aria-pressed", String((node.glyphs || []).indexOf(glyph) >= 0));
+    });
+    if (document.activeElement !== $("comment")) $("comment").value = node.comment || "";
+  }
 
   // Whether the line shown is the main line (the first move at every branching).
   function isMainLine() {
@@ -885,6 +907,25 @@
   });
   $("copy-moves").addEventListener("click", function () { release($("copy-moves")); copy(moveList(), "the move list"); });
   $("copy-link").addEventListener("click", function () { release($("copy-link")); copy(link(), "a link to this ply"); });
+  // A glyph clicked marks the move shown with it alone, or takes it off again.
+  document.querySelectorAll("#notes button.glyph").forEach(function (button) {
+    button.addEventListener("click", function () {
+      release(button);
+      var node = S.ply > 0 ? nodeAt(S.line, S.ply) : null;
+      if (!node) return;
+      var glyph = parseInt(button.getAttribute("data-glyph"), 10);
+      node.glyphs = (node.glyphs || []).indexOf(glyph) >= 0 ? [] : [glyph];
+      save();
+      render();
+    });
+  });
+  $("comment").addEventListener("input", function () {
+    var node = S.ply > 0 ? nodeAt(S.line, S.ply) : null;
+    if (!node) return;
+    node.comment = $("comment").value;
+    save();
+  });
+  $("comment").addEventListener("change", function () { render(); });
   // The whole tree, as an SGF record the server writes (answered beside any search).
   $("save-sgf").addEventListener("click", function () {
     release($("save-sgf"));
