@@ -4,6 +4,8 @@
 (function (root) {
   "use strict";
   var CELL = 48, SVG = '<svg xmlns="http://www.w3.org/2000/svg"';
+  // The colours of the user's shapes (`records`' four, lichess's brushes).
+  var SHAPE_COLOURS = {green: "#15781b", red: "#882020", blue: "#003088", yellow: "#e68f00"};
 
   function esc(text) {
     return String(text).replace(/[&<>"]/g, function (c) {
@@ -20,8 +22,9 @@
   // The SVG of `view`, with `marks` (optional): last (the cells of the move that led
   // here), best (the engine's best move), targets (cells a click may go to), selected
   // (cells clicked so far), arrows ([{from, to, label, rank}]: moves drawn with their
-  // scores; from === to draws a ring), flipped (the board turned half a turn, as seen
-  // from the other side).
+  // scores; from === to draws a ring), shapes ([{cells, colour}]: the user's own arrows,
+  // two cells, and circles, one, in SHAPE_COLOURS), flipped (the board turned half a
+  // turn, as seen from the other side).
   function renderBoard(view, marks) {
     marks = marks || {};
     var w = view.width * CELL, h = view.height * CELL, out = [];
@@ -101,6 +104,26 @@
                  '" stroke-width="6" stroke-linecap="round"/>');
         out.push('<polygon points="' + x2 + "," + y2 + " " + (hx - uy * 9) + "," + (hy + ux * 9) + " " +
                  (hx + uy * 9) + "," + (hy - ux * 9) + '" fill="' + colour + '"/>');
+      }
+      out.push("</g>");
+    });
+    (marks.shapes || []).forEach(function (shape) {
+      var a = byName[shape.cells[0]], b = byName[shape.cells[shape.cells.length - 1]];
+      var colour = SHAPE_COLOURS[shape.colour] || SHAPE_COLOURS.green;
+      if (!a || !b) return;
+      var x1 = px(a[1]), y1 = py(a[2]), x2 = px(b[1]), y2 = py(b[2]);
+      out.push('<g class="shape" data-colour="' + esc(shape.colour) + '" data-cells="' + esc(shape.cells.join(" ")) +
+               '" pointer-events="none" opacity="0.8">');
+      if (shape.cells.length === 1) {
+        out.push('<circle cx="' + x2 + '" cy="' + y2 + '" r="' + CELL * 0.42 + '" fill="none" stroke="' + colour +
+                 '" stroke-width="4"/>');
+      } else {
+        var dx = x2 - x1, dy = y2 - y1, len = Math.sqrt(dx * dx + dy * dy) || 1, ux = dx / len, uy = dy / len;
+        var hx = x2 - ux * 14, hy = y2 - uy * 14;
+        out.push('<line x1="' + x1 + '" y1="' + y1 + '" x2="' + hx + '" y2="' + hy + '" stroke="' + colour +
+                 '" stroke-width="8" stroke-linecap="round"/>');
+        out.push('<polygon points="' + x2 + "," + y2 + " " + (hx - uy * 11) + "," + (hy + ux * 11) + " " +
+                 (hx + uy * 11) + "," + (hy - ux * 11) + '" fill="' + colour + '"/>');
       }
       out.push("</g>");
     });

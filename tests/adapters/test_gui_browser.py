@@ -1148,3 +1148,50 @@ def test_a_glyph_and_a_comment_on_a_move_are_kept_and_saved(browser, gui: str, t
     assert "DO[]" in saved.read_text()
     assert not page.errors
     page.close()
+
+
+def right_drag(page, start: str, end: str, modifiers: tuple[str, ...] = ()) -> None:
+    """Draw with the right button from cell `start` to cell `end`, holding `modifiers`."""
+    a, b = (bounds(page, f".cell[data-cell='{cell}']") for cell in (start, end))
+    for key in modifiers:
+        page.keyboard.down(key)
+    page.mouse.move(a["x"] + a["width"] / 2, a["y"] + a["height"] / 2)
+    page.mouse.down(button="right")
+    page.mouse.move(b["x"] + b["width"] / 2, b["y"] + b["height"] / 2, steps=4)
+    page.mouse.up(button="right")
+    for key in modifiers:
+        page.keyboard.up(key)
+
+
+@pytest.mark.parametrize("game", ["othello", "abalone"])
+def test_arrows_and_circles_drawn_with_the_right_button_are_kept_per_move(browser, gui: str, tmp_path: Path,
+                                                                          game: str) -> None:
+    from records.sgf import read_sgf
+    from records.tree import Shape
+
+    page = open_page(browser, gui, game)
+    moves = random_game(game, 3, seed=2)
+    load_moves(page, tmp_path, game, moves)
+    page.click("#moves button.move[data-ply='1']")
+    page.wait_for_function("window.gui.state.ply === 1")
+    cells = page.evaluate("Array.from(document.querySelectorAll('#board .cell')).map(c => c.dataset.cell)")
+    first, second, third = cells[0], cells[len(cells) // 2], cells[-1]
+    right_drag(page, first, second, ("Shift",))
+    right_drag(page, third, third)
+    right_drag(page, second, second, ("Alt",))
+    right_drag(page, second, second, ("Alt",))  # the same again takes it off
+    page.wait_for_function("document.querySelectorAll('#board g.shape').length === 2")
+    assert page.get_attribute("#board g.shape[data-colour='red']", "data-cells") == f"{first} {second}"
+    # Another move shows its own shapes (none); back at ply 1 they are there again.
+    page.click("#moves button.move[data-ply='2']")
+    page.wait_for_function("window.gui.state.ply === 2 && !document.querySelector('#board g.shape')")
+    page.click("#moves button.move[data-ply='1']")
+    page.wait_for_function("document.querySelectorAll('#board g.shape').length === 2")
+    with page.expect_download(timeout=WAIT_S * 1000) as download:
+        page.click("#save-sgf")
+    saved = tmp_path / "shapes.sgf"
+    download.value.save_as(saved)
+    (record,) = read_sgf(saved.read_text(), "shapes.sgf")
+    assert record.root.main_line()[0].shapes == [Shape((third,)), Shape((first, second), "red")]
+    assert not page.errors
+    page.close()

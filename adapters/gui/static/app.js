@@ -583,7 +583,7 @@
     var p = S.position;
     $("board").innerHTML = Board.renderBoard(p.view, {
       last: p.last, selected: S.selection, targets: S.mode === "play" && S.thinking ? [] : S.targets,
-      arrows: arrows(), flipped: S.flipped,
+      arrows: arrows(), shapes: shownNode().shapes || [], flipped: S.flipped,
       best: S.mode === "replay" && S.plies[S.ply + 1] ? bestCells(S.plies[S.ply + 1].best) : []});
   }
 
@@ -627,6 +627,11 @@
     if (!node || !node.glyphs || !node.glyphs.length) return "";
     return "<span class=\"glyph\">" + node.glyphs.map(function (glyph) { return GLYPHS[glyph] || ""; }).join("") +
       "</span>" + (node.comment ? "<span class=\"noted\" title=\"commented\">\u2026</span>" : "");
+  }
+
+  // The node of the tree the position shown is at (the root before the first move).
+  function shownNode() {
+    return nodeAt(S.line, S.ply) || S.tree;
   }
 
   // The notes of the move shown (not in play): its glyph and its comment, kept in the
@@ -803,6 +808,30 @@
   $("board").addEventListener("click", function (event) {
     var target = event.target.closest("[data-cell]");
     if (target) clicked(target.getAttribute("data-cell"));
+  });
+  // The user's own shapes, drawn with the right button: pressed and released on one cell
+  // a circle, on two an arrow; green, or red with Shift, blue with Alt, yellow with both.
+  // The same shape drawn again takes it off; another colour replaces it.
+  var drawing = null;
+  $("board").addEventListener("contextmenu", function (event) { event.preventDefault(); });
+  $("board").addEventListener("pointerdown", function (event) {
+    var target = event.target.closest("[data-cell]");
+    if (event.button !== 2 || !target) return;
+    event.preventDefault();
+    drawing = target.getAttribute("data-cell");
+  });
+  $("board").addEventListener("pointerup", function (event) {
+    var target = event.target.closest("[data-cell]"), from = drawing;
+    drawing = null;
+    if (event.button !== 2 || !target || from === null || !S.position) return;
+    var to = target.getAttribute("data-cell"), cells = from === to ? [from] : [from, to];
+    var colour = event.shiftKey && event.altKey ? "yellow" : event.shiftKey ? "red" : event.altKey ? "blue" : "green";
+    var node = shownNode(), shapes = node.shapes || [], key = cells.join(" ");
+    var found = shapes.filter(function (shape) { return shape.cells.join(" ") === key; })[0];
+    node.shapes = shapes.filter(function (shape) { return shape !== found; });
+    if (!found || found.colour !== colour) node.shapes.push({cells: cells, colour: colour});
+    save();
+    drawBoard();
   });
   // A click on a move of an engine line plays the line up to it, as the line was when
   // the move was pressed (a new set of lines may have come before the release). The
