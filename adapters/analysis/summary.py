@@ -1,5 +1,6 @@
-"""A summary over many analysed games: mistakes, blunders and points lost per player and
-per game phase, and the worst moves of all.
+"""A summary over many analysed games: inaccuracies, mistakes, blunders, points lost and
+accuracy per player and per game phase, and the worst moves of all; and the same per
+seat of one game (`seat_summary`).
 
 A move's phase is that of the position it was played in (`Game.phase`: from what is
 left on the board, the empty squares or the pieces, so the same position has the same
@@ -12,6 +13,7 @@ name in several games (in any seat) is one player.
 
 from __future__ import annotations
 
+import math
 from typing import Sequence
 
 import attrs
@@ -45,13 +47,40 @@ class Analysed:
     link: str | None = None
 
 
+#: The expected points an unmarked move gives up to count as an inaccuracy (`?!`), below
+#: a mistake's (`adapters.analysis.analyse.MISTAKE_POINTS`).
+INACCURACY_POINTS = 0.05
+
+
+def move_accuracy(points_lost: float) -> float:
+    """A move's accuracy, 0 to 100, from the expected points it gave up (0 to 1): lichess's
+    curve, 103.1668 e^(-0.04354 L) - 3.1669 with L the win chances lost in percent,
+    here 100 x the points lost. A best move scores 100, 0.05 points lost 79.8, 0.1 points
+    63.6, 0.2 points 40.0, 0.5 points 8.5."""
+    return min(100.0, max(0.0, 103.1668 * math.exp(-4.354 * points_lost) - 3.1669))
+
+
 def _stats(plies: Sequence[dict]) -> dict:
-    """Moves, mistakes, blunders, and the mean expected points lost over the moves the
-    engine gave win chances for (None without any)."""
+    """Moves, inaccuracies (unmarked moves that gave up INACCURACY_POINTS or more),
+    mistakes, blunders, and over the moves the engine gave win chances for (None without
+    any) the mean expected points lost and the accuracy (the mean of `move_accuracy`)."""
     judged = [ply["points_lost"] for ply in plies if ply.get("points_lost") is not None]
-    return {"moves": len(plies), "mistakes": sum(ply.get("mark") == "mistake" for ply in plies),
+    return {"moves": len(plies),
+            "inaccuracies": sum(not ply.get("mark") and (ply.get("points_lost") or 0) >= INACCURACY_POINTS
+                                for ply in plies),
+            "mistakes": sum(ply.get("mark") == "mistake" for ply in plies),
             "blunders": sum(ply.get("mark") == "blunder" for ply in plies),
-            "points_lost_mean": round(sum(judged) / len(judged), 4) if judged else None}
+            "points_lost_mean": round(sum(judged) / len(judged), 4) if judged else None,
+            "accuracy": round(sum(map(move_accuracy, judged)) / len(judged), 1) if judged else None}
+
+
+def seat_summary(report: dict) -> list[dict]:
+    """The stats of each seat over one analysed game (`report`, as PREFIX.json holds
+    it), with its player's name (`player_name`) and side."""
+    rules = find_game(report["game"])
+    return [{"player": player_name(report, seat), "side": rules.side_names[seat],
+             **_stats([ply for ply in report["plies"] if ply["player"] == seat])}
+            for seat in range(rules.num_players)]
 
 
 def summarise(games: Sequence[Analysed], worst: int = 10) -> dict:
@@ -91,15 +120,19 @@ def summary_text(summary: dict) -> str:
     """The summary as text: a table of players by phase, then the worst moves."""
     def row(label: str, stats: dict) -> str:
         mean = "-" if stats["points_lost_mean"] is None else f"{stats['points_lost_mean']:.3f}"
-        return f"{label:<28} {stats['moves']:>6} {stats['mistakes']:>9} {stats['blunders']:>9} {mean:>12}"
+        accuracy = "-" if stats["accuracy"] is None else f"{stats['accuracy']:.1f}"
+        return (f"{label:<28} {stats['moves']:>6} {stats['inaccuracies']:>12} {stats['mistakes']:>9}"
+                f" {stats['blunders']:>9} {mean:>12} {accuracy:>9}")
 
     games = f"{summary['games']} game" + ("" if summary["games"] == 1 else "s")
     lines = [f"{games}, {summary['plies']} moves analysed", "",
-             f"{'player / phase':<28} {'moves':>6} {'mistakes':>9} {'blunders':>9} {'points lost':>12}"]
+             f"{'player / phase':<28} {'moves':>6} {'inaccuracies':>12} {'mistakes':>9} {'blunders':>9}"
+             f" {'points lost':>12} {'accuracy':>9}"]
     for label, phases in [*summary["players"].items(), ("all players", summary["phases"])]:
         lines.append(row(label[:28], phases["all"]))
         lines.extend(row(f"  {name}", phases[name]) for name in PHASES if phases[name]["moves"])
-    lines.append("(points lost: expected points given up per move, on average)")
+    lines.append("(points lost: expected points given up per move, on average; accuracy: 0 to 100, see"
+                 " docs/analysis.md)")
     if summary["worst"]:
         lines += ["", "worst moves:"]
         for rank, move in enumerate(summary["worst"], 1):

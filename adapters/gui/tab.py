@@ -19,7 +19,8 @@ and reads its replies. Requests (JSON objects, `op` naming each):
     export        the page's game tree (`tree`, with `game`, `start` and `headers`) as
                   an SGF record (`adapters.gui.trees`)
     analyse_game  the analysis of every ply of the game (`movetime` ms or `depth`, `top`
-                  lines), as engine-analyse computes it, with its progress
+                  lines), as engine-analyse computes it, with its progress, and each
+                  player's summary (inaccuracies, mistakes, blunders, accuracy)
 
 Each request carries a `seq` that its messages repeat, so that the page can drop the
 answers to what it no longer shows. Requests are carried out one at a time, in order;
@@ -42,6 +43,7 @@ import attrs
 from adapters.analysis.analyse import ANALYSIS_OPTIONS, Stopped, analyse_afresh, report
 from adapters.analysis.gamefile import Game as RecordedGame
 from adapters.analysis.gamefile import LEAVE, played_game, position_after, read_game_text
+from adapters.analysis.summary import seat_summary
 from adapters.codingame import turn_format
 from adapters.gui.trees import players_of, read_tree_records, sgf_of_tree, tree_message
 from adapters.view.engine import engine_view
@@ -441,7 +443,8 @@ class Tab:
         document = report(recorded, limit, top, plies)
         views = iter(document["plies"])  # one a move; a player leaving has none
         await self._send({"type": "game_analysis", "seq": seq, "total": len(plies),
-                          "plies": [None if token == LEAVE else engine_view(next(views)) for token in game.moves]})
+                          "plies": [None if token == LEAVE else engine_view(next(views)) for token in game.moves],
+                          "summary": seat_summary(document)})
 
 
 def position_message(game: Game, extra: tuple[str, ...], lines: list[str], seq: object) -> dict:

@@ -16,7 +16,7 @@ import pytest
 
 from adapters.analysis.batch import Partial, _holding_ctrl_c, analysis_path, partial_path
 from adapters.analysis.gamefile import read_game
-from adapters.analysis.summary import Analysed, phase, summarise, summary_text
+from adapters.analysis.summary import Analysed, move_accuracy, phase, seat_summary, summarise, summary_text
 from games import find_game
 from protocol.client import Limit
 from tests.adapters.deadlines import lenient_time_scale
@@ -322,11 +322,18 @@ def test_the_summary_counts_per_player_and_phase() -> None:
     assert (summary["games"], summary["plies"]) == (2, 9)
     assert list(summary["players"]) == ["ann", "bob", "(black)"]
     ann, bob, black = (summary["players"][name] for name in ("ann", "bob", "(black)"))
-    assert ann["all"] == {"moves": 3, "mistakes": 0, "blunders": 1, "points_lost_mean": 0.15}
+    accuracy = {lost: move_accuracy(lost) for lost in (0.0, 0.12, 0.15, 0.25, 0.3, 0.5)}
+    assert ann["all"] == {"moves": 3, "inaccuracies": 0, "mistakes": 0, "blunders": 1, "points_lost_mean": 0.15,
+                          "accuracy": round((accuracy[0.0] + accuracy[0.3]) / 2, 1)}
     assert ann["middle game"]["blunders"] == 1 and ann["endgame"]["points_lost_mean"] is None
-    assert bob["all"] == {"moves": 5, "mistakes": 2, "blunders": 1, "points_lost_mean": 0.104}
-    assert bob["opening"] == {"moves": 2, "mistakes": 2, "blunders": 0, "points_lost_mean": 0.135}
-    assert black["middle game"] == {"moves": 1, "mistakes": 0, "blunders": 1, "points_lost_mean": 0.5}
+    assert ann["endgame"]["accuracy"] is None
+    assert bob["all"] == {"moves": 5, "inaccuracies": 0, "mistakes": 2, "blunders": 1, "points_lost_mean": 0.104,
+                          "accuracy": round((2 * accuracy[0.0] + accuracy[0.12] + accuracy[0.15]
+                                             + accuracy[0.25]) / 5, 1)}
+    assert bob["opening"] == {"moves": 2, "inaccuracies": 0, "mistakes": 2, "blunders": 0, "points_lost_mean": 0.135,
+                              "accuracy": round((accuracy[0.12] + accuracy[0.15]) / 2, 1)}
+    assert black["middle game"] == {"moves": 1, "inaccuracies": 0, "mistakes": 0, "blunders": 1,
+                                    "points_lost_mean": 0.5, "accuracy": round(accuracy[0.5], 1)}
     assert summary["phases"]["all"]["mistakes"] == 2 and summary["phases"]["all"]["blunders"] == 3
     assert [(move["record"], move["ply"], move["player"], move["phase"], move["link"]) for move in summary["worst"]] == [
         ("b.json", 2, "(black)", "middle game", None), ("a.json", 3, "ann", "middle game", "file:///a.html#3"),
@@ -334,6 +341,18 @@ def test_the_summary_counts_per_player_and_phase() -> None:
     text = summary_text(summary)
     assert "2 games, 9 moves analysed" in text and "file:///a.html#3" in text
     assert "  1. 0.500 lost, b.json ply 2: (black) (black, middle game) played m2, best b2 (blunder)" in text
+
+
+def test_an_unmarked_move_that_gives_up_enough_is_an_inaccuracy_and_accuracy_falls_with_the_loss() -> None:
+    report = _report(["ann", None], [(0, 0.0, None, "opening"), (1, 0.04, None, "opening"),
+                                     (0, 0.06, None, "middle game"), (1, 0.1, "mistake", "middle game"),
+                                     (0, 0.05, None, "endgame")])
+    ann, black = seat_summary(report)
+    assert (ann["player"], ann["side"], black["player"], black["side"]) == ("ann", "white", "(black)", "black")
+    assert (ann["inaccuracies"], ann["mistakes"], black["inaccuracies"], black["mistakes"]) == (2, 0, 0, 1)
+    assert move_accuracy(0.0) == pytest.approx(100.0, abs=1e-3) and move_accuracy(1.0) == 0.0
+    assert [round(move_accuracy(lost), 1) for lost in (0.05, 0.1, 0.2, 0.5)] == [79.8, 63.6, 40.0, 8.5]
+    assert 100 >= ann["accuracy"] > black["accuracy"] > 0
 
 
 def test_ctrl_c_in_a_held_block_comes_at_its_end() -> None:

@@ -1195,3 +1195,30 @@ def test_arrows_and_circles_drawn_with_the_right_button_are_kept_per_move(browse
     assert record.root.main_line()[0].shapes == [Shape((third,)), Shape((first, second), "red")]
     assert not page.errors
     page.close()
+
+
+def test_the_whole_game_analysis_sums_up_each_player(browser, gui: str, tmp_path: Path) -> None:
+    """After *Analyse the game*, a row per player: accuracy, ?!, ?, ?? and the average
+    loss, as engine-analyse's summary counts them from the same analysis; a branch,
+    which keeps only part of the analysis, hides it."""
+    from adapters.analysis.summary import INACCURACY_POINTS
+
+    page = open_page(browser, gui, "othello")
+    moves = random_game("othello", 12, seed=6)
+    load_moves(page, tmp_path, "othello", moves)
+    analyse_game(page)
+    page.wait_for_function("!document.getElementById('game-summary').hidden")
+    rows = page.evaluate("Array.from(document.querySelectorAll('#game-summary tr[data-side]'))"
+                         ".map(row => Array.from(row.cells).map(cell => cell.textContent))")
+    plies = state(page, "plies")[1:]
+    assert [row[0] for row in rows] == ["black", "white"]
+    for seat, row in enumerate(rows):
+        mine = [ply for ply in plies if ply["player"] == seat]
+        marks = [ply["mark"] for ply in mine]
+        unmarked = sum(1 for ply in mine if not ply["mark"] and (ply["lost"] or 0) >= INACCURACY_POINTS)
+        assert row[2:5] == [str(unmarked), str(marks.count("mistake")), str(marks.count("blunder"))]
+        assert 0 <= float(row[1]) <= 100
+    branch_at_ply_three(page, moves)
+    page.wait_for_function("document.getElementById('game-summary').hidden")
+    assert not page.errors
+    page.close()

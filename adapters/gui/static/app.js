@@ -14,7 +14,7 @@
     mode: saved.mode || "play", seat: saved.seat || 0, turns: {}, position: null, selection: [], targets: [],
     analysing: false, lines: {}, search: null, preview: null, thinking: false, record: saved.record || null,
     plies: [], gameSeq: null, seq: 0, socket: null, retry: 0, trial: null, flipped: !!saved.flipped,
-    tree: saved.tree || null, kept: saved.kept || {}, pressed: null,
+    tree: saved.tree || null, kept: saved.kept || {}, pressed: null, summary: null,
   };
   if (!S.tree) S.tree = newTree(S.line);
 
@@ -289,6 +289,7 @@
     } else if (msg.type === "game_analysis") {
       endGameAnalysis();
       S.plies = [null].concat(msg.plies);
+      S.summary = {plies: S.plies.length, seats: msg.summary || []};
       say("analysed " + Logic.counted(msg.total, "ply", "plies") + ": click the graph to go to a ply");
       show();
     } else if (msg.type === "stopped") {
@@ -556,6 +557,7 @@
       seatNames(), width, p.view.colours, true) : "";
     document.body.classList.toggle("graphed", S.plies.length > 0);
     $("save-graph").hidden = !S.plies.length;
+    renderSummary();
     $("ply").textContent = "ply " + S.ply + " / " + S.line.length + (isMainLine() ? "" : " (a branch)");
     var sides = p.sides, status;
     if (p.result !== null) status = "game over: " + p.result;
@@ -627,6 +629,25 @@
     if (!node || !node.glyphs || !node.glyphs.length) return "";
     return "<span class=\"glyph\">" + node.glyphs.map(function (glyph) { return GLYPHS[glyph] || ""; }).join("") +
       "</span>" + (node.comment ? "<span class=\"noted\" title=\"commented\">\u2026</span>" : "");
+  }
+
+  // Each player's summary of the whole-game analysis, while the analysis shown is the
+  // whole of the one it summarises (a branch keeps only part of it).
+  function renderSummary() {
+    var summary = S.summary, table = $("game-summary");
+    table.hidden = !summary || S.plies.length !== summary.plies;
+    if (table.hidden) return;
+    var rows = ["<tr><th>player</th><th title=\"0 to 100, from the win chances each move gave up\">accuracy</th>" +
+                "<th title=\"inaccuracies\">?!</th><th title=\"mistakes\">?</th><th title=\"blunders\">??</th>" +
+                "<th title=\"expected points given up per move, on average\">average loss</th></tr>"];
+    summary.seats.forEach(function (seat) {
+      var who = seat.player === "(" + seat.side + ")" ? seat.side : seat.player + " (" + seat.side + ")";
+      rows.push("<tr data-side=\"" + Board.escape(seat.side) + "\"><td>" + Board.escape(who) + "</td><td>" +
+                (seat.accuracy === null ? "-" : seat.accuracy.toFixed(1)) + "</td><td>" + seat.inaccuracies +
+                "</td><td>" + seat.mistakes + "</td><td>" + seat.blunders + "</td><td>" +
+                (seat.points_lost_mean === null ? "-" : seat.points_lost_mean.toFixed(3)) + "</td></tr>");
+    });
+    table.innerHTML = rows.join("");
   }
 
   // The node of the tree the position shown is at (the root before the first move).
