@@ -1103,6 +1103,12 @@ def test_a_game_tree_leaves_the_page_as_sgf_and_comes_back(browser, gui: str, tm
     fresh.wait_for_function(f"window.gui.state.game === '{game}' && window.gui.state.line.length === "
                             f"{len(record.moves())}", timeout=WAIT_S * 1000)
     assert state(fresh, "tree.children[0].children[1].comment") == "also possible"
+    # Pasted as text, the record loads the same.
+    fresh.fill("#record-text", saved.read_text())
+    fresh.evaluate("window.gui.state.tree = {move: null, children: []}")
+    fresh.click("#load-text")
+    fresh.wait_for_function("window.gui.state.tree.children.length === 1"
+                            " && window.gui.state.tree.children[0].children.length === 2", timeout=WAIT_S * 1000)
     assert not fresh.errors
     fresh.close()
 

@@ -1012,8 +1012,9 @@
     release($("load-text"));
     var text = $("record-text").value.trim();
     if (!text) return say("paste a record or a move list first", true);
-    // A bare move list is one of the game shown, from its start.
-    if (!/^[{[]/.test(text) && !/^\s*setgame\s/m.test(text)) text = "setgame " + S.game + "\n" + text;
+    // A bare move list is one of the game shown, from its start (JSON, an SGF or GGF
+    // record and a move list with its setgame name their game).
+    if (!/^[{[(]/.test(text) && !/^\s*setgame\s/m.test(text)) text = "setgame " + S.game + "\n" + text;
     if (S.socket) S.socket.send(JSON.stringify({op: "load", seq: ++S.seq, name: "the pasted text", text: text}));
   });
   $("record-file").addEventListener("change", function () {
