@@ -88,43 +88,37 @@
       return {arrow: arrow, x: px(b[1]), y: py(b[2])};
     }), w, h);
     function arrowColour(arrow) { return arrow.rank === 1 ? "#1565c0" : "#6a1b9a"; }
+    // An arrow from cell `a` to cell `b` in `colour`, or a ring on `b` where they are one
+    // cell; `size`: the ring's radius in cells, the head's length, the line's width and
+    // the head's half width in pixels.
+    function arrowOrRing(a, b, colour, size) {
+      var x1 = px(a[1]), y1 = py(a[2]), x2 = px(b[1]), y2 = py(b[2]);
+      if (a === b) {
+        return '<circle cx="' + x2 + '" cy="' + y2 + '" r="' + CELL * size.ring + '" fill="none" stroke="' + colour +
+          '" stroke-width="4"/>';
+      }
+      var dx = x2 - x1, dy = y2 - y1, len = Math.sqrt(dx * dx + dy * dy) || 1, ux = dx / len, uy = dy / len;
+      var hx = x2 - ux * size.head, hy = y2 - uy * size.head;
+      return '<line x1="' + x1 + '" y1="' + y1 + '" x2="' + hx + '" y2="' + hy + '" stroke="' + colour +
+        '" stroke-width="' + size.width + '" stroke-linecap="round"/>' +
+        '<polygon points="' + x2 + "," + y2 + " " + (hx - uy * size.wing) + "," + (hy + ux * size.wing) + " " +
+        (hx + uy * size.wing) + "," + (hy - ux * size.wing) + '" fill="' + colour + '"/>';
+    }
     (marks.arrows || []).forEach(function (arrow) {
       var a = byName[arrow.from], b = byName[arrow.to];
       if (!a || !b) return;
       var colour = arrowColour(arrow), opacity = arrow.rank === 1 ? 0.85 : 0.55;
-      var x1 = px(a[1]), y1 = py(a[2]), x2 = px(b[1]), y2 = py(b[2]);
       out.push('<g class="pv-mark" data-rank="' + arrow.rank + '" pointer-events="none" opacity="' + opacity + '">');
-      if (arrow.from === arrow.to) {
-        out.push('<circle cx="' + x2 + '" cy="' + y2 + '" r="' + CELL * 0.3 + '" fill="none" stroke="' + colour +
-                 '" stroke-width="4"/>');
-      } else {
-        var dx = x2 - x1, dy = y2 - y1, len = Math.sqrt(dx * dx + dy * dy) || 1, ux = dx / len, uy = dy / len;
-        var hx = x2 - ux * 12, hy = y2 - uy * 12;
-        out.push('<line x1="' + x1 + '" y1="' + y1 + '" x2="' + hx + '" y2="' + hy + '" stroke="' + colour +
-                 '" stroke-width="6" stroke-linecap="round"/>');
-        out.push('<polygon points="' + x2 + "," + y2 + " " + (hx - uy * 9) + "," + (hy + ux * 9) + " " +
-                 (hx + uy * 9) + "," + (hy - ux * 9) + '" fill="' + colour + '"/>');
-      }
+      out.push(arrowOrRing(a, b, colour, {ring: 0.3, head: 12, width: 6, wing: 9}));
       out.push("</g>");
     });
     (marks.shapes || []).forEach(function (shape) {
       var a = byName[shape.cells[0]], b = byName[shape.cells[shape.cells.length - 1]];
       var colour = SHAPE_COLOURS[shape.colour] || SHAPE_COLOURS.green;
       if (!a || !b) return;
-      var x1 = px(a[1]), y1 = py(a[2]), x2 = px(b[1]), y2 = py(b[2]);
       out.push('<g class="shape" data-colour="' + esc(shape.colour) + '" data-cells="' + esc(shape.cells.join(" ")) +
                '" pointer-events="none" opacity="0.8">');
-      if (shape.cells.length === 1) {
-        out.push('<circle cx="' + x2 + '" cy="' + y2 + '" r="' + CELL * 0.42 + '" fill="none" stroke="' + colour +
-                 '" stroke-width="4"/>');
-      } else {
-        var dx = x2 - x1, dy = y2 - y1, len = Math.sqrt(dx * dx + dy * dy) || 1, ux = dx / len, uy = dy / len;
-        var hx = x2 - ux * 14, hy = y2 - uy * 14;
-        out.push('<line x1="' + x1 + '" y1="' + y1 + '" x2="' + hx + '" y2="' + hy + '" stroke="' + colour +
-                 '" stroke-width="8" stroke-linecap="round"/>');
-        out.push('<polygon points="' + x2 + "," + y2 + " " + (hx - uy * 11) + "," + (hy + ux * 11) + " " +
-                 (hx + uy * 11) + "," + (hy - ux * 11) + '" fill="' + colour + '"/>');
-      }
+      out.push(arrowOrRing(a, b, colour, {ring: 0.42, head: 14, width: 8, wing: 11}));
       out.push("</g>");
     });
     // The labels over every arrow, so that none hides one, the best line's on top.
