@@ -1,6 +1,7 @@
 """The record formats a game has of its own beside SGF, found in its `games.<name>.records`
-module where it has one: `SGF_NUMBER`, SGF's number of the game, and `FORMATS`, each
-format's reader and writer of lines of moves (GGF and transcripts, say)."""
+module where it has one: `SGF_NUMBER`, SGF's number of the game, `FORMATS`, each
+format's reader and writer of lines of moves (GGF and transcripts, say), and `Line`, the
+line its readers give and its writers take (headers, start board text, moves)."""
 
 from __future__ import annotations
 
@@ -61,15 +62,11 @@ def write_format(game: str, name: str, records: list[Record]) -> str:
     if name not in known:
         raise ValueError(f"{game} has no record format {name!r}")
     _, write, many = known[name]
-    lines = [_line(record, write) for record in records]
+    line = game_records(game).Line  # type: ignore[union-attr]  (a game with formats has a records module)
+    lines = [line(dict(record.headers), record.start, record.moves()) for record in records]
     if many:
         return write(lines)
     if len(lines) != 1:
         raise ValueError(f"a {name} holds one game, not {len(lines)}")
     return write(lines[0])
 
-
-def _line(record: Record, write) -> object:
-    """`record`'s main line as the format's module takes it: its `Line`."""
-    line_type = write.__globals__["Line"]
-    return line_type(dict(record.headers), record.start, record.moves())

@@ -52,7 +52,6 @@ from protocol.client import Engine, EngineClosed, EngineError, Limit
 from protocol.errors import no_room_for_game
 from protocol.info import Info, LineSets
 from protocol.parse import MAX_LINE_BYTES
-from records.tree import Record
 
 LOG = logging.getLogger("engine.gui")
 
@@ -398,7 +397,7 @@ class Tab:
         except ValueError as error:
             raise RequestError(f"Cannot read the record: {error}") from None
         record = records[0]
-        return {"type": "record", "seq": seq, "game": record.game, "start": _start_of(record),
+        return {"type": "record", "seq": seq, "game": record.game, "start": start_board(record.game, record.start, record.params),
                 "moves": record.moves(), "players": players_of(record), "stopped": None,
                 "tree": tree_message(record), "headers": record.headers}
 
@@ -476,19 +475,19 @@ def result_words(result: list[str], names: tuple[str, ...], sides: tuple[str, ..
     return f"{who} ({reason})" if reason else who
 
 
-def _start_of(record: Record) -> str | None:
-    """The board text a record starts from, where it is not the game's own start."""
-    if record.start is None and record.params:
-        return find_game(record.game).format_board(record.start_position())
-    return record.start
+def start_board(game: str, board: str | None, params: dict[str, str]) -> str | None:
+    """The board text a record of `game` starts from, for the page: its own `board`, or
+    the start `params` make where it has none and they are given (the page sends no
+    parameters); None for the game's plain start."""
+    if board is None and params:
+        rules = find_game(game)
+        return rules.format_board(rules.initial_state(dict(params)))
+    return board
 
 
 def record_message(recorded: RecordedGame, seq: object) -> dict:
     """The page's `record` message: the game to replay from its start."""
-    rules = find_game(recorded.name)
-    start = recorded.board
-    if start is None and recorded.params:
-        start = rules.format_board(rules.initial_state(dict(recorded.params)))
+    start = start_board(recorded.name, recorded.board, dict(recorded.params))
     return {"type": "record", "seq": seq, "game": recorded.name, "start": start,
             "moves": recorded.line(), "players": list(recorded.players),
             "stopped": recorded.stopped}
