@@ -1,7 +1,7 @@
 """`engine-gui`: serve the web GUI, each browser tab a session of the engine.
 
     engine-gui [--port P] [--host ADDR] [--token FILE] [--tls-cert FILE --tls-key FILE]
-               [--private | --engine tcp://HOST:PORT]
+               [--private | --engine tcp://HOST:PORT] [--studies DIR]
 
 By default every tab is a session of the user's shared daemon (`protocol.shared`,
 started where none runs), whose compiled code and books stay warm between the tools;
@@ -30,6 +30,7 @@ from urllib.parse import urlsplit
 from aiohttp import web
 
 from adapters.gui.server import DEFAULT_MAX_TABS, make_app
+from adapters.gui.studies import Studies
 from daemon import cores
 from daemon.main import (
     EXIT_LOAD_WAIT_S,
@@ -67,6 +68,9 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
                         help="the token file of the daemon --engine names, if it asks for one")
     parser.add_argument("--max-tabs", type=int, default=DEFAULT_MAX_TABS, metavar="N",
                         help=f"browser tabs served at once (default {DEFAULT_MAX_TABS})")
+    parser.add_argument("--studies", type=Path, metavar="DIR",
+                        help="the folder the studies are kept in (default: the user's data folder's"
+                             " engine/studies)")
     parser.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"))
     args = parser.parse_args(argv)
     if not 0 <= args.port <= 65535:
@@ -152,7 +156,7 @@ async def serve(args: argparse.Namespace, token: str | None, engine_token: str |
 
         own_engine = None if args.private else in_this_process
 
-    runner = web.AppRunner(make_app(open_engine, token, args.max_tabs, own_engine),
+    runner = web.AppRunner(make_app(open_engine, token, args.max_tabs, own_engine, Studies(args.studies)),
                            access_log=None)
     await runner.setup()
     site = web.TCPSite(runner, args.host, args.port, ssl_context=tls)

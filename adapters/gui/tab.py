@@ -18,6 +18,8 @@ and reads its replies. Requests (JSON objects, `op` naming each):
                   list, as engine-analyse reads them
     export        the page's game tree (`tree`, with `game`, `start` and `headers`) as
                   an SGF record (`adapters.gui.trees`)
+    study         list, open, save, rename, delete, import or export (`action`) the
+                  studies kept (`adapters.gui.studies`)
     analyse_game  the analysis of every ply of the game (`movetime` ms or `depth`, `top`
                   lines), as engine-analyse computes it, with its progress, and each
                   player's summary (inaccuracies, mistakes, blunders, accuracy)
@@ -28,7 +30,7 @@ a new one first stops a search still running for an older one (analysis goes on 
 then). Messages (`type`): `position`, `lines` (the last whole set of an analysis's
 lines, all of one depth: lines of two depths are never compared), `bestmove`,
 `record` (with the record's `tree` and `headers` where it has them), `export` (the
-SGF `text`), `progress`, `game_analysis`, `stopped`, and `error`, whose `text` says in
+SGF `text`), `studies`, `study`, `study_saved`, `progress`, `game_analysis`, `stopped`, and `error`, whose `text` says in
 words what the engine (or the request) got wrong.
 """
 
@@ -45,6 +47,8 @@ from adapters.analysis.gamefile import Game as RecordedGame
 from adapters.analysis.gamefile import LEAVE, played_game, position_after, read_game_text
 from adapters.analysis.summary import seat_summary
 from adapters.codingame import turn_format
+from adapters.gui.studies import Studies
+from adapters.gui.studies import answer as study_answer
 from adapters.gui.trees import players_of, read_tree_records, sgf_of_tree, tree_message
 from adapters.view.engine import engine_view
 from games import all_games, find_game
@@ -186,8 +190,12 @@ class Tab:
     where the daemon cannot load a game (its tables' budget is full)."""
 
     def __init__(self, engine: Engine, send: Callable[[dict], Awaitable[None]],
-                 own_engine: Callable[[], Awaitable[Engine]] | None = None):
+                 own_engine: Callable[[], Awaitable[Engine]] | None = None, studies: Studies | None = None):
         self.engine = engine
+        self._studies = studies
+        #: The requests that need no engine, answered off the loop as they come, each
+        #: with a list of messages.
+        self._at_once = {"export": self._export, "study": self._study}
         self._send = send
         self._own_engine = own_engine
         self._game: str | None = None
@@ -205,14 +213,15 @@ class Tab:
 
     async def submit(self, request: Any) -> None:
         """Take a request from the page: `stop` halts the request being carried out at
-        once, `export` is answered at once beside it (it needs no engine), any other
+        once, `export` and `study` are answered at once beside it (they need no engine), any other
         request halts it and waits its turn."""
         if not isinstance(request, dict) or not isinstance(request.get("op"), str):
             await self._send({"type": "error", "seq": None, "code": "request", "text": "not a request"})
             return
-        if request["op"] == "export":  # needs no engine: answered at once, a search going on
+        if request["op"] in self._at_once:  # needs no engine: answered at once, a search going on
             try:
-                await self._send(await asyncio.to_thread(self._export, request, request.get("seq")))
+                for message in await asyncio.to_thread(self._at_once[request["op"]], request, request.get("seq")):
+                    await self._send(message)
             except RequestError as error:
                 await self._send(error_message(error, request.get("seq")))
             return
@@ -401,7 +410,18 @@ class Tab:
                 "moves": record.moves(), "players": players_of(record), "stopped": None,
                 "tree": tree_message(record), "headers": record.headers}
 
-    def _export(self, request: dict, seq: object) -> dict:
+    def _study(self, request: dict, seq: object) -> list[dict]:
+        """The answer to a request about the studies kept (`adapters.gui.studies`)."""
+        if self._studies is None:
+            raise RequestError("this engine-gui keeps no studies")
+        try:
+            return study_answer(self._studies, request, seq)
+        except ValueError as error:
+            raise RequestError(f"Study: {error}") from None
+        except OSError as error:
+            raise RequestError(f"Study: the studies' folder: {error.strerror or error}") from None
+
+    def _export(self, request: dict, seq: object) -> list[dict]:
         """The page's game tree as an SGF record."""
         game = request.get("game")
         start = request.get("start")
@@ -413,7 +433,7 @@ class Tab:
             text = sgf_of_tree(game, start, request.get("tree"), request.get("headers"))
         except ValueError as error:
             raise RequestError(f"Cannot save the game: {error}") from None
-        return {"type": "export", "seq": seq, "format": "sgf", "text": text}
+        return [{"type": "export", "seq": seq, "format": "sgf", "text": text}]
 
     async def _analyse_game(self, game: Game, request: dict, seq: object) -> None:
         top = _number(request, "top", 1, 8, 3)
