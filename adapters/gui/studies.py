@@ -212,11 +212,6 @@ class Studies:
             Path(temporary).unlink(missing_ok=True)
             raise
 
-    def rename(self, study: str, name: str) -> None:
-        """Give `study` the name `name`."""
-        _, records = self.read(study)
-        self.write(study, name, records)
-
     def delete(self, study: str) -> None:
         """Delete `study`; raises ValueError where there is none."""
         with self._lock:
@@ -239,11 +234,12 @@ class Studies:
 
 
 #: What a page may ask of the studies (`answer`).
-ACTIONS = ("list", "open", "save", "rename", "delete", "import", "export")
+ACTIONS = ("list", "open", "save", "delete", "import", "export")
 
 
 def answer(studies: Studies, request: dict, seq: object) -> list[dict]:
-    """The page's messages answering a `study` request (`action` one of ACTIONS):
+    """The page's messages answering a `study` request (`action` one of ACTIONS; a
+    study is renamed by saving it under its id with its new name):
     `studies` (the list), `study` (one opened, with its chapters), `study_saved` (its
     id and name) and `export` (its SGF text). Raises ValueError saying what is wrong."""
     action = request.get("action")
@@ -259,9 +255,6 @@ def answer(studies: Studies, request: dict, seq: object) -> list[dict]:
         records = study_records(request.get("name"), request.get("chapters"))
         saved = studies.write(study, request["name"], records)
         out.append({"type": "study_saved", "seq": seq, "id": saved, "name": checked_name(request["name"], "study")})
-    elif action == "rename":
-        studies.rename(study, request.get("name"))
-        out.append({"type": "study_saved", "seq": seq, "id": study, "name": checked_name(request["name"], "study")})
     elif action == "delete":
         studies.delete(study)
     elif action == "import":

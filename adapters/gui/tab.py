@@ -18,8 +18,8 @@ and reads its replies. Requests (JSON objects, `op` naming each):
                   list, as engine-analyse reads them
     export        the page's game tree (`tree`, with `game`, `start` and `headers`) as
                   an SGF record (`adapters.gui.trees`)
-    study         list, open, save, rename, delete, import or export (`action`) the
-                  studies kept (`adapters.gui.studies`)
+    study         list, open, save (a new name renames), delete, import or export
+                  (`action`) the studies kept (`adapters.gui.studies`)
     analyse_game  the analysis of every ply of the game (`movetime` ms or `depth`, `top`
                   lines), as engine-analyse computes it, with its progress, and each
                   player's summary (inaccuracies, mistakes, blunders, accuracy)

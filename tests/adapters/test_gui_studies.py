@@ -49,7 +49,7 @@ def test_a_study_of_every_game_is_kept_listed_opened_renamed_exported_and_delete
     assert [item["name"] for item in opened["chapters"]] == [item["name"] for item in chapters]
     assert [item["tree"] for item in opened["chapters"]] == [item["tree"] for item in chapters]
     assert opened["chapters"][0]["headers"] == {"EV": "a test"}
-    ask(studies, action="rename", id=saved["id"], name="My openings")
+    ask(studies, action="save", id=saved["id"], name="My openings", chapters=chapters)  # renamed
     exported = ask(studies, action="export", id=saved["id"])["export"]
     assert exported["name"] == "My openings"
     found = read_sgf(exported["text"], "export")
@@ -101,7 +101,7 @@ def test_any_tree_of_any_game_comes_back_from_a_study(tmp_path, found, name) -> 
 @pytest.mark.parametrize("study", ["../../etc/passwd", "0123", "0123456789abcdeg", None, 5, "ABCDEF0123456789"])
 def test_an_id_that_is_no_studys_names_no_file(tmp_path, study) -> None:
     studies = Studies(tmp_path)
-    for action in ("open", "export", "delete", "rename"):
+    for action in ("open", "export", "delete"):
         with pytest.raises(ValueError, match="no such study"):
             answer(studies, {"action": action, "id": study, "name": "x"}, 1)
 
