@@ -4,6 +4,8 @@
 (function (root) {
   "use strict";
   var CELL = 48, SVG = '<svg xmlns="http://www.w3.org/2000/svg"';
+  // How long a move's animation runs (marks.animate), in seconds.
+  var ANIMATION_S = 0.22;
   // The colours of the user's shapes (`records`' four, lichess's brushes).
   var SHAPE_COLOURS = {green: "#15781b", red: "#882020", blue: "#003088", yellow: "#e68f00"};
 
@@ -24,14 +26,50 @@
   // (cells clicked so far), arrows ([{from, to, label, rank}]: moves drawn with their
   // scores; from === to draws a ring), shapes ([{cells, colour}]: the user's own arrows,
   // two cells, and circles, one, in SHAPE_COLOURS), flipped (the board turned half a
-  // turn, as seen from the other side).
+  // turn, as seen from the other side), animate (the changes of the move that led here,
+  // Logic.moveChanges's, drawn as they happen: each piece moved slides from its old cell,
+  // a piece flipped turns over, one appeared grows, one removed fades where it stood or
+  // slides off as it fades, a cell blocked darkens; null or absent: none) and
+  // animateSince (the seconds the animation has already run: a board drawn anew while
+  // it runs carries it on). The animation is SVG's own (SMIL), which a page's
+  // Content-Security-Policy without inline styles allows, and lasts ANIMATION_S.
   function renderBoard(view, marks) {
     marks = marks || {};
     var w = view.width * CELL, h = view.height * CELL, out = [];
-    var byName = cellsByName(view);
+    var byName = cellsByName(view), anim = marks.animate || null;
+    var begin = ' begin="' + (marks.animateSince > 0 ? -marks.animateSince.toFixed(3) : 0) + 's" dur="' +
+      ANIMATION_S + 's"';
+    // The cells whose pieces are animated, drawn over every cell (a piece sliding passes
+    // over cells drawn after its own), and the cells blocked by the move.
+    var animated = {}, newlyBlocked = {};
+    if (anim) {
+      (anim.moved || []).forEach(function (move) { animated[move.to] = {move: move}; });
+      (anim.flipped || []).forEach(function (flip) { animated[flip.cell] = {flip: flip}; });
+      (anim.appeared || []).forEach(function (piece) { animated[piece.cell] = {appeared: true}; });
+      (anim.blocked || []).forEach(function (name) { newlyBlocked[name] = true; });
+    }
     // Where a point of the view (in cells) is drawn.
     function px(v) { return marks.flipped ? w - v * CELL : v * CELL; }
     function py(v) { return marks.flipped ? h - v * CELL : v * CELL; }
+    // A piece of player `piece` on cell `name`, drawn at (x, y); `inner`: the circle's
+    // animations.
+    function pieceMarkup(name, x, y, piece, inner) {
+      var colour = view.colours[piece], text = '<circle class="piece" data-cell="' + esc(name) + '" data-player="' +
+        piece + '" cx="' + x + '" cy="' + y + '" r="' + CELL * 0.38 + '" fill="' + colour[0] + '" stroke="' +
+        colour[1] + '" stroke-width="2"' + (inner ? ">" + inner + "</circle>" : "/>");
+      if (view.letters) {
+        text += '<text class="letter" data-cell="' + esc(name) + '" x="' + x + '" y="' + (y + 6) +
+          '" font-size="17" text-anchor="middle" fill="#fff">' + esc(view.letters[piece]) + "</text>";
+      }
+      return text;
+    }
+    // A scale animated through `values` about the point (x, y).
+    function scaled(x, y, values) {
+      var sum = ' attributeName="transform" additive="sum"' + begin + ' fill="freeze"/>';
+      return '<animateTransform type="translate" values="' + x + " " + y + '"' + sum +
+        '<animateTransform type="scale" values="' + values + '"' + sum +
+        '<animateTransform type="translate" values="' + -x + " " + -y + '"' + sum;
+    }
     out.push(SVG + ' class="board" width="' + w + '" height="' + h + '" viewBox="0 0 ' + w + " " + h + '">');
     view.cells.forEach(function (cell) {
       var name = cell[0], x = px(cell[1]), y = py(cell[2]), piece = cell[3], blocked = cell[4];
@@ -41,22 +79,52 @@
                  CELL * 0.47 + '" fill="#c8a165" stroke="#7a5a2e" stroke-width="1"><title>' + esc(name) +
                  "</title></circle>");
       } else {
-        var fill = blocked ? "#555" : view.felt || ((row + col) % 2 ? "#f0d9b5" : "#b58863");
+        var open = view.felt || ((row + col) % 2 ? "#f0d9b5" : "#b58863"), fill = blocked ? "#555" : open;
         out.push('<rect class="cell" data-cell="' + esc(name) + '" x="' + (x - CELL / 2) + '" y="' +
                  (y - CELL / 2) + '" width="' + CELL + '" height="' + CELL + '" fill="' + fill +
-                 '" stroke="#333" stroke-width="0.5"><title>' + esc(name) + "</title></rect>");
+                 '" stroke="#333" stroke-width="0.5">' +
+                 (blocked && newlyBlocked[name] ? '<animate attributeName="fill" values="' + open + ";" + fill +
+                  '"' + begin + "/>" : "") + "<title>" + esc(name) + "</title></rect>");
       }
-      if (piece >= 0) {
-        var colour = view.colours[piece];
-        out.push('<circle class="piece" data-cell="' + esc(name) + '" data-player="' + piece + '" cx="' + x +
-                 '" cy="' + y + '" r="' + CELL * 0.38 + '" fill="' + colour[0] + '" stroke="' + colour[1] +
-                 '" stroke-width="2"/>');
-        if (view.letters) {
-          out.push('<text class="letter" data-cell="' + esc(name) + '" x="' + x + '" y="' + (y + 6) +
-                   '" font-size="17" text-anchor="middle" fill="#fff">' + esc(view.letters[piece]) + "</text>");
-        }
-      }
+      if (piece >= 0 && !animated[name]) out.push(pieceMarkup(name, x, y, piece));
     });
+    if (anim) {
+      // The pieces removed: each fades where it stood (or as it leaves by its dx, dy).
+      (anim.removed || []).forEach(function (gone) {
+        var cell = byName[gone.cell], colour = view.colours[gone.piece];
+        if (!cell || !colour) return;
+        var x = px(cell[1]), y = py(cell[2]), dx = px(cell[1] + (gone.dx || 0)) - x;
+        var dy = py(cell[2] + (gone.dy || 0)) - y;
+        out.push('<g class="removed" data-from="' + esc(gone.cell) + '" opacity="0" pointer-events="none">' +
+                 '<animate attributeName="opacity" values="1;0"' + begin + "/>" +
+                 (dx || dy ? '<animateTransform attributeName="transform" type="translate" values="0 0;' + dx +
+                  " " + dy + '"' + begin + ' fill="freeze"/>' : "") +
+                 '<circle class="ghost" cx="' + x + '" cy="' + y + '" r="' + CELL * 0.38 + '" fill="' + colour[0] +
+                 '" stroke="' + colour[1] + '" stroke-width="2"/></g>');
+      });
+      view.cells.forEach(function (cell) {
+        var name = cell[0], x = px(cell[1]), y = py(cell[2]), piece = cell[3], how = animated[name];
+        if (!(piece >= 0) || !how) return;
+        if (how.move) {
+          var from = byName[how.move.from] || cell;
+          out.push('<g class="moved" data-from="' + esc(how.move.from) + '" data-to="' + esc(name) + '">' +
+                   '<animateTransform attributeName="transform" type="translate" values="' + (px(from[1]) - x) +
+                   " " + (py(from[2]) - y) + ';0 0" calcMode="spline" keyTimes="0;1" keySplines="0.3 0 0.2 1"' +
+                   begin + ' fill="freeze"/>' + pieceMarkup(name, x, y, piece) + "</g>");
+        } else if (how.flip) {
+          // Turned over about its upright axis, its colour changing halfway.
+          var was = view.colours[how.flip.from] || view.colours[piece], turn = function (attribute, k) {
+            return '<animate attributeName="' + attribute + '" values="' + was[k] + ";" + view.colours[piece][k] +
+              '" keyTimes="0;0.5" calcMode="discrete"' + begin + "/>";
+          };
+          out.push('<g class="flipped" data-cell-flipped="' + esc(name) + '">' + scaled(x, y, "1 1;0 1;1 1") +
+                   pieceMarkup(name, x, y, piece, turn("fill", 0) + turn("stroke", 1)) + "</g>");
+        } else {
+          out.push('<g class="appeared" data-cell-appeared="' + esc(name) + '">' + scaled(x, y, "0 0;1 1") +
+                   pieceMarkup(name, x, y, piece) + "</g>");
+        }
+      });
+    }
     view.labels.forEach(function (label) {
       out.push('<text class="label" x="' + px(label[1]) + '" y="' + (py(label[2]) + 5) +
                '" font-size="13" text-anchor="middle">' + esc(label[0]) + "</text>");
@@ -286,5 +354,5 @@
     return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255;
   }
 
-  root.Board = {CELL: CELL, renderBoard: renderBoard, renderGraph: renderGraph, escape: esc};
+  root.Board = {CELL: CELL, ANIMATION_S: ANIMATION_S, renderBoard: renderBoard, renderGraph: renderGraph, escape: esc};
 })(typeof window !== "undefined" ? window : globalThis);

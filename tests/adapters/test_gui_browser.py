@@ -1228,3 +1228,85 @@ def test_the_whole_game_analysis_sums_up_each_player(browser, gui: str, tmp_path
     page.wait_for_function("document.getElementById('game-summary').hidden")
     assert not page.errors
     page.close()
+
+
+#: Keeps every board the page draws, with the plies of the position it shows, in
+#: window.boards: a board drawn is seen however soon it is drawn again.
+KEEP_BOARDS = """() => { window.boards = []; new MutationObserver(() => window.boards.push({
+    plies: window.gui.state.position.moves.length, svg: document.getElementById('board').innerHTML}))
+    .observe(document.getElementById('board'), {childList: true}); }"""
+
+
+def boards_drawn(page, plies: int) -> list[str]:
+    """The boards drawn since KEEP_BOARDS of the position after `plies` moves, in order."""
+    return page.evaluate(f"window.boards.filter(board => board.plies === {plies}).map(board => board.svg)")
+
+
+def animated(svg: str) -> dict[str, list[str]]:
+    """The cells of each kind of animation in a board's SVG: flipped, appeared, removed
+    (the ghosts), and how many SVG animation elements it holds."""
+    return {"flipped": re.findall(r'data-cell-flipped="([^"]+)"', svg),
+            "appeared": re.findall(r'data-cell-appeared="([^"]+)"', svg),
+            "removed": re.findall(r'class="removed" data-from="([^"]+)"', svg),
+            "animations": [str(len(re.findall(r"<animate(?:Transform)?\b", svg)))]}
+
+
+def test_a_move_is_animated_unless_the_setting_is_off_which_a_reload_keeps(browser, gui: str) -> None:
+    """A move played in Othello is drawn as it happens: the disc placed grows and each
+    disc it turns turns over (SVG's own animation elements, which the page's
+    Content-Security-Policy allows); the move taken back runs backwards, the disc going
+    as a ghost; the same position drawn again is still. With *Animate* unticked no
+    board is animated, and the choice outlives a reload. A system asking for reduced
+    motion has it unticked from the start."""
+    from adapters.codingame import turn_format
+
+    page = open_page(browser, gui, "othello")
+    assert page.is_checked("#animate")
+    page.click("button[data-mode='replay']")
+    page.wait_for_function("!window.gui.state.trial && window.gui.state.position.seq === window.gui.state.seq")
+    move = state(page, "position.legal")[0]
+    # The discs the move turns, from the rules.
+    rules, style = find_game("othello"), turn_format("othello").BOARD_STYLE
+    start = rules.initial_state({})
+    views = [style.view(rules.format_board(position).split()[0].split("/"), rules.player_names)
+             for position in (start, start.play(rules.parse_move(start, move["move"])))]
+    turned = [a[0] for a, b in zip(views[0]["cells"], views[1]["cells"], strict=True) if a[3] >= 0 and a[3] != b[3]]
+    assert turned
+    page.evaluate(KEEP_BOARDS)
+    click_cells(page, move["paths"][0])
+    page.wait_for_function("window.gui.state.position.moves.length === 1")
+    first = animated(boards_drawn(page, 1)[0])
+    assert (first["appeared"], sorted(first["flipped"]), first["removed"]) == ([move["move"]], sorted(turned), [])
+    assert int(first["animations"][0]) >= 3 * (1 + len(turned))
+    # Drawn again for the same position once the animation is over (the board flipped):
+    # no animation again.
+    page.wait_for_timeout(400)
+    page.keyboard.press("f")
+    page.wait_for_function("window.gui.state.flipped")
+    assert animated(boards_drawn(page, 1)[-1])["animations"] == ["0"]
+    # Back a ply: the move runs backwards.
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function("window.gui.state.position.moves.length === 0")
+    back = animated(boards_drawn(page, 0)[0])
+    assert (back["removed"], sorted(back["flipped"]), back["appeared"]) == ([move["move"]], sorted(turned), [])
+
+    # Unticked: no animation, and the page keeps the choice.
+    page.click("#animate")
+    assert not page.is_checked("#animate")
+    assert page.evaluate("localStorage.getItem('engine-gui-animate')") == "off"
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("window.gui.state.position.moves.length === 1")
+    assert animated(boards_drawn(page, 1)[-1])["animations"] == ["0"]
+    page.reload()
+    page.wait_for_function("window.gui.state.position && window.gui.state.position.moves.length === 1")
+    assert not page.is_checked("#animate")
+    page.evaluate(KEEP_BOARDS)
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function("window.gui.state.position.moves.length === 0")
+    assert all(animated(svg)["animations"] == ["0"] for svg in boards_drawn(page, 0))
+    assert not page.errors
+    page.close()
+
+    calm = open_page(browser, gui, "othello", prepare=lambda page: page.emulate_media(reduced_motion="reduce"))
+    assert not calm.is_checked("#animate")
+    calm.close()

@@ -11,7 +11,11 @@ What it proves:
 - Undo and Redo in play go to the plies at which the human is to move; scores read as
   pawns with a sign or as a win or loss in so many moves; the expected share of the
   points comes from the win / draw / loss chances, else the score; editing a board
-  cycles one cell's piece and sets the side to move, the rest of the board text kept.
+  cycles one cell's piece and sets the side to move, the rest of the board text kept;
+- what a move changes on the board, for the board to animate (moveChanges): each game's
+  typical move on small boards drawn by hand, and every ply of a game of each, forwards
+  and backwards, the changes found making the board after it; nothing between boards
+  of other sizes or the same board.
 
 The tests skip, saying so, where node is not installed.
 """
@@ -27,6 +31,7 @@ import pytest
 
 from adapters.codingame import turn_format
 from adapters.codingame.common import sorted_tokens
+from adapters.view.board import HexBoard, SquareBoard
 from games import find_game
 from tests.conftest import DATA, ROOT, random_game
 from search.multiplayer import WIN_VALUE
@@ -298,3 +303,169 @@ def test_words_count_and_a_refused_click_says_why() -> None:
          "0,6 is not a legal move here: after the ends of a line, click the cell that the first marble clicked,"
          " 2,5, moves to (the cell ahead of the front marble for a line moving along itself)"),
     ])
+
+
+# ---- what a move changes on the board (Logic.moveChanges), for the board to animate ----
+
+#: Small boards drawn as the games draw theirs: square ones with three players' pieces
+#: (b, w, r) and blocked squares (x), hexagonal ones of side 3 (rows of 3, 4, 5, 4, 3).
+SQUARE = SquareBoard(colours=(("#111", "#000"), ("#eee", "#999"), ("#c00", "#800")), blocked="x", lettered=True)
+HEX = HexBoard(colours=(("#111", "#000"), ("#eee", "#999")), side=3)
+
+
+def square(*rows: str) -> dict:
+    """The view of a small square board, its top row first (a2 b2 / a1 b1 for two rows)."""
+    return SQUARE.view(list(rows), ["b", "w", "r"])
+
+
+def hexagon(*rows: str) -> dict:
+    """The view of a hexagonal board of side 3 (0: a black marble, 1: a white one)."""
+    return HEX.view(list(rows), ["0", "1"])
+
+
+def changes(moved=(), flipped=(), appeared=(), removed=(), blocked=()) -> dict:
+    """What moveChanges gives, written short: moved (from, to, piece), flipped (cell,
+    from, to), appeared (cell, piece), removed (cell, piece, dx, dy)."""
+    return {"moved": [{"from": a, "to": b, "piece": p} for a, b, p in moved],
+            "flipped": [{"cell": c, "from": a, "to": b} for c, a, b in flipped],
+            "appeared": [{"cell": c, "piece": p} for c, p in appeared],
+            "removed": [{"cell": c, "piece": p, "dx": dx, "dy": dy} for c, p, dx, dy in removed],
+            "blocked": list(blocked)}
+
+
+#: A step down and right on the hexagonal board, in cells.
+SOUTH_EAST = (0.5, math.sqrt(3) / 2)
+
+
+def test_each_games_typical_move_is_found_for_the_board_to_animate() -> None:
+    """A move's pieces moved, flipped, placed, taken and pushed off, as each game makes
+    them: Clobber's capture, Othello's placed disc and the discs it turns, Lines of
+    Action's move and capture, Knight Isolation's knight and the square it leaves
+    blocked, Abalone's lines moving sideways, along themselves, pushing and pushing off
+    the board, every marble one step. A move taken back runs backwards."""
+    check_calls([
+        # Clobber: b2's white stone is taken by a2's black one.
+        ("moveChanges", [square("bw", ".."), square(".b", "..")],
+         changes(moved=[("a2", "b2", 0)], removed=[("b2", 1, 0, 0)])),
+        # ... and taken back: the stone goes back, the one taken comes back.
+        ("moveChanges", [square(".b", ".."), square("bw", "..")],
+         changes(moved=[("b2", "a2", 0)], appeared=[("b2", 1)])),
+        # Othello: black placed on a3 turns b3.
+        ("moveChanges", [square("....", ".wb.", ".bw.", "...."), square("....", "bbb.", ".bw.", "....")],
+         changes(flipped=[("b3", 1, 0)], appeared=[("a3", 0)])),
+        ("moveChanges", [square("....", "bbb.", ".bw.", "...."), square("....", ".wb.", ".bw.", "....")],
+         changes(flipped=[("b3", 0, 1)], removed=[("a3", 0, 0, 0)])),
+        # Lines of Action: a move, then a capture.
+        ("moveChanges", [square("b..w", "....", "....", "w..b"), square("...w", "....", "..b.", "w..b")],
+         changes(moved=[("a4", "c2", 0)])),
+        ("moveChanges", [square("...w", "....", "..b.", "w..b"), square("....", "....", "..w.", "w..b")],
+         changes(moved=[("d4", "c2", 1)], removed=[("c2", 0, 0, 0)])),
+        # Knight Isolation, three players: red's knight leaves a3, blocked, for b1.
+        ("moveChanges", [square("r..", "..g", "b.."), square("x..", "..g", "br.")],
+         changes(moved=[("a3", "b1", 2)], blocked=["a3"])),
+        # Abalone: two marbles sideways, down and right.
+        ("moveChanges", [hexagon("...", "00..", ".....", "....", "..."),
+                         hexagon("...", "....", ".00..", "....", "...")],
+         changes(moved=[("0,1", "1,2", 0), ("1,1", "2,2", 0)])),
+        # ... three along themselves, each one step (the move's two ends alone change).
+        ("moveChanges", [hexagon("...", "....", "000..", "....", "..."),
+                         hexagon("...", "....", ".000.", "....", "...")],
+         changes(moved=[("0,2", "1,2", 0), ("1,2", "2,2", 0), ("2,2", "3,2", 0)])),
+        # ... three pushing one.
+        ("moveChanges", [hexagon("...", "....", "0001.", "....", "..."),
+                         hexagon("...", "....", ".0001", "....", "...")],
+         changes(moved=[("0,2", "1,2", 0), ("1,2", "2,2", 0), ("2,2", "3,2", 0), ("3,2", "4,2", 1)])),
+        # ... three pushing two, the last off the board: it leaves by the step.
+        ("moveChanges", [hexagon("...", "....", "00011", "....", "..."),
+                         hexagon("...", "....", ".0001", "....", "...")],
+         changes(moved=[("0,2", "1,2", 0), ("1,2", "2,2", 0), ("2,2", "3,2", 0), ("3,2", "4,2", 1)],
+                 removed=[("4,2", 1, 1, 0)])),
+        # A piece that went further than one step in no line of its own pieces: one move.
+        ("moveChanges", [hexagon("0..", "....", ".....", "....", "..."),
+                         hexagon("...", "....", ".....", "....", "0..")],
+         changes(moved=[("0,0", "0,4", 0)])),
+    ])
+    # Abalone: two pushing one off the board down and right, each one step that way.
+    before = hexagon("...", "....", ".0...", ".0..", ".1.")
+    after = hexagon("...", "....", ".....", ".0..", ".0.")
+    got = run_logic({"calls": [["moveChanges", [before, after]]]})["calls"][0]
+    assert got["moved"] == [{"from": "1,2", "to": "1,3", "piece": 0}, {"from": "1,3", "to": "1,4", "piece": 0}]
+    (gone,) = got["removed"]
+    assert (gone["cell"], gone["piece"]) == ("1,4", 1)
+    assert math.isclose(gone["dx"], SOUTH_EAST[0]) and math.isclose(gone["dy"], SOUTH_EAST[1])
+
+
+def test_no_animation_between_boards_of_other_sizes_or_the_same_board() -> None:
+    """moveChanges gives null for views of other boards (another size, another shape,
+    other cells) and where nothing on the board changed."""
+    board = square("bw", "..")
+    check_calls([
+        ("moveChanges", [board, square("bw.", "...")], None),
+        ("moveChanges", [board, square("bw", "..", "..")], None),
+        ("moveChanges", [board, hexagon("...", "....", ".....", "....", "...")], None),
+        ("moveChanges", [board, {**board, "cells": [["z9", *cell[1:]] for cell in board["cells"]]}], None),
+        ("moveChanges", [board, board], None),
+        ("moveChanges", [None, board], None),
+    ])
+
+
+def board_after(before: dict, found: dict) -> tuple[dict, set]:
+    """The pieces (cell: player) and the blocked cells of `before` with the changes
+    `found` made: every piece moved or removed lifted, then each put down where it went,
+    each flipped turned, each appeared placed."""
+    pieces = {cell[0]: cell[3] for cell in before["cells"] if cell[3] >= 0}
+    for move in found["moved"]:
+        assert pieces.pop(move["from"]) == move["piece"]
+    for gone in found["removed"]:
+        assert pieces.pop(gone["cell"]) == gone["piece"]
+    for move in found["moved"]:
+        assert move["to"] not in pieces
+        pieces[move["to"]] = move["piece"]
+    for flip in found["flipped"]:
+        assert pieces[flip["cell"]] == flip["from"] != flip["to"]
+        pieces[flip["cell"]] = flip["to"]
+    for piece in found["appeared"]:
+        assert piece["cell"] not in pieces
+        pieces[piece["cell"]] = piece["piece"]
+    return pieces, {cell[0] for cell in before["cells"] if cell[4]} | set(found["blocked"])
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_changes_of_every_ply_of_a_game_make_the_board_after_it(game: str) -> None:
+    """Along a game of each (up to 200 plies), forwards and backwards, the changes found
+    make the board after the ply from the one before it; a ply moves one piece (Abalone:
+    up to five marbles, each one step the same way; Clobber and Lines of Action may take
+    one; Othello places one and turns some)."""
+    rules, style = find_game(game), turn_format(game).BOARD_STYLE
+    position, views = rules.initial_state({}), []
+    moves = random_game(game, 200, seed=11)
+    for move in [None, *moves]:
+        if move is not None:
+            position = position.play(rules.parse_move(position, move))
+        views.append(style.view(rules.format_board(position).split()[0].split("/"), rules.player_names))
+    pairs = [(a, b) for a, b in zip(views, views[1:])] + [(b, a) for a, b in zip(views, views[1:])]
+    found = run_logic({"calls": [["moveChanges", [a, b]] for a, b in pairs]})["calls"]
+    for k, ((before, after), changed) in enumerate(zip(pairs, found, strict=True)):
+        assert changed is not None
+        pieces, blocked = board_after(before, changed)
+        assert pieces == {cell[0]: cell[3] for cell in after["cells"] if cell[3] >= 0}
+        forward = k < len(moves)
+        if game == "abalone":
+            steps = {(round(after_cell(after, m["to"])[0] - after_cell(after, m["from"])[0], 6),
+                      round(after_cell(after, m["to"])[1] - after_cell(after, m["from"])[1], 6))
+                     for m in changed["moved"]}
+            assert len(steps) == 1 and math.isclose(math.hypot(*steps.pop()), 1, abs_tol=1e-5), changed
+            assert not changed["flipped"] and not changed["appeared"] and not changed["blocked"]
+        elif game == "othello":
+            assert not changed["moved"] and changed["flipped"]
+            assert len(changed["appeared"]) + len(changed["removed"]) == 1
+        else:
+            assert len(changed["moved"]) == 1 and not changed["flipped"]
+            assert len(changed["removed"]) + len(changed["appeared"]) <= 1
+        if game == "isolation" and forward:
+            assert blocked == {cell[0] for cell in after["cells"] if cell[4]}
+
+
+def after_cell(view: dict, name: str) -> tuple[float, float]:
+    """The centre of cell `name` of `view`, in cells."""
+    return next((cell[1], cell[2]) for cell in view["cells"] if cell[0] == name)

@@ -255,9 +255,140 @@
     return parts.join(" ");
   }
 
+  // ---- what a move changes on the board, for the board to animate ---------------------
+
+  function pieceAt(cell) { return typeof cell[3] === "number" && cell[3] >= 0 ? cell[3] : -1; }
+
+  // Where a point of a view (in cells) is looked up: rounded, as the hexagonal board's
+  // rows are irrational.
+  function spot(x, y) { return Math.round(x * 1000) + "," + Math.round(y * 1000); }
+
+  // What changed on the board from view `before` to view `after` (board.py's views of two
+  // positions of one game, a ply apart: forward, or back), as board.js's `marks.animate`
+  // draws it; null where the views are of different boards (another game, another size)
+  // or nothing on the board changed:
+  //   moved     [{from, to, piece}]: a piece that left cell `from` for cell `to` (in
+  //             the board's order of the cells they left)
+  //   flipped   [{cell, from, to}]: a piece that changed owner in place (Othello's)
+  //   appeared  [{cell, piece}]: a piece that came from nowhere (a disc placed)
+  //   removed   [{cell, piece, dx, dy}]: a piece gone (taken, pushed off the board),
+  //             leaving its cell by (dx, dy) cells (0, 0: where it stands)
+  //   blocked   [cell]: the cells that became blocked
+  // The cells that lost a player's piece are paired with those that gained one of the
+  // same player, the displacement most pairs share first (every marble of an Abalone
+  // move takes one step; elsewhere one piece moves). On the hexagonal board a piece's
+  // way over pieces of its own player, a step at a time, is those pieces moving a step
+  // each (a line moving along itself, a line pushed), and a piece lost where a moved
+  // one arrived, with pieces of its player up to the board's edge in that step's
+  // direction, is that line pushed, the last one off the board. The rest: a cell that
+  // lost one player's piece and gained another's flipped; a gain alone appeared; a loss
+  // alone was removed where it stood.
+  function moveChanges(before, after) {
+    if (!before || !after || !before.cells || !after.cells || before.shape !== after.shape ||
+        before.width !== after.width || before.height !== after.height ||
+        before.cells.length !== after.cells.length) return null;
+    var cells = before.cells, losses = [], gains = [], blocked = [], bySpot = {};
+    for (var i = 0; i < cells.length; i++) {
+      var a = cells[i], b = after.cells[i];
+      if (a[0] !== b[0] || a[1] !== b[1] || a[2] !== b[2]) return null;
+      bySpot[spot(a[1], a[2])] = i;
+      var was = pieceAt(a), now = pieceAt(b);
+      if (was !== now) {
+        if (was >= 0) losses.push({at: i, piece: was, used: false});
+        if (now >= 0) gains.push({at: i, piece: now, used: false});
+      }
+      if (b[4] && !a[4]) blocked.push(a[0]);
+    }
+    // Every loss and gain of one player that could pair, grouped by their displacement.
+    var groups = {};
+    losses.forEach(function (loss) {
+      gains.forEach(function (gain) {
+        if (gain.piece !== loss.piece) return;
+        var dx = cells[gain.at][1] - cells[loss.at][1], dy = cells[gain.at][2] - cells[loss.at][2];
+        var key = spot(dx, dy);
+        (groups[key] = groups[key] || {dx: dx, dy: dy, pairs: []}).pairs.push([loss, gain]);
+      });
+    });
+    var order = Object.keys(groups).sort(function (p, q) {
+      var g = groups[p], h = groups[q];
+      return h.pairs.length - g.pairs.length || Math.hypot(g.dx, g.dy) - Math.hypot(h.dx, h.dy) ||
+        (p < q ? -1 : p > q ? 1 : 0);
+    });
+    var moved = [], removed = [], hex = before.shape === "hex";
+    // The index of the cell at `i`'s place moved by (dx, dy) times `k`, or undefined.
+    function along(i, dx, dy, k) { return bySpot[spot(cells[i][1] + k * dx, cells[i][2] + k * dy)]; }
+    // Whether cell `i` holds `piece` before and after alike.
+    function kept(i, piece) {
+      return i !== undefined && pieceAt(cells[i]) === piece && pieceAt(after.cells[i]) === piece;
+    }
+    order.forEach(function (key) {
+      var group = groups[key], steps = hex ? Math.round(Math.hypot(group.dx, group.dy)) : 1;
+      group.pairs.forEach(function (pair) {
+        var loss = pair[0], gain = pair[1];
+        if (loss.used || gain.used) return;
+        loss.used = gain.used = true;
+        // On the hexagonal board, a way of unit steps over pieces of its own player.
+        var route = [loss.at], sx = group.dx / steps, sy = group.dy / steps;
+        if (steps > 1 && Math.abs(Math.hypot(sx, sy) - 1) < 1e-3) {
+          for (var k = 1; k < steps; k++) {
+            var on = along(loss.at, sx, sy, k);
+            if (!kept(on, loss.piece)) { route = [loss.at]; break; }
+            route.push(on);
+          }
+        }
+        route.push(gain.at);
+        for (var j = 1; j < route.length; j++) {
+          var a = cells[route[j - 1]], b = cells[route[j]];
+          moved.push({at: route[j - 1], from: a[0], to: b[0], piece: loss.piece, dx: b[1] - a[1], dy: b[2] - a[2]});
+        }
+      });
+    });
+    // A line pushed off the hexagonal board: every move one step the same way.
+    var step = hex && moved.length && moved.every(function (move) {
+      return spot(move.dx, move.dy) === spot(moved[0].dx, moved[0].dy) &&
+        Math.abs(Math.hypot(move.dx, move.dy) - 1) < 1e-3;
+    }) ? moved[0] : null;
+    if (step) {
+      var arrived = {};
+      moved.forEach(function (move) { arrived[move.to] = true; });
+      losses.forEach(function (loss) {
+        if (loss.used || !arrived[cells[loss.at][0]]) return;
+        var line = [loss.at], next = along(loss.at, step.dx, step.dy, 1);
+        while (kept(next, loss.piece)) { line.push(next); next = along(next, step.dx, step.dy, 1); }
+        if (next !== undefined) return;  // not up to the edge: taken where it stood
+        loss.used = true;
+        for (var k = 1; k < line.length; k++) {
+          moved.push({at: line[k - 1], from: cells[line[k - 1]][0], to: cells[line[k]][0], piece: loss.piece,
+                      dx: step.dx, dy: step.dy});
+        }
+        removed.push({cell: cells[line[line.length - 1]][0], piece: loss.piece, dx: step.dx, dy: step.dy});
+      });
+    }
+    var flipped = [], appeared = [], lost = {};
+    losses.forEach(function (loss) { if (!loss.used) lost[loss.at] = loss; });
+    gains.forEach(function (gain) {
+      if (gain.used) return;
+      var loss = lost[gain.at];
+      if (loss) {
+        loss.used = true;
+        flipped.push({cell: cells[gain.at][0], from: loss.piece, to: gain.piece});
+      } else {
+        appeared.push({cell: cells[gain.at][0], piece: gain.piece});
+      }
+    });
+    losses.forEach(function (loss) {
+      if (!loss.used) removed.push({cell: cells[loss.at][0], piece: loss.piece, dx: 0, dy: 0});
+    });
+    if (!moved.length && !flipped.length && !appeared.length && !removed.length && !blocked.length) return null;
+    moved.sort(function (a, b) { return a.at - b.at; });
+    return {moved: moved.map(function (move) { return {from: move.from, to: move.to, piece: move.piece}; }),
+            flipped: flipped, appeared: appeared, removed: removed, blocked: blocked};
+  }
+
   root.Logic = {click: click, targets: targets, undoPly: undoPly, redoPly: redoPly, scoreText: scoreText,
                 reportedScoreText: reportedScoreText, shownScore: shownScore, scoreSide: scoreSide,
                 chancesHeading: chancesHeading, share: share, barShares: barShares, material: material,
                 fieldWords: fieldWords, inGame: inGame, counted: counted, refusalText: refusalText,
-                otherSide: otherSide, moveText: moveText, cycleCell: cycleCell, withSide: withSide};
+                otherSide: otherSide, moveText: moveText, cycleCell: cycleCell, withSide: withSide,
+                moveChanges: moveChanges};
 })(typeof window !== "undefined" ? window : globalThis);
