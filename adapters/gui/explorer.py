@@ -126,7 +126,9 @@ class Explorer:
         game, position, board, seq = checked_request(request)
         message = {"type": "explorer", "seq": seq, "game": game.name, "board": board, "ply": None,
                    "last_ply": None, "games": 0, "ended": 0, "moves": [], "book": None, "note": None}
-        book = await asyncio.wrap_future(self._books(game))
+        # Shielded: the futures are shared by every tab, and a request replaced by a
+        # newer one is cancelled, which must not cancel them.
+        book = await asyncio.shield(asyncio.wrap_future(self._books(game)))
         index, note = await self._index(game.name)
         exploration, book_moves = await asyncio.to_thread(_look_up, index, board, book, position)
         return explorer_message(message, exploration, book_moves, note)
@@ -139,7 +141,7 @@ class Explorer:
         job = self._jobs.get(message["game"])
         if job is not None and not job.future.done():
             with contextlib.suppress(Exception):
-                await asyncio.wrap_future(job.future)
+                await asyncio.shield(asyncio.wrap_future(job.future))
             yield await self.answer(request)
 
     async def _index(self, game: str) -> tuple[object | None, str | None]:

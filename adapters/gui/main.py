@@ -1,7 +1,7 @@
 """`engine-gui`: serve the web GUI, each browser tab a session of the engine.
 
     engine-gui [--port P] [--host ADDR] [--token FILE] [--tls-cert FILE --tls-key FILE]
-               [--private | --engine tcp://HOST:PORT] [--studies DIR]
+               [--private | --engine tcp://HOST:PORT] [--studies DIR] [--expert-games DIR]
 
 By default every tab is a session of the user's shared daemon (`protocol.shared`,
 started where none runs), whose compiled code and books stay warm between the tools;
@@ -10,8 +10,11 @@ runs in this process. With `--private` it runs in this process, on the same even
 as the web server (a daemon of its own, as `engine --tcp` runs it); with `--engine`
 every tab is a session of the daemon listening there. The server listens on loopback unless `--host` says
 otherwise, which needs `--token`, as the daemon's TCP port does, and serves HTTPS with
-`--tls-cert` and `--tls-key` (the daemon's TLS set-up). It prints the address to open
-and opens nothing itself.
+`--tls-cert` and `--tls-key` (the daemon's TLS set-up). It keeps the pages' studies in
+`--studies DIR` (by default the user's data folder's `engine/studies`), and the opening
+explorer's index of the expert games in `--expert-games DIR` in that data folder's
+`engine/explorer`. It prints the
+address to open and opens nothing itself.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from urllib.parse import urlsplit
 
 from aiohttp import web
 
+from adapters.gui.explorer import Explorer
 from adapters.gui.server import DEFAULT_MAX_TABS, make_app
 from adapters.gui.studies import Studies
 from daemon import cores
@@ -71,6 +75,9 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--studies", type=Path, metavar="DIR",
                         help="the folder the studies are kept in (default: the user's data folder's"
                              " engine/studies)")
+    parser.add_argument("--expert-games", type=Path, metavar="DIR",
+                        help="a folder of expert games for the opening explorer of the games that have one"
+                             " (docs/gui.md); its index is cached in the user's data folder")
     parser.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"))
     args = parser.parse_args(argv)
     if not 0 <= args.port <= 65535:
@@ -156,7 +163,8 @@ async def serve(args: argparse.Namespace, token: str | None, engine_token: str |
 
         own_engine = None if args.private else in_this_process
 
-    runner = web.AppRunner(make_app(open_engine, token, args.max_tabs, own_engine, Studies(args.studies)),
+    runner = web.AppRunner(make_app(open_engine, token, args.max_tabs, own_engine, Studies(args.studies),
+                                    Explorer(args.expert_games)),
                            access_log=None)
     await runner.setup()
     site = web.TCPSite(runner, args.host, args.port, ssl_context=tls)

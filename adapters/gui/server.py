@@ -27,6 +27,7 @@ from aiohttp.http_exceptions import HttpProcessingError
 from aiohttp.log import server_logger
 
 from adapters.codingame import turn_format
+from adapters.gui.explorer import Explorer
 from adapters.gui.page import FOLDER
 from adapters.gui.studies import Studies
 from adapters.gui.tab import Tab
@@ -76,11 +77,12 @@ def _is_loopback_host(host: str) -> bool:
 def make_app(open_engine: Callable[[], Awaitable[Engine]], token: str | None = None,
              max_tabs: int = DEFAULT_MAX_TABS,
              own_engine: Callable[[], Awaitable[Engine]] | None = None,
-             studies: Studies | None = None) -> web.Application:
+             studies: Studies | None = None, explorer: Explorer | None = None) -> web.Application:
     """The GUI's web application: `open_engine` opens a new engine session for each tab;
     `own_engine`, where those are the shared daemon's, one of an engine in this process
     for a tab whose game the daemon cannot load (`Tab`); `studies` the studies kept for
-    every tab (None: none). aiohttp's server log gets BadRequestsInOneLine."""
+    every tab and `explorer` the opening explorer (None: none). aiohttp's server log gets
+    BadRequestsInOneLine."""
     server_logger.addFilter(_BAD_REQUESTS)
 
     def allowed(request: web.Request) -> bool:
@@ -157,7 +159,7 @@ def make_app(open_engine: Callable[[], Awaitable[Engine]], token: str | None = N
             if not ws.closed:
                 await ws.send_str(json.dumps(message, separators=(",", ":")))
 
-        tab = Tab(engine, send, own_engine, studies)
+        tab = Tab(engine, send, own_engine, studies, explorer)
         try:
             await send({"type": "hello", "games": [game_entry(name) for name in games]})
             async for message in ws:

@@ -20,6 +20,9 @@ and reads its replies. Requests (JSON objects, `op` naming each):
                   an SGF record (`adapters.gui.trees`)
     study         list, open, save (a new name renames), delete, import or export
                   (`action`) the studies kept (`adapters.gui.studies`)
+    explore       the opening explorer's moves from the position `board` of `game`
+                  (`adapters.gui.explorer`): answered beside any search, a newer
+                  request replacing one not answered yet
     analyse_game  the analysis of every ply of the game (`movetime` ms or `depth`, `top`
                   lines), as engine-analyse computes it, with its progress, and each
                   player's summary (inaccuracies, mistakes, blunders, accuracy)
@@ -30,7 +33,7 @@ a new one first stops a search still running for an older one (analysis goes on 
 then). Messages (`type`): `position`, `lines` (the last whole set of an analysis's
 lines, all of one depth: lines of two depths are never compared), `bestmove`,
 `record` (with the record's `tree` and `headers` where it has them), `export` (the
-SGF `text`), `studies`, `study`, `study_saved`, `progress`, `game_analysis`, `stopped`, and `error`, whose `text` says in
+SGF `text`), `studies`, `study`, `study_saved`, `explorer`, `progress`, `game_analysis`, `stopped`, and `error`, whose `text` says in
 words what the engine (or the request) got wrong.
 """
 
@@ -47,6 +50,7 @@ from adapters.analysis.gamefile import Game as RecordedGame
 from adapters.analysis.gamefile import LEAVE, played_game, position_after, read_game_text
 from adapters.analysis.summary import seat_summary
 from adapters.codingame import turn_format
+from adapters.gui.explorer import Explorer
 from adapters.gui.studies import Studies
 from adapters.gui.studies import answer as study_answer
 from adapters.gui.trees import players_of, read_tree_records, sgf_of_tree, tree_message
@@ -190,9 +194,14 @@ class Tab:
     where the daemon cannot load a game (its tables' budget is full)."""
 
     def __init__(self, engine: Engine, send: Callable[[dict], Awaitable[None]],
-                 own_engine: Callable[[], Awaitable[Engine]] | None = None, studies: Studies | None = None):
+                 own_engine: Callable[[], Awaitable[Engine]] | None = None, studies: Studies | None = None,
+                 explorer: Explorer | None = None):
         self.engine = engine
         self._studies = studies
+        self._explorer = explorer
+        #: The opening explorer's answer on its way (`explore`): a newer request
+        #: replaces it, as the page only wants the position it shows.
+        self._exploring: asyncio.Task | None = None
         #: The requests that need no engine, answered off the loop as they come, each
         #: with a list of messages.
         self._at_once = {"export": self._export, "study": self._study}
@@ -213,10 +222,16 @@ class Tab:
 
     async def submit(self, request: Any) -> None:
         """Take a request from the page: `stop` halts the request being carried out at
-        once, `export` and `study` are answered at once beside it (they need no engine), any other
+        once, `export`, `study` and `explore` are answered at once beside it (they need no
+        engine), any other
         request halts it and waits its turn."""
         if not isinstance(request, dict) or not isinstance(request.get("op"), str):
             await self._send({"type": "error", "seq": None, "code": "request", "text": "not a request"})
+            return
+        if request["op"] == "explore":
+            if self._exploring is not None:
+                self._exploring.cancel()
+            self._exploring = asyncio.ensure_future(self._explore(request))
             return
         if request["op"] in self._at_once:  # needs no engine: answered at once, a search going on
             try:
@@ -241,6 +256,8 @@ class Tab:
         session (whose `quit` ends a search still running), each within CLOSE_WAIT_S."""
         self._halted.set()
         self._worker.cancel()
+        if self._exploring is not None:
+            self._exploring.cancel()
         try:
             await asyncio.wait_for(self._worker, CLOSE_WAIT_S)
         except asyncio.CancelledError:
@@ -420,6 +437,19 @@ class Tab:
             raise RequestError(f"Study: {error}") from None
         except OSError as error:
             raise RequestError(f"Study: the studies' folder: {error.strerror or error}") from None
+
+    async def _explore(self, request: dict) -> None:
+        """The opening explorer's answer for the position `request` names, and a second
+        once the index being built is there (`adapters.gui.explorer`)."""
+        seq = request.get("seq")
+        if self._explorer is None:
+            await self._send(error_message(RequestError("this engine-gui has no opening explorer"), seq))
+            return
+        try:
+            async for message in self._explorer.answers(request):
+                await self._send(message)
+        except ValueError as error:
+            await self._send(error_message(RequestError(f"Explorer: {error}"), seq))
 
     def _export(self, request: dict, seq: object) -> list[dict]:
         """The page's game tree as an SGF record."""

@@ -25,6 +25,8 @@ from tests.conftest import random_game, sorted_tokens
 from tools.gui_tour import click_cells, tour
 
 GAMES = ("clobber", "othello", "loa", "isolation", "abalone")
+#: The expert games of the opening explorer, read in place.
+EXPERT_GAMES = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "othello-games"
 #: How long the page may take to show what the engine answers (s): the first request
 #: of a game loads its compiled code.
 WAIT_S = 60
@@ -36,12 +38,17 @@ def browser_path() -> str | None:
 
 @pytest.fixture(scope="module")
 def gui(tmp_path_factory: pytest.TempPathFactory):
-    """The address of a running `engine-gui --port 0`. Its log goes to a file (a pipe
-    nobody reads would stop the server once full) and is printed when the module ends."""
-    log = tmp_path_factory.mktemp("gui") / "stderr.log"
+    """The address of a running `engine-gui --port 0`, its user data folder a temporary
+    one. Its log goes to a file (a pipe nobody reads would stop the server once full)
+    and is printed when the module ends."""
+    folder = tmp_path_factory.mktemp("gui")
+    log = folder / "stderr.log"
     with log.open("w") as stderr:
-        process = subprocess.Popen([sys.executable, "-m", "adapters.gui.main", "--port", "0", "--log-level", "info"],
-                                   stdout=subprocess.PIPE, stderr=stderr, text=True)
+        # Its user data (the studies, the explorer's cache) in a folder of its own.
+        process = subprocess.Popen([sys.executable, "-m", "adapters.gui.main", "--port", "0", "--log-level", "info",
+                                    *(["--expert-games", str(EXPERT_GAMES)] if EXPERT_GAMES.is_dir() else [])],
+                                   stdout=subprocess.PIPE, stderr=stderr, text=True,
+                                   env={**os.environ, "XDG_DATA_HOME": str(folder / "data")})
     line = process.stdout.readline()
     match = re.search(r"http://\S+", line)
     if match is None:

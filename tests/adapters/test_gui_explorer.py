@@ -174,3 +174,35 @@ def test_malformed_requests_are_refused_with_what_is_wrong() -> None:
         with pytest.raises(ValueError, match=said):
             checked_request(request)
     assert checked_request({"game": "othello", "board": "  " + good.replace(" ", "   "), "seq": 3})[2:] == (good, 3)
+
+
+def test_a_request_cancelled_midway_leaves_the_shared_futures_to_the_next(whole) -> None:
+    """A tab cancels its request when a newer one comes: the book and the index, shared
+    by every tab, are still there for the next request."""
+    import concurrent.futures
+    import threading
+
+    from daemon.book import Book, book_path
+
+    def books(game) -> concurrent.futures.Future:
+        """The game's book read afresh in a thread, as `daemon.book.load_book` reads it
+        once a process: not read yet when the first request is cancelled."""
+        future: concurrent.futures.Future = concurrent.futures.Future()
+        if not loads:
+            threading.Timer(0.2, lambda: future.set_result(Book.read(game, book_path(game)))).start()
+            loads.append(future)
+        return loads[0]
+
+    loads: list[concurrent.futures.Future] = []
+    explorer = Explorer(FOLDER, whole[0].cache_folder, books)
+
+    async def cancelled_then_answered() -> dict:
+        first = asyncio.ensure_future(explorer.answer({"seq": 1, "game": "othello", "board": board_after(["f5"])}))
+        await asyncio.sleep(0)
+        first.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await first
+        return await explorer.answer({"seq": 2, "game": "othello", "board": board_after(["f5", "d6"])})
+
+    message = asyncio.run(cancelled_then_answered())
+    assert message["seq"] == 2 and message["games"] > 0 and message["book"]

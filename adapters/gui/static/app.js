@@ -15,21 +15,33 @@
     analysing: false, lines: {}, search: null, preview: null, thinking: false, record: saved.record || null,
     plies: [], gameSeq: null, seq: 0, socket: null, retry: 0, trial: null, flipped: !!saved.flipped,
     tree: saved.tree || null, kept: saved.kept || {}, pressed: null, summary: null,
+    study: saved.study || null, chapter: saved.chapter || null,
   };
   if (!S.tree) S.tree = newTree(S.line);
 
+  // Keep the page's state for a reload, the chapter shown taking the game shown, and
+  // let the study panel save the study where it changed.
   function save() {
+    var chapter = studies.chapterShown();
+    if (chapter) {
+      chapter.game = S.game; chapter.start = S.start; chapter.tree = S.tree;
+      chapter.headers = (S.record && S.record.headers) || {};
+      chapter.players = S.record ? S.record.players : [];
+    }
     try {
       // The other games' whole-game analyses stay in this page only, as the shown one's does.
       var kept = {};
       Object.keys(S.kept).forEach(function (name) {
         var game = S.kept[name];
-        kept[name] = {start: game.start, line: game.line, ply: game.ply, record: game.record, tree: game.tree};
+        kept[name] = {start: game.start, line: game.line, ply: game.ply, record: game.record, tree: game.tree,
+                      chapter: game.chapter};
       });
       sessionStorage.setItem("engine-gui", JSON.stringify({game: S.game, start: S.start, line: S.line, ply: S.ply,
                                                            mode: S.mode, seat: S.seat, record: S.record,
-                                                           flipped: S.flipped, tree: S.tree, kept: kept}));
+                                                           flipped: S.flipped, tree: S.tree, kept: kept,
+                                                           study: S.study, chapter: S.chapter}));
     } catch (e) { /* private windows may refuse storage */ }
+    studies.changed();
   }
 
   function moves() { return S.line.slice(0, S.ply); }
@@ -68,10 +80,12 @@
     return node;
   }
 
-  // Start a new game tree with `line` alone (a new game, a loaded one, a board set).
+  // Start a new game tree with `line` alone (a new game, a loaded one, a board set, a
+  // game played against the engine): the chapter shown, where one was, stays as it was.
   function setLine(line) {
     S.line = line;
     S.tree = newTree(line);
+    S.chapter = null;
   }
 
   // Show game `name`: the game shown is put aside (S.kept, by game: its start, tree, ply,
@@ -82,8 +96,14 @@
     if (S.thinking) { stop(); S.thinking = false; }
     if (S.gameSeq !== null) { stop(); endGameAnalysis(); }
     if (S.game) S.kept[S.game] = {start: S.start, line: S.line, ply: S.ply, record: S.record, tree: S.tree,
-                                  plies: S.plies};
+                                  plies: S.plies, chapter: S.chapter};
     var kept = S.kept[name] || {start: null, line: [], ply: 0, record: null, tree: null};
+    // The game put aside is the chapter it was, where the study still has it.
+    S.chapter = kept.chapter || null;
+    var chapter = studies.chapterShown();
+    if (!chapter || chapter.game !== name) S.chapter = null;
+    if (chapter && S.chapter) kept = {start: chapter.start, line: mainLine(chapter.tree), ply: kept.ply, tree: chapter.tree,
+                                      record: {players: chapter.players || [], stopped: null, headers: chapter.headers}};
     delete S.kept[name];
     S.game = name;
     S.start = kept.start;
@@ -94,6 +114,36 @@
     S.plies = kept.plies || [];
     S.turns = {};
     S.selection = [];
+  }
+
+  // The main line of `tree`: its first children, from the root on.
+  function mainLine(tree) {
+    var line = [];
+    for (var node = tree; node.children.length; node = node.children[0]) line.push(node.children[0].move);
+    return line;
+  }
+
+  // A chapter as the game shown is now, for a new chapter of the study (study.js).
+  function chapterOfShown() {
+    return {game: S.game, start: S.start, tree: S.tree, headers: (S.record && S.record.headers) || {},
+            players: S.record ? S.record.players : []};
+  }
+
+  // Show a chapter of the study open: the game shown is put aside as the game
+  // switched from is, and what is done to the game shown is done to the chapter.
+  function showChapter(chapter) {
+    switchGame(chapter.game);
+    S.chapter = chapter.key;
+    S.start = chapter.start || null;
+    S.tree = chapter.tree;
+    S.line = mainLine(chapter.tree);
+    S.ply = 0;
+    S.record = {players: chapter.players || [], stopped: null, headers: chapter.headers || {}};
+    S.plies = [];
+    S.turns = {};
+    $("game").value = S.game;
+    fillSeats();
+    show();
   }
 
   // Show `line` (a line in the tree, or a new branch that it becomes) at `ply`, on to
@@ -147,6 +197,14 @@
     switchGame(params.get("game"));
     S.start = params.get("start") || null;
     setLine((params.get("moves") || "").split(" ").filter(Boolean));
+    if (params.get("tree")) {
+      try {
+        S.tree = window.Study.unpackTree(params.get("tree"));
+        graft(S.tree, S.line);
+      } catch (error) {
+        say("the link's tree is broken (" + error.message + "): only the line it shows is here", true);
+      }
+    }
     var ply = parseInt(params.get("ply"), 10);
     S.ply = isNaN(ply) ? S.line.length : Math.max(0, Math.min(S.line.length, ply));
     S.mode = ["play", "analyse", "replay"].indexOf(params.get("mode")) >= 0 ? params.get("mode") : "replay";
@@ -162,6 +220,9 @@
     params.set("moves", S.line.join(" "));
     params.set("ply", String(S.ply));
     params.set("mode", S.mode === "play" ? "analyse" : S.mode);
+    // The whole tree, where it holds more than the line shown (variations, notes).
+    var tree = window.Study.packTree(S.tree);
+    if (tree !== window.Study.packTree(newTree(S.line))) params.set("tree", tree);
     return location.origin + location.pathname + "#" + params.toString();
   }
 
@@ -184,7 +245,7 @@
     var socket = new WebSocket(scheme + location.host + location.pathname.replace(/[^/]*$/, "") + "ws");
     S.socket = socket;
     setConnection("connecting\u2026");
-    socket.onopen = function () { S.retry = 0; setConnection(""); };
+    socket.onopen = function () { S.retry = 0; setConnection(""); studies.connected(); };
     socket.onmessage = function (event) { receive(JSON.parse(event.data)); };
     socket.onclose = function () {
       if (S.socket !== socket) return;
@@ -208,6 +269,14 @@
     return request.seq;
   }
 
+  // Send a request of the panels' own (studies, explorer) as it is; false where the
+  // connection is down.
+  function sendRequest(message) {
+    if (!S.socket || S.socket.readyState !== WebSocket.OPEN) return false;
+    S.socket.send(JSON.stringify(message));
+    return true;
+  }
+
   function stop() {
     if (S.socket && S.socket.readyState === WebSocket.OPEN) S.socket.send(JSON.stringify({op: "stop"}));
   }
@@ -219,19 +288,14 @@
 
   // An SGF record written: saved by the browser as GAME.sgf.
   function exported(msg) {
-    var url = URL.createObjectURL(new Blob([msg.text], {type: "application/x-go-sgf"}));
-    var anchor = document.createElement("a");
-    anchor.href = url;
-    anchor.download = S.game + ".sgf";
-    document.body.appendChild(anchor);
-    anchor.click();
-    anchor.remove();
-    setTimeout(function () { URL.revokeObjectURL(url); }, 60000);
-    say("the game saved as " + anchor.download);
+    window.Study.download(msg.text, S.game + ".sgf", "application/x-go-sgf");
+    say("the game saved as " + S.game + ".sgf");
   }
 
   function receive(msg) {
     if (msg.type === "hello") return hello(msg);
+    if (msg.seq === studies.seq) return studies.received(msg);
+    if (msg.seq === explorer.seq) return explorer.received(msg);
     if (msg.seq === EXPORT_SEQ) return msg.type === "export" ? exported(msg) : say(msg.text, true);
     if (msg.type === "error") {
       S.thinking = false;
@@ -341,6 +405,7 @@
     $("board-text").value = msg.board_text;
     $("edit-side").value = msg.board_text.split(" ")[1];
     render();
+    explorer.position(msg);
     if (S.mode === "play" && !S.thinking && msg.result === null && msg.to_move !== S.seat) enginePlays();
   }
 
@@ -450,7 +515,8 @@
   // A board text is tried before it replaces the game: the engine's refusal leaves the
   // game, its moves and its analysis as they were.
   function setBoard(text) {
-    S.trial = {previous: {start: S.start, line: S.line, tree: S.tree, ply: S.ply, turns: S.turns, plies: S.plies}};
+    S.trial = {previous: {start: S.start, line: S.line, tree: S.tree, ply: S.ply, turns: S.turns, plies: S.plies,
+                          chapter: S.chapter}};
     S.start = text.trim();
     setLine([]);
     S.ply = 0;
@@ -472,6 +538,7 @@
     var previous = S.trial.previous;
     S.trial = null;
     S.start = previous.start; S.line = previous.line; S.tree = previous.tree; S.ply = previous.ply;
+    S.chapter = previous.chapter;
     S.turns = previous.turns;
     S.plies = previous.plies;
     show();
@@ -576,17 +643,49 @@
     renderMoves();
     renderLines();
     renderPly(step);
+    studies.render();
+    explorer.render();
   }
 
   // The board of the position shown, with every mark of the mode: the last move, the
   // selection, the targets (none while the engine thinks), the analysis's arrows, the
   // replay's best move.
+  // A position new to the board is animated from the one drawn before it where it is a
+  // ply on from it (the move played) or a ply back (the move taken back, run backwards),
+  // with "Animate" ticked. The board drawn anew while the animation runs (the
+  // analysis's lines come, say) carries it on, and the same position drawn again does
+  // not play it again.
   function drawBoard() {
-    var p = S.position;
+    var p = S.position, now = window.performance.now();
+    if (!samePosition(drawn.position, p)) {
+      drawn = {position: p, animate: $("animate").checked ? stepChanges(drawn.position, p) : null, since: now};
+    }
+    var since = (now - drawn.since) / 1000;
+    if (since >= Board.ANIMATION_S) drawn.animate = null;
     $("board").innerHTML = Board.renderBoard(p.view, {
       last: p.last, selected: S.selection, targets: S.mode === "play" && S.thinking ? [] : S.targets,
       arrows: arrows(), shapes: shownNode().shapes || [], flipped: S.flipped,
-      best: S.mode === "replay" && S.plies[S.ply + 1] ? bestCells(S.plies[S.ply + 1].best) : []});
+      best: S.mode === "replay" && S.plies[S.ply + 1] ? bestCells(S.plies[S.ply + 1].best) : [],
+      animate: drawn.animate, animateSince: drawn.animate ? since : 0});
+  }
+
+  // The position last drawn, the changes of the move that led to it (or null) and when
+  // their animation began.
+  var drawn = {position: null, animate: null, since: 0};
+
+  function samePosition(a, b) {
+    return !!a && a.game === b.game && a.start === b.start && a.moves.join(" ") === b.moves.join(" ");
+  }
+
+  // What to animate from position `a` to position `b` (positions the engine answered):
+  // the changes of the one move between them, where `b` is a ply on from `a` or a ply
+  // back in the same game; else null.
+  function stepChanges(a, b) {
+    if (!a || a.game !== b.game || a.start !== b.start) return null;
+    var short = a.moves.length < b.moves.length ? a.moves : b.moves, long = short === a.moves ? b.moves : a.moves;
+    if (long.length !== short.length + 1) return null;
+    for (var i = 0; i < short.length; i++) if (short[i] !== long[i]) return null;
+    return Logic.moveChanges(a.view, b.view);
   }
 
   // The moves of the game, a button each (its ply in data-ply), numbered by rounds of
@@ -622,6 +721,8 @@
   }
 
   var MARKS = {mistake: "?", blunder: "??"}, PREVIEW_MOVES = 8;
+  // The longest link copied: browsers take addresses of about 2 MB.
+  var MAX_LINK = 1000000;
   // The glyphs of a move (`records`: chess's NAGs 1-6), as the move list writes them.
   var GLYPHS = {1: "!", 2: "?", 3: "!!", 4: "??", 5: "!?", 6: "?!"};
 
@@ -896,6 +997,17 @@
   $("promote").addEventListener("click", function () { release($("promote")); promote(); });
   $("delete-here").addEventListener("click", function () { release($("delete-here")); deleteHere(); });
   $("flip").addEventListener("click", function () { release($("flip")); flip(); });
+  // Whether moves are animated: the user's choice, kept in this browser, else yes
+  // unless the system asks for reduced motion.
+  var ANIMATE_KEY = "engine-gui-animate", animateChoice = null;
+  try { animateChoice = localStorage.getItem(ANIMATE_KEY); } catch (e) { animateChoice = null; }
+  $("animate").checked = animateChoice !== null ? animateChoice === "on" :
+    !(window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches);
+  $("animate").addEventListener("change", function () {
+    release($("animate"));
+    try { localStorage.setItem(ANIMATE_KEY, $("animate").checked ? "on" : "off"); } catch (e) { /* refused */ }
+    if (!$("animate").checked && drawn.animate) { drawn.animate = null; drawBoard(); }
+  });
   $("graph").addEventListener("click", function (event) {
     var target = event.target.closest("[data-step]");
     if (target) goTo(parseInt(target.getAttribute("data-step"), 10));
@@ -956,7 +1068,12 @@
     if (S.position) copy(S.position.board_text, "the position's board text");
   });
   $("copy-moves").addEventListener("click", function () { release($("copy-moves")); copy(moveList(), "the move list"); });
-  $("copy-link").addEventListener("click", function () { release($("copy-link")); copy(link(), "a link to this ply"); });
+  $("copy-link").addEventListener("click", function () {
+    release($("copy-link"));
+    var text = link();
+    if (text.length > MAX_LINK) return say("the tree is too big for a link (" + text.length + " characters): save it as SGF", true);
+    copy(text, /[#&]tree=/.test(text) ? "a link to this ply, with every variation and note" : "a link to this ply");
+  });
   // A glyph clicked marks the move shown with it alone, or takes it off again.
   document.querySelectorAll("#notes button.glyph").forEach(function (button) {
     button.addEventListener("click", function () {
@@ -1073,6 +1190,17 @@
     keys[event.key]();
   });
 
+  var studies = window.Study.panel({
+    state: S, $: $, say: say, release: function (control) { release(control); }, save: save,
+    showChapter: showChapter, chapterOfShown: chapterOfShown,
+    request: sendRequest});
+  var explorer = window.Explorer.panel({
+    state: S, $: $, request: sendRequest,
+    play: function (move) {
+      if (!S.position) return;
+      if (S.mode === "play" && (S.thinking || S.position.to_move !== S.seat)) return say("wait for the engine's move", true);
+      playMove(move);
+    }});
   window.gui = {state: S, link: link};
   followLink();
   connect();

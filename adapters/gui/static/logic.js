@@ -269,13 +269,13 @@
   // or nothing on the board changed:
   //   moved     [{from, to, piece}]: a piece that left cell `from` for cell `to` (in
   //             the board's order of the cells they left)
-  //   flipped   [{cell, from, to}]: a piece that changed owner in place (Othello's)
+  //   flipped   [{cell, from, to}]: a piece that changed owner in place (a disc turned)
   //   appeared  [{cell, piece}]: a piece that came from nowhere (a disc placed)
   //   removed   [{cell, piece, dx, dy}]: a piece gone (taken, pushed off the board),
   //             leaving its cell by (dx, dy) cells (0, 0: where it stands)
   //   blocked   [cell]: the cells that became blocked
   // The cells that lost a player's piece are paired with those that gained one of the
-  // same player, the displacement most pairs share first (every marble of an Abalone
+  // same player, the displacement most pairs share first (every marble of a push
   // move takes one step; elsewhere one piece moves). On the hexagonal board a piece's
   // way over pieces of its own player, a step at a time, is those pieces moving a step
   // each (a line moving along itself, a line pushed), and a piece lost where a moved
