@@ -30,11 +30,12 @@ import multiprocessing.util
 import shlex
 import subprocess
 import sys
-from typing import Callable, Iterator, Mapping, Sequence
+from typing import Awaitable, Callable, Iterator, Mapping, Sequence
 
 import attrs
 
-from adapters.analysis.gamefile import Game
+from adapters.analysis.gamefile import Game, played_game
+from adapters.analysis.summary import seat_summary
 from adapters.pool import Runs
 from adapters.view.engine import expected_points
 from games import find_game
@@ -43,6 +44,7 @@ from protocol.client import Engine, EngineClosed, EngineError, Limit
 from protocol.errors import no_room_for_game
 from protocol.info import Info, Score
 from protocol.launch import engine_command
+from records.tree import Record
 
 #: The expected points a move gives up to be marked a mistake, or a blunder.
 MISTAKE_POINTS = 0.1
@@ -140,6 +142,39 @@ async def analyse_afresh(engine: Engine, board: str, player: int, played: str, l
     await engine.send("hash clear")
     await engine.ready()
     return await analyse_ply(engine, board, player, played, limit, top, stop)
+
+
+async def analyse_game(engine: Engine, game: Game | Record, limit: Limit = Limit(movetime=200), top: int = 3, *,
+                       stop: asyncio.Event | None = None, prepare: bool = True,
+                       progress: Callable[[int, int], Awaitable[None]] | None = None) -> dict:
+    """The analysis of every ply of `game`, a record's main line where it is a `Record`
+    (`records`), by the session `engine`, one position after the other
+    (`analyse_afresh`): the report engine-analyse writes (`report`), with each player's
+    `summary` (`adapters.analysis.summary.seat_summary`). With `prepare` the session is
+    first set to the game (`setgame`) and to ANALYSIS_OPTIONS; a caller that keeps its
+    session's game and options itself passes False. `progress(done, total)` is awaited
+    before each ply. Raises ValueError where the record's moves are not the game's, and
+    Stopped once `stop` is set."""
+    if isinstance(game, Record):
+        board = game.start
+        if board is None and game.params:
+            board = find_game(game.game).format_board(game.start_position())
+        game = played_game(game.game, board, game.moves())
+    if prepare:
+        await engine.setgame(game.name, **dict(game.params))
+        await engine.configure(ANALYSIS_OPTIONS)
+    rules = find_game(game.name)
+    plies = []
+    for index, (state, played) in enumerate(game.plies):
+        if stop is not None and stop.is_set():
+            raise Stopped
+        if progress is not None:
+            await progress(index, len(game.plies))
+        analysed = await analyse_afresh(engine, rules.format_board(state), state.to_move, played, limit, top, stop=stop)
+        plies.append({"ply": index + 1, **analysed})
+    document = report(game, limit, top, plies)
+    document["summary"] = seat_summary(document)
+    return document
 
 
 #: How long an engine has to answer the protocol's handshake (`uci`, answered by

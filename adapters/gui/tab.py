@@ -45,10 +45,9 @@ from typing import Any, Awaitable, Callable
 
 import attrs
 
-from adapters.analysis.analyse import ANALYSIS_OPTIONS, Stopped, analyse_afresh, report
+from adapters.analysis.analyse import ANALYSIS_OPTIONS, Stopped, analyse_game
 from adapters.analysis.gamefile import Game as RecordedGame
 from adapters.analysis.gamefile import LEAVE, played_game, position_after, read_game_text
-from adapters.analysis.summary import seat_summary
 from adapters.codingame import turn_format
 from adapters.gui.explorer import Explorer
 from adapters.gui.studies import Studies
@@ -475,25 +474,26 @@ class Tab:
             recorded = played_game(game.name, game.start, game.moves)
         except ValueError as error:
             raise RequestError(str(error)) from None
-        rules = find_game(game.name)
-        plies = []
         await self._configure(ANALYSIS_OPTIONS)
-        for index, (state, played) in enumerate(recorded.plies):
-            try:
-                if self._superseded():
-                    raise Stopped
-                await self._send({"type": "progress", "seq": seq, "done": index, "total": len(recorded.plies)})
-                analysed = await analyse_afresh(self.engine, rules.format_board(state), state.to_move, played,
-                                                limit, top, stop=self._halted)
-            except Stopped:
-                await self._send({"type": "stopped", "seq": seq, "done": index, "total": len(recorded.plies)})
-                return
-            plies.append({"ply": index + 1, **analysed})
-        document = report(recorded, limit, top, plies)
+
+        reached = [0]  # the plies analysed
+
+        async def progress(done: int, total: int) -> None:
+            reached[0] = done
+            if self._superseded():
+                raise Stopped
+            await self._send({"type": "progress", "seq": seq, "done": done, "total": total})
+
+        try:
+            document = await analyse_game(self.engine, recorded, limit, top, stop=self._halted, prepare=False,
+                                          progress=progress)
+        except Stopped:
+            await self._send({"type": "stopped", "seq": seq, "done": reached[0], "total": len(recorded.plies)})
+            return
         views = iter(document["plies"])  # one a move; a player leaving has none
-        await self._send({"type": "game_analysis", "seq": seq, "total": len(plies),
+        await self._send({"type": "game_analysis", "seq": seq, "total": len(document["plies"]),
                           "plies": [None if token == LEAVE else engine_view(next(views)) for token in game.moves],
-                          "summary": seat_summary(document)})
+                          "summary": document["summary"]})
 
 
 def position_message(game: Game, extra: tuple[str, ...], lines: list[str], seq: object) -> dict:

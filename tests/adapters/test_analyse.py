@@ -353,3 +353,51 @@ def test_a_shared_daemon_that_cannot_serve_leaves_the_analysis_to_engines_of_its
     assert f"the shared engine daemon {said}" in result.stderr, result.stderr
     report = json.loads((tmp_path / "game-analysis.json").read_text())
     assert len(report["plies"]) == 4 and all(ply["best"] for ply in report["plies"])
+
+
+def test_the_client_analyses_a_record_as_engine_analyse_does(tmp_path: Path) -> None:
+    """A record read from SGF, analysed through the typed client (`analyse_game`), gives
+    the plies engine-analyse writes for the same game at the same depth (each position
+    searched from an empty table), with each player's summary."""
+    import asyncio
+
+    from adapters.analysis.analyse import analyse_game
+    from protocol.client import Engine
+    from records.sgf import write_sgf
+    from records.tree import grown
+
+    text, moves = clobber_game(6, 5)
+    (tmp_path / "game.txt").write_text(text)
+    assert analyse(str(tmp_path / "game.txt"), "--depth", "2", "--top", "2", "--jobs", "1",
+                   "--out", str(tmp_path / "out")).returncode == 0
+    written = json.loads((tmp_path / "out.json").read_text())
+    from tests.conftest import sorted_tokens
+
+    record = grown("clobber", moves)
+    clobber = find_game("clobber")
+    other = next(token for token in sorted_tokens(clobber, clobber.initial_state({})) if token != moves[0])
+    record.root.add(other, 0)  # a variation beside the main line: not analysed
+    record.follow()
+    (record,) = read_sgf(write_sgf([record]), "game.sgf")
+    assert len(record.root.children) == 2
+
+    async def client() -> dict:
+        engine = await Engine.popen(engine_command())
+        try:
+            seen = []
+
+            async def progress(done: int, total: int) -> None:
+                seen.append((done, total))
+
+            report = await analyse_game(engine, record, Limit(depth=2), 2, progress=progress)
+            assert seen == [(index, 6) for index in range(6)]
+            return report
+        finally:
+            await engine.close()
+
+    report = asyncio.run(client())
+    assert [ply["played"] for ply in report["plies"]] == moves
+    keys = ("ply", "board", "played", "best", "top", "depth", "played_score", "loss", "points_lost", "mark")
+    assert [{key: ply[key] for key in keys} for ply in report["plies"]] == [
+        {key: ply[key] for key in keys} for ply in written["plies"]]
+    assert [seat["side"] for seat in report["summary"]] == ["white", "black"]
