@@ -102,7 +102,11 @@ def main() -> int:
                 page.click("#study-new")
                 page.wait_for_function("window.gui.state.study && window.gui.state.study.id"
                                        " && !window.gui.state.study.dirty", timeout=60_000)
-                page.wait_for_timeout(4000 if args.expert_games else 500)  # the explorer's index, its first time
+                if args.expert_games:  # the explorer's index, built the first time
+                    page.wait_for_function("document.getElementById('explorer-note').textContent"
+                                           " && !document.getElementById('explorer-note').textContent"
+                                           ".startsWith('building')", timeout=120_000)
+                page.wait_for_timeout(500)
                 page.evaluate("document.getElementById('message').textContent = ''")
                 args.out.parent.mkdir(parents=True, exist_ok=True)
                 screenshot(page, args.out, full_page=True)

@@ -62,7 +62,7 @@
       (msg.book || []).forEach(function (entry) {
         if (played[entry.move]) return;
         rows.push("<tr class=\"explored book-only\" data-move=\"" + escape(entry.move) + "\"><td><button class=\"move\">" +
-                  escape(entry.move) + "</button></td><td>0</td><td></td><td></td><td></td><td>" +
+                  escape(entry.move) + "</button></td><td></td><td></td><td></td><td></td><td>" +
                   firstSideValue(entry.value) + "</td></tr>");
       });
       $("explorer-moves").innerHTML = msg.moves.length || (msg.book || []).length ? rows.join("") : "";
