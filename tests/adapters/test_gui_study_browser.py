@@ -148,6 +148,31 @@ def test_chapters_of_two_games_keep_their_own_trees(browser, gui: str, tmp_path:
     games = read_sgf(saved.read_text(), "two.sgf")
     assert [(record.game, record.headers["GN"], record.moves()) for record in games] == [
         ("clobber", "Chapter 1", moves), ("loa", "lines", [first["move"]])]
+    # Renamed, a chapter deleted (the page asks first), then the study deleted.
+    page.on("dialog", lambda dialog: dialog.accept())
+    page.fill("#study-name", "two games, renamed")
+    page.click("#study-rename")
+    page.fill("#chapter-name", "the lines")
+    page.click("#chapter-rename")
+    page.wait_for_function(SAVED + " && window.gui.state.study.name === 'two games, renamed'", timeout=WAIT_S * 1000)
+    page.click("#chapters button.chapter >> nth=0")
+    page.wait_for_function("window.gui.state.game === 'clobber'")
+    page.click("#chapter-delete")
+    page.wait_for_function("window.gui.state.study.chapters.length === 1 && window.gui.state.game === 'loa'")
+    page.wait_for_function(SAVED, timeout=WAIT_S * 1000)
+    page.evaluate("document.getElementById('study-panel').open = false")
+    page.click("#study-panel summary")  # opening the panel lists the studies anew
+    study = state(page, "study.id")
+    option = f"#study-list option[value='{study}']"
+    page.wait_for_function(f"document.querySelector(\"{option}\")"
+                           f" && document.querySelector(\"{option}\").textContent === 'two games, renamed (1)'",
+                           timeout=WAIT_S * 1000)
+    assert page.inner_text("#chapters") == "1. the lines"
+    page.click("#study-delete")
+    page.wait_for_function(f"window.gui.state.study === null && !document.querySelector(\"{option}\")"
+                           " && !window.gui.state.studies.some(item => item.id === '" + study + "')",
+                           timeout=WAIT_S * 1000)
+    assert state(page, "game") == "loa" and state(page, "line") == [first["move"]]  # the game shown stays
     assert not page.errors
     page.close()
 
