@@ -146,11 +146,11 @@ class Explorer:
 
     async def _index(self, game: str) -> tuple[object | None, str | None]:
         """(the index of `game`, None) or (None, why there is none to read now)."""
-        if self.folder is None:
-            return None, "no folder of expert games named (engine-gui --expert-games DIR)"
         module = game_explorer(game)
         if module is None:
             return None, f"no expert games for {game}"
+        if self.folder is None:
+            return None, "no folder of expert games named (engine-gui --expert-games DIR)"
         with self._lock:
             job = self._jobs.get(game)
             started = job is None
