@@ -27,6 +27,11 @@ from protocol.launch import engine_command
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).parent / "data"
 VECTORS = DATA / "vectors"
+#: The data shared beside the project, read in place: $ENGINE_SHARED_DATA, else the
+#: folder `shared/data` beside the checkout.
+SHARED_DATA = Path(os.environ.get("ENGINE_SHARED_DATA") or ROOT.parent / "shared" / "data")
+#: The WTHOR database of expert Othello games.
+EXPERT_GAMES = SHARED_DATA / "othello-games"
 
 # Engines the tests start import this checkout's code, whichever install is on the path.
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))

@@ -21,12 +21,10 @@ import pytest
 
 from adapters.analysis.gamefile import LEAVE
 from games import find_game
-from tests.conftest import random_game, sorted_tokens
+from tests.conftest import EXPERT_GAMES, random_game, sorted_tokens
 from tools.gui_tour import click_cells, tour
 
 GAMES = ("clobber", "othello", "loa", "isolation", "abalone")
-#: The expert games of the opening explorer, read in place.
-EXPERT_GAMES = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "othello-games"
 #: How long the page may take to show what the engine answers (s): the first request
 #: of a game loads its compiled code.
 WAIT_S = 60

@@ -19,10 +19,11 @@ from adapters.gui.explorer import MAX_BOARD, Explorer, checked_request
 from daemon.book import book_moves_at
 from games import find_game
 from games.othello import explorer as game_explorer
+from tests.conftest import EXPERT_GAMES
 from tests.games.test_othello_training import random_game, write_games
 
 OTHELLO = find_game("othello")
-FOLDER = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "othello-games"
+FOLDER = EXPERT_GAMES
 
 
 def board_after(names) -> str:

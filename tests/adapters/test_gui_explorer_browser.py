@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from tests.adapters import test_gui_browser as pages
-from tests.adapters.test_gui_browser import EXPERT_GAMES, WAIT_S, open_page, state
+from tests.adapters.test_gui_browser import WAIT_S, open_page, state
+from tests.conftest import EXPERT_GAMES
 from tools.gui_tour import click_cells
 
 #: The running engine-gui and the browser, the fixtures of the other browser tests.

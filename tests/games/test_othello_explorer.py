@@ -19,10 +19,11 @@ from games import find_game
 from games.explorer import game_explorer
 from games.othello import explorer
 from games.othello.training import replay_games
+from tests.conftest import EXPERT_GAMES
 from tests.games.test_othello_training import random_game, write_games
 
 OTHELLO = find_game("othello")
-FOLDER = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "othello-games"
+FOLDER = EXPERT_GAMES
 
 
 def name_of(code: int) -> str:

@@ -15,7 +15,7 @@ from games import all_games, find_game
 from records.formats import read_format, sgf_number, write_format
 from records.sgf import MAX_NESTING, read_sgf, write_sgf
 from records.tree import COLOURS, GLYPHS, MAX_NODES, Node, Record, Shape, grown, player_header
-from tests.conftest import sorted_tokens
+from tests.conftest import EXPERT_GAMES, sorted_tokens
 
 GAMES = sorted(all_games())
 TEXT = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\r"), max_size=40)
@@ -285,13 +285,11 @@ def test_a_player_leaving_a_game_of_three_is_a_step_of_the_record() -> None:
 def test_the_wthor_games_read_as_records_with_their_players_and_results() -> None:
     """The first three games of WTH_2004.wtb, as the database's notes list them, and
     the first 200: each of its recorded squares in order, passes added by the rules."""
-    from pathlib import Path
-
     from games.othello.records import read_wthor
     from games.othello.training import read_games
     from records.formats import records_of
 
-    folder = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "othello-games"
+    folder = EXPERT_GAMES
     if not (folder / "WTH_2004.wtb").exists():
         pytest.skip(f"no {folder}")
     games = records_of("othello", read_wthor(folder / "WTH_2004.wtb", limit=200))
