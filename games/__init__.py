@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from types import ModuleType
 
 from games.base import Game, UnknownGameError
 from games.text import quote
@@ -58,3 +59,18 @@ def find_game(name: str) -> Game:
         return all_games()[name]
     except KeyError:
         raise UnknownGameError(f"unknown game {quote(name)}") from None
+
+
+def game_part(game: str, part: str) -> ModuleType | None:
+    """The module `games.<game>.<part>` where the game has one (its record formats, its
+    opening explorer: parts a game may add without an edit elsewhere), None where it
+    has none or `game` names no package; an error inside the module is raised."""
+    if not (game.isidentifier() and game.isascii()):
+        return None
+    module = f"{__name__}.{game}.{part}"
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as error:
+        if error.name in (module, f"{__name__}.{game}"):
+            return None
+        raise

@@ -27,10 +27,11 @@ game).
 
 from __future__ import annotations
 
-import importlib
 from types import ModuleType
 
 import attrs
+
+from games import game_part
 
 
 @attrs.frozen
@@ -78,12 +79,4 @@ class Exploration:
 def game_explorer(game: str) -> ModuleType | None:
     """The `explorer` module of `game` (see the module docstring), None where it has
     none."""
-    if not (game.isidentifier() and game.isascii()):
-        return None
-    module = f"games.{game}.explorer"
-    try:
-        return importlib.import_module(module)
-    except ModuleNotFoundError as error:
-        if error.name == module:
-            return None
-        raise
+    return game_part(game, "explorer")

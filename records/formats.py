@@ -5,22 +5,15 @@ line its readers give and its writers take (headers, start board text, moves).""
 
 from __future__ import annotations
 
-import importlib
 from types import ModuleType
 
-from games import all_games
+from games import all_games, game_part
 from records.tree import Record, grown
 
 
 def game_records(game: str) -> ModuleType | None:
     """The `records` module of `game`, None where it has none."""
-    module = f"games.{game}.records"
-    try:
-        return importlib.import_module(module)
-    except ModuleNotFoundError as error:
-        if error.name == module:
-            return None
-        raise
+    return game_part(game, "records")
 
 
 def sgf_number(game: str) -> int | None:

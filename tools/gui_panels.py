@@ -12,17 +12,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
-import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from tools.gui_tour import click_cells, screenshot
-
-ROOT = Path(__file__).resolve().parent.parent
-
+from tools.gui_tour import click_cells, gui_in_chromium, screenshot
 
 def right_drag(page, start: str, end: str, modifiers: tuple[str, ...] = ()) -> None:
     """Draw with the right button from cell `start` to cell `end`, holding `modifiers`."""
@@ -56,64 +50,48 @@ def main() -> int:
     parser.add_argument("--expert-games", type=Path)
     parser.add_argument("--width", type=int, default=1400)
     args = parser.parse_args()
-    browser = shutil.which("chromium")
-    if browser is None:
-        print("gui_panels: no chromium installed (apt-get install chromium)", file=sys.stderr)
-        return 1
-    from playwright.sync_api import sync_playwright
-
-    with tempfile.TemporaryDirectory() as data:
-        command = [sys.executable, "-m", "adapters.gui.main", "--port", "0", "--log-level", "warning",
-                   "--studies", data, *(["--expert-games", str(args.expert_games)] if args.expert_games else [])]
-        gui = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True,
-                               env={**os.environ, "XDG_DATA_HOME": data})
-        try:
-            address = re.search(r"http://\S+", gui.stdout.readline()).group(0)
-            with sync_playwright() as playwright:
-                instance = playwright.chromium.launch(executable_path=browser, args=["--no-sandbox"])
-                page = instance.new_context(viewport={"width": args.width, "height": 1000},
-                                            bypass_csp=True).new_page()
-                page.goto(address)
-                page.wait_for_selector("#game option", state="attached")
-                page.select_option("#game", args.game)
-                page.wait_for_function(f"window.gui.state.position && window.gui.state.position.game === '{args.game}'",
-                                       timeout=120_000)
-                page.click("button[data-mode='replay']")
-                for ply, move in enumerate(args.moves, 1):
-                    play(page, move, ply)
-                # A variation at the third move: the first other legal move.
-                page.click("#moves button.move[data-ply='2']")
-                page.wait_for_function("window.gui.state.ply === 2")
-                other = page.evaluate(f"window.gui.state.position.legal.find(e => e.move !== {args.moves[2]!r}).move")
-                play(page, other, 3)
-                page.click("#moves button.move[data-ply='2']")
-                page.wait_for_function("window.gui.state.ply === 2")
-                page.click("#notes button.glyph[data-glyph='5']")
-                page.fill("#comment", "Quiet, and the position stays closed.")
-                cells = page.evaluate("Array.from(document.querySelectorAll('#board .cell')).map(c => c.dataset.cell)")
-                legal = page.evaluate("window.gui.state.position.legal.map(e => e.arrow)")
-                arrow = next(pair for pair in legal if len(pair) == 2)
-                right_drag(page, arrow[0], arrow[1])
-                right_drag(page, cells[len(cells) // 3], cells[len(cells) // 3], ("Shift",))
-                page.click("#explorer-panel summary")
-                page.click("#study-panel summary")
-                page.fill("#study-name", f"{args.game} openings")
-                page.fill("#chapter-name", "Main line")
-                page.click("#study-new")
-                page.wait_for_function("window.gui.state.study && window.gui.state.study.id"
-                                       " && !window.gui.state.study.dirty", timeout=60_000)
-                if args.expert_games:  # the explorer's index, built the first time
-                    page.wait_for_function("document.getElementById('explorer-note').textContent"
-                                           " && !document.getElementById('explorer-note').textContent"
-                                           ".startsWith('building')", timeout=120_000)
-                page.wait_for_timeout(500)
-                page.evaluate("document.getElementById('message').textContent = ''")
-                args.out.parent.mkdir(parents=True, exist_ok=True)
-                screenshot(page, args.out, full_page=True)
-                instance.close()
-        finally:
-            gui.terminate()
-            gui.wait(10)
+    with tempfile.TemporaryDirectory() as data, gui_in_chromium(
+            "gui_panels", "--studies", data, *(["--expert-games", str(args.expert_games)] if args.expert_games else []),
+            env={**os.environ, "XDG_DATA_HOME": data}) as (address, instance):
+        page = instance.new_context(viewport={"width": args.width, "height": 1000},
+                                    bypass_csp=True).new_page()
+        page.goto(address)
+        page.wait_for_selector("#game option", state="attached")
+        page.select_option("#game", args.game)
+        page.wait_for_function(f"window.gui.state.position && window.gui.state.position.game === '{args.game}'",
+                               timeout=120_000)
+        page.click("button[data-mode='replay']")
+        for ply, move in enumerate(args.moves, 1):
+            play(page, move, ply)
+        # A variation at the third move: the first other legal move.
+        page.click("#moves button.move[data-ply='2']")
+        page.wait_for_function("window.gui.state.ply === 2")
+        other = page.evaluate(f"window.gui.state.position.legal.find(e => e.move !== {args.moves[2]!r}).move")
+        play(page, other, 3)
+        page.click("#moves button.move[data-ply='2']")
+        page.wait_for_function("window.gui.state.ply === 2")
+        page.click("#notes button.glyph[data-glyph='5']")
+        page.fill("#comment", "Quiet, and the position stays closed.")
+        cells = page.evaluate("Array.from(document.querySelectorAll('#board .cell')).map(c => c.dataset.cell)")
+        legal = page.evaluate("window.gui.state.position.legal.map(e => e.arrow)")
+        arrow = next(pair for pair in legal if len(pair) == 2)
+        right_drag(page, arrow[0], arrow[1])
+        right_drag(page, cells[len(cells) // 3], cells[len(cells) // 3], ("Shift",))
+        page.click("#explorer-panel summary")
+        page.click("#study-panel summary")
+        page.fill("#study-name", f"{args.game} openings")
+        page.fill("#chapter-name", "Main line")
+        page.click("#study-new")
+        page.wait_for_function("window.gui.state.study && window.gui.state.study.id"
+                               " && !window.gui.state.study.dirty", timeout=60_000)
+        if args.expert_games:  # the explorer's index, built the first time
+            page.wait_for_function("document.getElementById('explorer-note').textContent"
+                                   " && !document.getElementById('explorer-note').textContent"
+                                   ".startsWith('building')", timeout=120_000)
+        page.wait_for_timeout(500)
+        page.evaluate("document.getElementById('message').textContent = ''")
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        screenshot(page, args.out, full_page=True)
     print(f"gui_panels: wrote {args.out}")
     return 0
 

@@ -9,14 +9,11 @@ of the eight-by-eight board whose first move is f5.
 from __future__ import annotations
 
 import argparse
-import re
-import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tools.gui_tour import ROOT, gui_in_chromium
 
 
 def main() -> int:
@@ -26,39 +23,24 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "gui-analysis.png")
     parser.add_argument("--seconds", type=float, default=4.0, help="how long the analysis runs first")
     args = parser.parse_args()
-    browser = shutil.which("chromium")
-    if browser is None:
-        print("gui_screenshot: no chromium installed (apt-get install chromium)", file=sys.stderr)
-        return 1
-    from playwright.sync_api import sync_playwright
-
-    gui = subprocess.Popen([sys.executable, "-m", "adapters.gui.main", "--port", "0", "--log-level", "warning"],
-                           cwd=ROOT, stdout=subprocess.PIPE, text=True)
-    try:
-        address = re.search(r"http://\S+", gui.stdout.readline()).group(0)
-        with sync_playwright() as playwright:
-            instance = playwright.chromium.launch(executable_path=browser, args=["--no-sandbox"])
-            page = instance.new_context(viewport={"width": 1100, "height": 660}, bypass_csp=True).new_page()
-            page.goto(address)
-            page.wait_for_selector("#game option", state="attached")
-            page.select_option("#game", args.game)
-            page.wait_for_function("window.gui.state.position && window.gui.state.position.game === '" + args.game + "'")
-            page.click("button[data-mode='replay']")
-            record = ROOT / "analysis-out" / "gui-screenshot.txt"
-            record.parent.mkdir(exist_ok=True)
-            record.write_text(f"setgame {args.game}\n" + " ".join(args.moves) + "\n")
-            page.set_input_files("#record-file", str(record))
-            page.wait_for_function(f"window.gui.state.line.length === {len(args.moves)}")
-            page.keyboard.press("End")
-            page.click("button[data-mode='analyse']")
-            page.wait_for_function("document.querySelectorAll('#board g.pv-mark').length >= 3", timeout=60000)
-            time.sleep(args.seconds)
-            page.click("#eval-panel summary")
-            page.screenshot(path=str(args.out))
-            instance.close()
-    finally:
-        gui.terminate()
-        gui.wait(10)
+    with gui_in_chromium("gui_screenshot") as (address, instance):
+        page = instance.new_context(viewport={"width": 1100, "height": 660}, bypass_csp=True).new_page()
+        page.goto(address)
+        page.wait_for_selector("#game option", state="attached")
+        page.select_option("#game", args.game)
+        page.wait_for_function("window.gui.state.position && window.gui.state.position.game === '" + args.game + "'")
+        page.click("button[data-mode='replay']")
+        record = ROOT / "analysis-out" / "gui-screenshot.txt"
+        record.parent.mkdir(exist_ok=True)
+        record.write_text(f"setgame {args.game}\n" + " ".join(args.moves) + "\n")
+        page.set_input_files("#record-file", str(record))
+        page.wait_for_function(f"window.gui.state.line.length === {len(args.moves)}")
+        page.keyboard.press("End")
+        page.click("button[data-mode='analyse']")
+        page.wait_for_function("document.querySelectorAll('#board g.pv-mark').length >= 3", timeout=60000)
+        time.sleep(args.seconds)
+        page.click("#eval-panel summary")
+        page.screenshot(path=str(args.out))
     print(f"wrote {args.out}")
     return 0
 

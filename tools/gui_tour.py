@@ -11,12 +11,14 @@ no page error and no server error.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import random
 import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Iterator
 
 from games import all_games
 
@@ -112,6 +114,31 @@ def tour(page, game: str, seed: int = 1, movetime: int = 20, shots: Path | None 
     return plies
 
 
+@contextlib.contextmanager
+def gui_in_chromium(tool: str, *arguments: str, env: dict[str, str] | None = None) -> Iterator[tuple[str, object]]:
+    """A running `engine-gui --port 0` (with `arguments`, in `env`) and a chromium
+    (Debian's, driven by Playwright): (the address it printed, the browser). Both end
+    with the block. Exits saying so where no chromium is installed."""
+    browser = shutil.which("chromium")
+    if browser is None:
+        raise SystemExit(f"{tool}: no chromium installed (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    gui = subprocess.Popen([sys.executable, "-m", "adapters.gui.main", "--port", "0", "--log-level", "warning",
+                            *arguments], cwd=ROOT, stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        address = re.search(r"http://\S+", gui.stdout.readline()).group(0)
+        with sync_playwright() as playwright:
+            instance = playwright.chromium.launch(executable_path=browser, args=["--no-sandbox"])
+            try:
+                yield address, instance
+            finally:
+                instance.close()
+    finally:
+        gui.terminate()
+        gui.wait(10)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shots", type=Path, help="a folder for the screenshots")
@@ -119,32 +146,17 @@ def main() -> int:
     parser.add_argument("--movetime", type=int, default=20, help="the engine's ms a move and a position analysed")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
-    browser = shutil.which("chromium")
-    if browser is None:
-        print("gui_tour: no chromium installed (apt-get install chromium)", file=sys.stderr)
-        return 1
-    from playwright.sync_api import sync_playwright
-
     if args.shots:
         args.shots.mkdir(parents=True, exist_ok=True)
-    gui = subprocess.Popen([sys.executable, "-m", "adapters.gui.main", "--port", "0", "--log-level", "warning"],
-                           cwd=ROOT, stdout=subprocess.PIPE, text=True)
     errors: list[str] = []
-    try:
-        address = re.search(r"http://\S+", gui.stdout.readline()).group(0)
-        with sync_playwright() as playwright:
-            instance = playwright.chromium.launch(executable_path=browser, args=["--no-sandbox"])
-            page = instance.new_context(viewport={"width": 1100, "height": 820}, bypass_csp=True).new_page()
-            page.on("pageerror", lambda error: errors.append(str(error)))
-            page.goto(address)
-            page.wait_for_selector("#game option", state="attached", timeout=WAIT_S * 1000)
-            for game in args.games.split(","):
-                plies = tour(page, game, args.seed, args.movetime, args.shots)
-                print(f"{game}: {plies} plies played, analysed and replayed", flush=True)
-            instance.close()
-    finally:
-        gui.terminate()
-        gui.wait(10)
+    with gui_in_chromium("gui_tour") as (address, instance):
+        page = instance.new_context(viewport={"width": 1100, "height": 820}, bypass_csp=True).new_page()
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(address)
+        page.wait_for_selector("#game option", state="attached", timeout=WAIT_S * 1000)
+        for game in args.games.split(","):
+            plies = tour(page, game, args.seed, args.movetime, args.shots)
+            print(f"{game}: {plies} plies played, analysed and replayed", flush=True)
     for error in errors:
         print(f"page error: {error}", file=sys.stderr)
     return 1 if errors else 0
