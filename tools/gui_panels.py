@@ -16,23 +16,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tools.gui_tour import click_cells, gui_in_chromium, screenshot
-
-def right_drag(page, start: str, end: str, modifiers: tuple[str, ...] = ()) -> None:
-    """Draw with the right button from cell `start` to cell `end`, holding `modifiers`."""
-    def centre(cell: str) -> tuple[float, float]:
-        box = page.locator(f".cell[data-cell='{cell}']").bounding_box()
-        return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-
-    for key in modifiers:
-        page.keyboard.down(key)
-    page.mouse.move(*centre(start))
-    page.mouse.down(button="right")
-    page.mouse.move(*centre(end), steps=4)
-    page.mouse.up(button="right")
-    for key in modifiers:
-        page.keyboard.up(key)
-
+from tools.gui_tour import click_cells, gui_in_chromium, right_drag, screenshot
 
 def play(page, move: str, plies: int) -> None:
     entry = page.evaluate(f"window.gui.state.position.legal.find(e => e.move === {move!r})")

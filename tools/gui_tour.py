@@ -41,6 +41,24 @@ def click_cells(page, path: list[str]) -> None:
                       ".dispatchEvent(new MouseEvent('click', {bubbles: true}))", selector)
 
 
+def right_drag(page, start: str, end: str, modifiers: tuple[str, ...] = ()) -> None:
+    """Draw with the right button from cell `start` to cell `end`, holding `modifiers`;
+    each cell's place measured in one step (the board is drawn anew as answers come)."""
+    def centre(cell: str) -> tuple[float, float]:
+        box = page.evaluate("selector => { const r = document.querySelector(selector).getBoundingClientRect();"
+                            " return [r.x + r.width / 2, r.y + r.height / 2]; }", f".cell[data-cell='{cell}']")
+        return box[0], box[1]
+
+    for key in modifiers:
+        page.keyboard.down(key)
+    page.mouse.move(*centre(start))
+    page.mouse.down(button="right")
+    page.mouse.move(*centre(end), steps=4)
+    page.mouse.up(button="right")
+    for key in modifiers:
+        page.keyboard.up(key)
+
+
 def screenshot(page, path: Path, full_page: bool) -> None:
     """Save the page at `path` as a PNG of at most 256 colours (Pillow, with matplotlib
     in the test extras): a third of the size, the same to the eye for a page of flat

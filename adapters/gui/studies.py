@@ -79,8 +79,9 @@ def chapter_message(record: Record) -> dict:
 
 def study_records(name: str, chapters: object) -> list[Record]:
     """The records of a study the page sends: `chapters`, each `{name, game, start,
-    tree, headers}`, every move checked by the rules; raises ValueError saying which
-    chapter is wrong and how."""
+    tree, headers}`, every move checked by the rules, each named by its chapter's name
+    (`Studies.write` names the study in them); raises ValueError saying which chapter
+    is wrong and how."""
     name = checked_name(name, "study")
     if not isinstance(chapters, list) or not 1 <= len(chapters) <= MAX_CHAPTERS:
         raise ValueError(f"a study has 1 to {MAX_CHAPTERS} chapters")
@@ -95,7 +96,6 @@ def study_records(name: str, chapters: object) -> list[Record]:
         except (ValueError, KeyError) as error:
             raise ValueError(f"chapter {number}: {error}") from None
         record.headers[CHAPTER_NAME] = title
-        record.headers[STUDY_NAME] = name
         records.append(record)
     return records
 
@@ -252,9 +252,9 @@ def answer(studies: Studies, request: dict, seq: object) -> list[dict]:
         out.append({"type": "study", "seq": seq, "id": study, "name": name,
                     "chapters": [chapter_message(record) for record in records]})
     elif action == "save":
-        records = study_records(request.get("name"), request.get("chapters"))
-        saved = studies.write(study, request["name"], records)
-        out.append({"type": "study_saved", "seq": seq, "id": saved, "name": checked_name(request["name"], "study")})
+        name = checked_name(request.get("name"), "study")
+        saved = studies.write(study, name, study_records(name, request.get("chapters")))
+        out.append({"type": "study_saved", "seq": seq, "id": saved, "name": name})
     elif action == "delete":
         studies.delete(study)
     elif action == "import":

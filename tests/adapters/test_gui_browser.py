@@ -22,7 +22,7 @@ import pytest
 from adapters.analysis.gamefile import LEAVE
 from games import find_game
 from tests.conftest import EXPERT_GAMES, random_game, sorted_tokens
-from tools.gui_tour import click_cells, tour
+from tools.gui_tour import click_cells, right_drag, tour
 
 GAMES = ("clobber", "othello", "loa", "isolation", "abalone")
 #: How long the page may take to show what the engine answers (s): the first request
@@ -1159,19 +1159,6 @@ def test_a_glyph_and_a_comment_on_a_move_are_kept_and_saved(browser, gui: str, t
     assert "DO[]" in saved.read_text()
     assert not page.errors
     page.close()
-
-
-def right_drag(page, start: str, end: str, modifiers: tuple[str, ...] = ()) -> None:
-    """Draw with the right button from cell `start` to cell `end`, holding `modifiers`."""
-    a, b = (bounds(page, f".cell[data-cell='{cell}']") for cell in (start, end))
-    for key in modifiers:
-        page.keyboard.down(key)
-    page.mouse.move(a["x"] + a["width"] / 2, a["y"] + a["height"] / 2)
-    page.mouse.down(button="right")
-    page.mouse.move(b["x"] + b["width"] / 2, b["y"] + b["height"] / 2, steps=4)
-    page.mouse.up(button="right")
-    for key in modifiers:
-        page.keyboard.up(key)
 
 
 @pytest.mark.parametrize("game", ["othello", "abalone"])

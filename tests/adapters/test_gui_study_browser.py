@@ -11,8 +11,9 @@ import pytest
 
 from records.sgf import read_sgf
 from tests.adapters import test_gui_browser as pages
-from tests.adapters.test_gui_browser import GAMES, WAIT_S, branch_at_ply_three, load_moves, open_page, right_drag, state
+from tests.adapters.test_gui_browser import GAMES, WAIT_S, branch_at_ply_three, load_moves, open_page, state
 from tests.conftest import random_game
+from tools.gui_tour import right_drag
 
 #: The running engine-gui and the browser, the fixtures of the other browser tests.
 gui, browser = pages.gui, pages.browser
