@@ -33,8 +33,9 @@ a new one first stops a search still running for an older one (analysis goes on 
 then). Messages (`type`): `position`, `lines` (the last whole set of an analysis's
 lines, all of one depth: lines of two depths are never compared), `bestmove`,
 `record` (with the record's `tree` and `headers` where it has them), `export` (the
-SGF `text`), `studies`, `study`, `study_saved`, `explorer`, `progress`, `game_analysis`, `stopped`, and `error`, whose `text` says in
-words what the engine (or the request) got wrong.
+SGF `text`), `studies`, `study`, `study_saved`, `explorer`, `progress`,
+`game_analysis`, `stopped`, and `error`, whose `text` says in words what the engine
+(or the request) got wrong.
 """
 
 from __future__ import annotations
@@ -222,8 +223,7 @@ class Tab:
     async def submit(self, request: Any) -> None:
         """Take a request from the page: `stop` halts the request being carried out at
         once, `export`, `study` and `explore` are answered at once beside it (they need no
-        engine), any other
-        request halts it and waits its turn."""
+        engine), any other request halts it and waits its turn."""
         if not isinstance(request, dict) or not isinstance(request.get("op"), str):
             await self._send({"type": "error", "seq": None, "code": "request", "text": "not a request"})
             return
